@@ -1,0 +1,74 @@
+// The commands and their options; parsing and help are both driven from here.
+import { API_VERSIONS, DEFAULT_API_VERSION } from '../codegen/versions';
+import { CommandSpec, OptionSpec } from './args';
+
+const ENGINE_NAMES = 'duktape|jerryscript';
+
+const apiOption: OptionSpec = {
+  name: 'api',
+  value: '<version>',
+  help: `API version to build for: ${API_VERSIONS.join(', ')} (default ${DEFAULT_API_VERSION})`,
+};
+const engineOption: OptionSpec = {
+  name: 'engine',
+  value: `<${ENGINE_NAMES}>`,
+  help: 'engine to compile for (default duktape)',
+};
+
+export const buildSpec: CommandSpec = {
+  name: 'build',
+  brief: 'compile a micro-app (.ts/.js) into an app package (.bapp)',
+  summary: 'Compile a micro-app into an app package (.bapp): type-check it against the API version, lower it to ES5, bundle its imports and compile it to engine bytecode.',
+  positionals: [{ name: 'source', help: 'the app: a .ts or .js file' }],
+  options: [
+    { name: 'output', short: 'o', value: '<file>', help: 'package to write (default: the source path with .bapp)' },
+    apiOption,
+    engineOption,
+    { name: 'keep', help: 'keep the ES5 script next to the package (<name>.es5.js)' },
+  ],
+};
+
+export const runSpec: CommandSpec = {
+  name: 'run',
+  brief: 'run a micro-app or an app package on the simulator',
+  summary: 'Run a micro-app on the simulator. A .ts or .js source is built first (into a temporary package); its print() output appears as it happens.',
+  positionals: [{ name: 'app', help: 'a .ts or .js source, or a .bapp package' }],
+  options: [
+    { name: 'for', value: '<interval>', help: 'simulated time to run, e.g. 30s, 10m, "2 hours", 1w (default: until the app stops or nothing more can happen)' },
+    apiOption,
+    { ...engineOption, help: 'engine to run on (default duktape; for a package, the engine it was built for)' },
+    { name: 'realtime', help: 'let simulated time pass at wall-clock speed' },
+    { name: 'utc', value: '<time>', help: 'UTC time the simulated clock starts at: ISO 8601 (2024-05-01T12:00:00Z) or milliseconds since 1970' },
+  ],
+  details:
+    'Intervals are a number, an optional space and a unit: ms; s, sec, secs; m, min, mins; h, hour, hours; d, day, days; w, week, weeks. A bare number is milliseconds.\n' +
+    'Exit status: 0 when the run ends normally, 1 when the package is refused or the app\'s top level threw.',
+};
+
+export const codegenSpec: CommandSpec = {
+  name: 'codegen',
+  brief: 'generate C glue, typings and API docs from the declarations',
+  summary: 'Generate the C glue, the per-version typings and the API docs from the declarations in bindings-ts/api.',
+  positionals: [],
+  options: [{ name: 'check', help: 'write nothing; exit 1 if a generated file is out of date' }],
+};
+
+export const COMMANDS: readonly CommandSpec[] = [buildSpec, runSpec, codegenSpec];
+
+export function mainHelp(): string {
+  const lines = [
+    'usage: beacon <command> [options]',
+    '',
+    'Build beacon micro-apps and run them on the simulator.',
+    '',
+    'commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(10)}${c.brief}`),
+    '',
+    'options:',
+    '  -h, --help    show this help',
+    '  --version     show the version of the tools',
+    '',
+    "Run 'beacon <command> --help' for the options of a command.",
+  ];
+  return lines.join('\n') + '\n';
+}

@@ -1,0 +1,58 @@
+// `beacon codegen`: declarations in, C glue, typings and docs out. With check, nothing is
+// written and the result says which generated files are out of date (CI runs this).
+import * as fs from 'fs';
+import * as path from 'path';
+import { emitC } from './emit-c';
+import { emitDocs, scanImplemented } from './emit-docs';
+import { emitTypings } from './emit-typings';
+import { parseApi } from './parse';
+import { API_VERSIONS, toolsRoot } from './versions';
+
+export { parseApi, DeclarationError } from './parse';
+
+export interface CodegenOptions {
+  check?: boolean;
+  /** Repository root; defaults to the parent of bindings-ts. */
+  root?: string;
+  log?: (line: string) => void;
+}
+
+export interface CodegenResult {
+  files: string[];
+  stale: string[];
+}
+
+/**
+ * Every generated file, by path relative to the repository root, from the declarations in apiDir
+ * and the runtime sources in runtimeDir (which say what is implemented). Pure: writes nothing.
+ */
+export function generate(apiDir: string, runtimeDir: string): Map<string, string> {
+  const api = parseApi(apiDir);
+  const glue = emitC(api);
+  const out = new Map<string, string>();
+  out.set('src/glue/generated/api_glue.h', glue.header);
+  out.set('src/glue/generated/api_glue.c', glue.source);
+  for (const v of API_VERSIONS) out.set(`bindings-ts/types/beacon-${v}.d.ts`, emitTypings(api, v));
+  out.set('docs/api.md', emitDocs(api, scanImplemented(runtimeDir)));
+  return out;
+}
+
+export function runCodegen(options: CodegenOptions = {}): CodegenResult {
+  const tools = toolsRoot();
+  const root = options.root ?? path.dirname(tools);
+  const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'));
+  const outputs = generate(path.join(root, 'bindings-ts', 'api'), path.join(root, 'src', 'runtime'));
+  const stale: string[] = [];
+  for (const [rel, text] of outputs) {
+    const file = path.join(root, rel);
+    const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
+    if (current === text) continue;
+    stale.push(rel);
+    if (!options.check) {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, text);
+    }
+  }
+  for (const f of stale) log(options.check ? `out of date: ${f} (run npm run codegen)` : `wrote ${f}`);
+  return { files: [...outputs.keys()], stale };
+}

@@ -1,0 +1,49 @@
+// Reading the header of an app package (.bapp). The layout is defined in
+// src/runtime/rt_package.h; the firmware does the full check (CRC, engine configuration), this
+// only reads what the tools need to choose, e.g. which simulator runs a package.
+import { Engine } from './hostTools';
+
+export const PACKAGE_MAGIC = 'BAPP';
+export const PACKAGE_HEADER_SIZE = 40;
+
+/** Engine ids of the header (ENG_ID_* in src/engine/engine.h). */
+const ENGINE_IDS: ReadonlyMap<number, Engine> = new Map<number, Engine>([
+  [1, 'duktape'],
+  [2, 'jerryscript'],
+]);
+
+export interface PackageHeader {
+  format: number;
+  headerSize: number;
+  /** "major.minor.patch". */
+  apiVersion: string;
+  engineId: number;
+  /** Undefined for an engine id this tool does not know. */
+  engine: Engine | undefined;
+  engineVersion: number;
+  bytecodeSize: number;
+  sourceSize: number;
+  flags: number;
+}
+
+/** Parse the header, or return a message saying why `buf` is not a package. */
+export function readPackageHeader(buf: Uint8Array): PackageHeader | string {
+  if (buf.length < PACKAGE_HEADER_SIZE) return `too short for a package (${buf.length} bytes)`;
+  const magic = String.fromCharCode(buf[0], buf[1], buf[2], buf[3]);
+  if (magic !== PACKAGE_MAGIC) return 'not an app package (bad magic)';
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const u32 = (off: number): number => view.getUint32(off, true);
+  const api = u32(8);
+  const engineId = u32(12);
+  return {
+    format: view.getUint16(4, true),
+    headerSize: view.getUint16(6, true),
+    apiVersion: `${(api >>> 16) & 0xff}.${(api >>> 8) & 0xff}.${api & 0xff}`,
+    engineId,
+    engine: ENGINE_IDS.get(engineId),
+    engineVersion: u32(16),
+    bytecodeSize: u32(24),
+    sourceSize: u32(28),
+    flags: u32(32),
+  };
+}

@@ -1,0 +1,367 @@
+// The beacon command line: argument and interval parsing, usage errors (one line, exit 2), help,
+// and the real thing end to end (the bin script building and running apps on the simulator).
+import { test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { parseArgs, ParsedArgs, UsageError } from '../src/cli/args';
+import { defaultOutput } from '../src/cli/build';
+import { parseInterval, parseUtc } from '../src/cli/interval';
+import { CliIo } from '../src/cli/io';
+import { main } from '../src/cli/main';
+import { simArgs } from '../src/cli/run';
+import { buildSpec, runSpec } from '../src/cli/specs';
+import { ensureHostTools, readPackageHeader } from '../src/compiler';
+import { toolsRoot } from '../src/codegen/versions';
+
+const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-cli-test-'));
+process.on('exit', () => fs.rmSync(tmpRoot, { recursive: true, force: true }));
+
+function write(name: string, text: string | Buffer): string {
+  const file = path.join(tmpRoot, name);
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const io: CliIo = { out: (t) => (out += t), err: (t) => (err += t) };
+  const code = await main(argv, io);
+  return { code, out, err };
+}
+
+function options(args: ParsedArgs): Record<string, string | true> {
+  return Object.fromEntries(args.options);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Argument parsing
+
+const PARSE_OK: { argv: string[]; positionals: string[]; options: Record<string, string | true>; help?: boolean }[] = [
+  { argv: ['app.ts'], positionals: ['app.ts'], options: {} },
+  {
+    argv: ['app.ts', '-o', 'x.bapp', '--api', '0.1.5'],
+    positionals: ['app.ts'],
+    options: { output: 'x.bapp', api: '0.1.5' },
+  },
+  { argv: ['--api=0.0.9', 'app.ts'], positionals: ['app.ts'], options: { api: '0.0.9' } },
+  { argv: ['-ox.bapp', 'app.ts'], positionals: ['app.ts'], options: { output: 'x.bapp' } },
+  { argv: ['--output', '--odd-name.bapp', 'app.ts'], positionals: ['app.ts'], options: { output: '--odd-name.bapp' } },
+  { argv: ['app.ts', '--keep'], positionals: ['app.ts'], options: { keep: true } },
+  { argv: ['--', '-dash.ts'], positionals: ['-dash.ts'], options: {} },
+  { argv: ['app.ts', '--api', '0.1.5', '--api', '0.2.6'], positionals: ['app.ts'], options: { api: '0.2.6' } },
+  { argv: ['--help'], positionals: [], options: {}, help: true },
+  { argv: ['a.ts', 'b.ts', '-h'], positionals: ['a.ts', 'b.ts'], options: {}, help: true },
+];
+
+for (const c of PARSE_OK) {
+  test(`parseArgs: build ${c.argv.join(' ')}`, () => {
+    const args = parseArgs(buildSpec, c.argv);
+    assert.deepEqual(args.positionals, c.positionals);
+    assert.deepEqual(options(args), c.options);
+    assert.equal(args.help, c.help ?? false);
+  });
+}
+
+const PARSE_ERRORS: [string[], string][] = [
+  [[], 'missing source'],
+  [['a.ts', 'b.ts'], "unexpected argument 'b.ts'"],
+  [['a.ts', '--frob'], "unknown option '--frob'"],
+  [['a.ts', '--frob=1'], "unknown option '--frob'"],
+  [['a.ts', '-x'], "unknown option '-x'"],
+  [['a.ts', '--api'], "option '--api' needs a value (<version>)"],
+  [['a.ts', '-o'], "option '-o' needs a value (<file>)"],
+  [['a.ts', '--keep=yes'], "option '--keep' takes no value"],
+  [['a.ts', '--for', '1s'], "unknown option '--for'"], // a run option, not a build one
+];
+
+for (const [argv, message] of PARSE_ERRORS) {
+  test(`parseArgs rejects: build ${argv.join(' ')}`, () => {
+    assert.throws(() => parseArgs(buildSpec, argv), (e: unknown) => e instanceof UsageError && e.message === message);
+  });
+}
+
+test('parseArgs: run takes its own options', () => {
+  const args = parseArgs(runSpec, ['app.bapp', '--for', '10 mins', '--realtime', '--utc=2024-05-01']);
+  assert.deepEqual(options(args), { for: '10 mins', realtime: true, utc: '2024-05-01' });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Intervals and times
+
+const INTERVALS: [string, number][] = [
+  ['200ms', 200],
+  ['200 ms', 200],
+  ['30s', 30_000],
+  ['10 sec', 10_000],
+  ['10 secs', 10_000],
+  ['10m', 600_000],
+  ['1 min', 60_000],
+  ['5 mins', 300_000],
+  ['1h', 3_600_000],
+  ['1 hour', 3_600_000],
+  ['12 hours', 43_200_000],
+  ['1.5h', 5_400_000],
+  ['1d', 86_400_000],
+  ['1 day', 86_400_000],
+  ['2 days', 172_800_000],
+  ['1w', 604_800_000],
+  ['1 week', 604_800_000],
+  ['2 weeks', 1_209_600_000],
+  ['.5s', 500],
+  ['1500', 1500], // a bare number is milliseconds
+];
+
+for (const [text, ms] of INTERVALS) {
+  test(`parseInterval('${text}') is ${ms} ms`, () => {
+    assert.equal(parseInterval(text), ms);
+  });
+}
+
+const BAD_INTERVALS: [string, RegExp][] = [
+  ['', /is not an interval/],
+  ['10x', /is not an interval/],
+  ['10 parsecs', /is not an interval/],
+  ['10  s', /is not an interval/], // one optional space, not two
+  ['10 S', /is not an interval/], // units are lower case, as on the device
+  ['s', /is not an interval/],
+  ['-5s', /is not an interval/],
+  ['1e3ms', /is not an interval/],
+  ['10s ', /is not an interval/],
+  ['0', /shorter than 1 ms/],
+  ['0.4ms', /shorter than 1 ms/],
+  ['99999999999 weeks', /too long/],
+];
+
+for (const [text, message] of BAD_INTERVALS) {
+  test(`parseInterval rejects '${text}'`, () => {
+    assert.throws(() => parseInterval(text), (e: unknown) => e instanceof RangeError && message.test(e.message));
+  });
+}
+
+const TIMES: [string, number][] = [
+  ['0', 0],
+  ['1714564800000', 1714564800000],
+  ['2024-05-01', Date.UTC(2024, 4, 1)],
+  ['2024-05-01T12:00:00Z', Date.UTC(2024, 4, 1, 12)],
+  ['2024-05-01T12:00', Date.UTC(2024, 4, 1, 12)], // no zone: UTC, not local time
+  ['2024-05-01T12:00:00.250Z', Date.UTC(2024, 4, 1, 12, 0, 0, 250)],
+  ['2024-05-01T12:00:00+02:00', Date.UTC(2024, 4, 1, 10)],
+  ['2024-02-29T23:59:59Z', Date.UTC(2024, 1, 29, 23, 59, 59)],
+];
+
+for (const [text, ms] of TIMES) {
+  test(`parseUtc('${text}')`, () => {
+    assert.equal(parseUtc(text), ms);
+  });
+}
+
+for (const text of ['yesterday', '2024-02-30', '2023-02-29', '2024-13-01', '2024-05-01T24:00', '2024-5-1', '-5', '1969-12-31', '2024-05-01 12:00']) {
+  test(`parseUtc rejects '${text}'`, () => {
+    assert.throws(() => parseUtc(text), RangeError);
+  });
+}
+
+test('simulator arguments carry the parsed values', () => {
+  assert.deepEqual(simArgs('a.bapp', { forMs: 600_000, realtime: true, utcMs: 5 }), [
+    '--for',
+    '600000',
+    '--realtime',
+    '--utc',
+    '5',
+    'a.bapp',
+  ]);
+  assert.deepEqual(simArgs('a.bapp', { realtime: false }), ['a.bapp']);
+});
+
+test('the default package is next to the source', () => {
+  assert.equal(defaultOutput('/x/app.ts'), '/x/app.bapp');
+  assert.equal(defaultOutput('/x/app.js'), '/x/app.bapp');
+  assert.equal(defaultOutput('/x/my.app.ts'), '/x/my.app.bapp');
+});
+
+// ---------------------------------------------------------------------------------------------
+// main(): help and usage errors
+
+test('beacon with no command prints usage and exits 2', async () => {
+  const r = await cli([]);
+  assert.equal(r.code, 2);
+  assert.match(r.err, /^usage: beacon <command>/);
+  assert.equal(r.out, '');
+});
+
+test('beacon --help lists the commands', async () => {
+  for (const argv of [['--help'], ['-h'], ['help']]) {
+    const r = await cli(argv);
+    assert.equal(r.code, 0);
+    for (const cmd of ['build', 'run', 'codegen']) assert.match(r.out, new RegExp(`^  ${cmd} `, 'm'));
+  }
+});
+
+test('beacon <cmd> --help shows the options of the command', async () => {
+  const build = await cli(['build', '--help']);
+  assert.equal(build.code, 0);
+  assert.match(build.out, /^usage: beacon build <source> \[options\]/);
+  for (const opt of ['-o, --output <file>', '--api <version>', '--engine <duktape|jerryscript>', '--keep']) {
+    assert.ok(build.out.includes(opt), opt);
+  }
+  const run = await cli(['help', 'run']);
+  assert.equal(run.code, 0);
+  assert.match(run.out, /^usage: beacon run <app> \[options\]/);
+  assert.match(run.out, /--for <interval>/);
+  assert.match(run.out, /ms; s, sec, secs; m, min, mins; h, hour, hours; d, day, days; w, week, weeks/);
+  const codegen = await cli(['codegen', '-h']);
+  assert.equal(codegen.code, 0);
+  assert.match(codegen.out, /--check/);
+});
+
+test('beacon --version', async () => {
+  const r = await cli(['--version']);
+  const pkg = JSON.parse(fs.readFileSync(path.join(toolsRoot(), 'package.json'), 'utf8')) as { version: string };
+  assert.equal(r.out, `beacon ${pkg.version}\n`);
+});
+
+const app = write('usage/app.ts', 'print(1);\n');
+const notes = write('usage/notes.txt', 'not an app\n');
+
+const USAGE_ERRORS: [string[], string][] = [
+  [['frob'], "beacon: unknown command 'frob' (see 'beacon --help')"],
+  [['--frob'], "beacon: unknown option '--frob' (see 'beacon --help')"],
+  [['help', 'frob'], "beacon: unknown command 'frob' (see 'beacon --help')"],
+  [['build'], "beacon build: missing source (see 'beacon build --help')"],
+  [['build', path.join(tmpRoot, 'nope.ts')], `beacon build: no such file: ${path.join(tmpRoot, 'nope.ts')}`],
+  [['build', path.dirname(app)], `beacon build: not a file: ${path.dirname(app)}`],
+  [['build', notes], `beacon build: ${notes}: expected a .ts or .js source file (see 'beacon build --help')`],
+  [
+    ['build', app, '--api', '0.3.0'],
+    "beacon build: unknown API version '0.3.0' (known: 0.0.9, 0.1.5, 0.2.6) (see 'beacon build --help')",
+  ],
+  [['build', app, '--engine', 'v8'], "beacon build: unknown engine 'v8' (known: duktape, jerryscript) (see 'beacon build --help')"],
+  [['build', app, '--frob'], "beacon build: unknown option '--frob' (see 'beacon build --help')"],
+  [
+    ['build', app, '-o', path.join(tmpRoot, 'no', 'dir', 'x.bapp')],
+    `beacon build: output directory does not exist: ${path.join(tmpRoot, 'no', 'dir')}`,
+  ],
+  [['build', app, '-o', app], 'beacon build: the output would overwrite the source'],
+  [['run'], "beacon run: missing app (see 'beacon run --help')"],
+  [['run', notes], `beacon run: ${notes}: expected a .ts or .js source or a .bapp package (see 'beacon run --help')`],
+  [['run', app, '--api', '1.0'], "beacon run: unknown API version '1.0' (known: 0.0.9, 0.1.5, 0.2.6) (see 'beacon run --help')"],
+  [['run', app, '--for'], "beacon run: option '--for' needs a value (<interval>) (see 'beacon run --help')"],
+  [['run', app, '--for', '0'], "beacon run: --for: interval '0' is shorter than 1 ms (see 'beacon run --help')"],
+  [['run', app, '--utc', 'tomorrow'], /^beacon run: --utc: 'tomorrow' is not a UTC time .*\(see 'beacon run --help'\)$/.source],
+  [['run', app, '--for', '10 parsecs'], /^beacon run: --for: '10 parsecs' is not an interval .*\(see 'beacon run --help'\)$/.source],
+  [['codegen', 'extra'], "beacon codegen: unexpected argument 'extra' (see 'beacon codegen --help')"],
+];
+
+for (const [argv, expected] of USAGE_ERRORS) {
+  test(`usage error, exit 2: beacon ${argv.map((a) => path.basename(a)).join(' ')}`, async () => {
+    const r = await cli(argv);
+    assert.equal(r.code, 2);
+    assert.equal(r.out, '');
+    assert.equal(r.err.split('\n').length, 2, `one line: ${JSON.stringify(r.err)}`);
+    const line = r.err.trimEnd();
+    if (expected.startsWith('^')) assert.match(line, new RegExp(expected));
+    else assert.equal(line, expected);
+  });
+}
+
+test('beacon build lists type errors with positions, exits 1 and writes nothing', async () => {
+  const src = write('typeerr/app.ts', "// line 1\nconst n: number = 'x';\nprint(n);\n");
+  const r = await cli(['build', src]);
+  assert.equal(r.code, 1);
+  assert.equal(r.out, '');
+  assert.match(r.err, /app\.ts:2:7: error TS2322: Type 'string' is not assignable to type 'number'\./);
+  assert.match(r.err, /^beacon build: 1 error; no package written$/m);
+  assert.equal(fs.existsSync(defaultOutput(src)), false);
+});
+
+test('beacon run with a type error runs nothing and exits 1', async () => {
+  const src = write('typeerr/run.ts', "const n: number = 'x';\nprint(n);\n");
+  const r = await cli(['run', src]);
+  assert.equal(r.code, 1);
+  assert.match(r.err, /run\.ts:1:7: error TS2322/);
+  assert.match(r.err, /^beacon run: 1 error; nothing was run$/m);
+});
+
+test('beacon codegen --check exits 1 exactly when something is out of date', async () => {
+  const r = await cli(['codegen', '--check']);
+  assert.ok(r.code === 0 || r.code === 1);
+  assert.equal(r.code === 1, /out of date/.test(r.err), r.err);
+});
+
+// ---------------------------------------------------------------------------------------------
+// End to end through the bin script (native tools built on demand)
+
+const BIN = path.join(toolsRoot(), 'bin', 'beacon.js');
+
+function beacon(args: string[], cwd = tmpRoot): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: 'utf8' });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+test('end to end: beacon build then beacon run of the package', async () => {
+  await ensureHostTools(['beacon-pack', 'beacon-sim'], 'duktape');
+  const src = write('e2e/hello.ts', "const greet = (who: string): string => `hello from ${who}`;\nprint(greet('beacon'));\n");
+  const built = beacon(['build', 'e2e/hello.ts']);
+  assert.equal(built.status, 0, built.stderr);
+  const pkg = defaultOutput(src);
+  assert.match(built.stdout, /^e2e\/hello\.bapp: \d+ bytes \(API 0\.2\.6, Duktape [\d.]+ bytecode \d+ bytes, ES5 source \d+ bytes\)\n$/);
+  const header = readPackageHeader(fs.readFileSync(pkg));
+  assert.ok(typeof header !== 'string', String(header));
+  assert.equal(header.apiVersion, '0.2.6');
+
+  const ran = beacon(['run', 'e2e/hello.bapp']);
+  assert.equal(ran.status, 0, ran.stderr);
+  assert.equal(ran.stdout, 'hello from beacon\n');
+});
+
+test('end to end: beacon run builds a source and streams only the app output', async () => {
+  await ensureHostTools(['beacon-pack', 'beacon-sim'], 'duktape');
+  write('e2e/direct.js', "var parts = ['one', 'two'];\nprint(parts.join(' '));\n");
+  const ran = beacon(['run', 'e2e/direct.js', '--api', '0.1.5']);
+  assert.equal(ran.status, 0, ran.stderr);
+  assert.equal(ran.stdout, 'one two\n');
+  assert.equal(fs.existsSync(path.join(tmpRoot, 'e2e', 'direct.bapp')), false, 'no package left next to the source');
+});
+
+test('end to end: --for bounds simulated time', async () => {
+  await ensureHostTools(['beacon-pack', 'beacon-sim'], 'duktape');
+  write('e2e/ticker.ts', "let n = 0;\ntimers.repeat('1s', () => print('tick ' + ++n));\n");
+  const ran = beacon(['run', 'e2e/ticker.ts', '--for', '3500 ms']);
+  assert.equal(ran.status, 0, ran.stderr);
+  assert.equal(ran.stdout, 'tick 1\ntick 2\ntick 3\n');
+});
+
+test('end to end: --utc sets the simulated clock', async () => {
+  await ensureHostTools(['beacon-pack', 'beacon-sim'], 'duktape');
+  write('e2e/clock.ts', 'print(new Date().toISOString());\n');
+  const ran = beacon(['run', 'e2e/clock.ts', '--utc', '2024-05-01T12:00:00Z']);
+  assert.equal(ran.status, 0, ran.stderr);
+  assert.equal(ran.stdout, '2024-05-01T12:00:00.000Z\n');
+});
+
+test('end to end: an app whose top level throws exits 1', async () => {
+  await ensureHostTools(['beacon-pack', 'beacon-sim'], 'duktape');
+  write('e2e/throws.ts', "print('before');\nthrow new Error('boom');\n");
+  const ran = beacon(['run', 'e2e/throws.ts']);
+  assert.equal(ran.status, 1);
+  assert.equal(ran.stdout, 'before\n');
+  assert.match(ran.stderr, /boom/);
+});
+
+test('end to end: a corrupt package is refused with exit 1', async () => {
+  await ensureHostTools(['beacon-pack', 'beacon-sim'], 'duktape');
+  const src = write('e2e/ok.ts', "print('fine');\n");
+  assert.equal(beacon(['build', src]).status, 0);
+  const pkg = fs.readFileSync(defaultOutput(src));
+  pkg[pkg.length - 1] ^= 0x01;
+  write('e2e/corrupt.bapp', pkg);
+  const ran = beacon(['run', 'e2e/corrupt.bapp']);
+  assert.equal(ran.status, 1);
+  assert.equal(ran.stdout, '');
+  assert.notEqual(ran.stderr, '');
+});

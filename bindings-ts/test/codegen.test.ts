@@ -1,0 +1,144 @@
+// The codegen: golden files for a declaration set that uses the whole vocabulary (set
+// UPDATE_GOLDEN=1 to rewrite them after an intended change), the generated C compiled, and every
+// unsupported construct reported with its position.
+import { spawnSync } from 'child_process';
+import * as assert from 'assert/strict';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { test } from 'node:test';
+import { DeclarationError, generate, parseApi } from '../src/codegen/index';
+import { toolsRoot } from '../src/codegen/versions';
+
+const tools = toolsRoot();
+const repo = path.dirname(tools);
+const casesDir = path.join(tools, 'test', 'codegen');
+
+/** A temp api dir holding the real vocabulary plus the given declaration files. */
+function apiDir(files: Record<string, string>): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-codegen-'));
+  fs.copyFileSync(path.join(tools, 'api', 'types.d.ts'), path.join(dir, 'types.d.ts'));
+  for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
+  return dir;
+}
+
+function caseFiles(name: string): Record<string, string> {
+  const dir = path.join(casesDir, name, 'api');
+  return Object.fromEntries(fs.readdirSync(dir).map((f) => [f, fs.readFileSync(path.join(dir, f), 'utf8')]));
+}
+
+test('golden: basic', () => {
+  const out = generate(apiDir(caseFiles('basic')), path.join(casesDir, 'basic', 'runtime'));
+  const expectedDir = path.join(casesDir, 'basic', 'expected');
+  for (const [rel, text] of out) {
+    const file = path.join(expectedDir, rel.replace(/\//g, '__'));
+    if (process.env.UPDATE_GOLDEN) {
+      fs.mkdirSync(expectedDir, { recursive: true });
+      fs.writeFileSync(file, text);
+    }
+    assert.equal(text, fs.readFileSync(file, 'utf8'), `${rel} differs from ${path.relative(repo, file)}`);
+  }
+});
+
+test('generated C compiles with the glue core', () => {
+  const out = generate(apiDir(caseFiles('basic')), path.join(casesDir, 'basic', 'runtime'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-glue-'));
+  fs.writeFileSync(path.join(dir, 'api_glue.h'), out.get('src/glue/generated/api_glue.h')!);
+  fs.writeFileSync(path.join(dir, 'api_glue.c'), out.get('src/glue/generated/api_glue.c')!);
+  const r = spawnSync('cc', ['-std=c11', '-Wall', '-Wextra', '-Werror', '-Wno-unused-parameter', '-c',
+    '-o', path.join(dir, 'api_glue.o'), `-I${dir}`, `-I${path.join(repo, 'src/glue')}`,
+    `-I${path.join(repo, 'src/engine')}`, path.join(dir, 'api_glue.c')], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+});
+
+test('IR: versions, overloads, defaults and enums', () => {
+  const api = parseApi(apiDir(caseFiles('basic')));
+  const configure = api.functions.find((f) => f.owner === 'demo' && f.name === 'configure')!;
+  assert.equal(configure.native, 'rt_demo_configure');
+  assert.deepEqual(configure.overloads.map((o) => o.mask), [0b110, 0b001]);
+  const power = configure.overloads[0].params[1];
+  assert.deepEqual(power.type, { kind: 'snapDown', values: [-40, -20, -4, 0, 4] });
+  assert.equal(power.defaultValue, -4);
+  assert.deepEqual(configure.overloads[0].throws, [{ code: 'ESR0004', text: 'when full', mask: 0b110 }]);
+  const gap = api.functions.find((f) => f.name === 'gap')!;
+  assert.equal(gap.overloads[0].mask, 0b101);
+  const fast = api.consts.find((k) => k.name === 'FAST')!;
+  assert.deepEqual(fast.values, [{ mask: 0b001, json: '0' }, { mask: 0b110, json: '100' }]);
+  const watch = api.functions.find((f) => f.name === 'watch')!;
+  assert.equal(watch.overloads[0].params[0].nullable, true);
+  const every = api.functions.find((f) => f.name === 'open')!.overloads[0].params[2];
+  assert.deepEqual(every.type, { kind: 'interval', unit: 's', min: 120, max: 7776000 });
+  assert.equal(every.typeText, 'number | string');
+  const paint = api.functions.find((f) => f.name === 'paint')!.overloads[0];
+  assert.deepEqual(paint.params[0].type, { kind: 'numTuple', length: 3, min: 0, max: 1 });
+  assert.equal(paint.params[0].typeText, 'readonly number[]');
+  assert.equal(paint.params[0].invalidCode, 'ESR1703');
+  assert.deepEqual(paint.throws.map((t) => [t.code, t.mask, t.text]),
+    [['ESR1703', 0b110, 'bad colour'], ['ESR0004', 0b001, 'no paint']]);
+  assert.deepEqual(paint.params[1].type, { kind: 'record', name: 'DemoSpot' });
+  assert.equal(paint.params[1].nullable, true);
+  const channels = api.records.find((r) => r.name === 'DemoOptions')!.fields[1];
+  assert.deepEqual(channels.defaultValue, [37, 39]);
+  const tag = api.functions.find((f) => f.name === 'tag')!.overloads[0].params[0];
+  assert.deepEqual(tag.type, { kind: 'object' });
+  assert.equal(tag.typeText, '{ [uuid: string]: ArrayBuffer; }');
+});
+
+test('C glue: defaults of OneOfEach are masks, null records clear has_, @invalid sets the code', () => {
+  const out = generate(apiDir(caseFiles('basic')), path.join(casesDir, 'basic', 'runtime'));
+  const source = out.get('src/glue/generated/api_glue.c')!;
+  const header = out.get('src/glue/generated/api_glue.h')!;
+  // channels default [37, 39]: bits 0 and 2
+  assert.match(source, /\{ "channels", GLUE_ONE_OF_EACH, GLUE_OPTIONAL \| GLUE_HAS_DEFAULT, 0x7, 0, [^}]*, 5\.0, &/);
+  assert.match(source, /\{ "rgb", GLUE_NUM_TUPLE, 0, 0xff, 3, offsetof\([^)]*\), GLUE_NO_HAS, 1703, 0\.0, 1\.0, /);
+  assert.match(header, /bool has_spot;\n\trt_DemoSpot_t spot;/);
+  assert.match(header, /rt_tuple_t rgb;/);
+});
+
+test('typings: a version shows only the errors it throws', () => {
+  const out = generate(apiDir(caseFiles('basic')), path.join(casesDir, 'basic', 'runtime'));
+  const v009 = out.get('bindings-ts/types/beacon-0.0.9.d.ts')!;
+  const v026 = out.get('bindings-ts/types/beacon-0.2.6.d.ts')!;
+  assert.match(v009, /@throws ESR0004 no paint/);
+  assert.doesNotMatch(v009, /ESR1703/);
+  assert.match(v026, /@throws ESR1703 bad colour/);
+  assert.doesNotMatch(v026, /no paint/);
+});
+
+test('the real declarations parse and cover every version', () => {
+  const api = parseApi(path.join(tools, 'api'));
+  for (const fn of api.functions) {
+    const mask = fn.overloads.reduce((m, o) => m | o.mask, 0);
+    assert.notEqual(mask, 0, `${fn.owner}.${fn.name} exists in no version`);
+  }
+});
+
+const errors: [string, string, RegExp][] = [
+  ['no return type', 'declare function f(a: number);', /x\.d\.ts\(1,18\): error TS7010|functions need a declared return type/],
+  ['union', 'declare function f(a: number | boolean): void;', /x\.d\.ts:1:\d+: unsupported union type/],
+  ['required after optional', 'declare function f(a?: number, b: number): void;', /A required parameter cannot follow an optional parameter|required parameter b after an optional one/],
+  ['bad @values', 'declare namespace n {\n  enum E {\n    /** @values 9.9.9=1 */\n    A = 1,\n  }\n}', /bad @values entry '9\.9\.9=1'/],
+  ['indistinct overloads', 'declare function f(a: number): void;\ndeclare function f(b: Int<0, 4>): void;', /x\.d\.ts:2:1: overload cannot be told apart/],
+  ['class', 'declare class C {}', /x\.d\.ts:1:1: unsupported declaration \(ClassDeclaration\)/],
+  ['default without optional', '/** @default a 1 */\ndeclare function f(a: number): void;', /a has a @default but is not optional/],
+  ['constant without value', 'declare namespace n { const X: number; }', /constants need a @value tag/],
+  ['type error', 'declare function f(a: Nope): void;', /Cannot find name 'Nope'/],
+  ['@invalid without @throws', '/** @invalid a ESR1703 */\ndeclare function f(a: number): void;', /@invalid a ESR1703 needs a matching @throws ESR1703/],
+  ['@invalid unknown parameter', '/**\n * @throws ESR1703 x\n * @invalid b ESR1703\n */\ndeclare function f(a: number): void;', /@invalid names unknown parameter b/],
+  ['@throws scope outside the declaration', '/**\n * @since 0.2.6\n * @throws ESR0004 [until 0.1.5] x\n */\ndeclare function f(): void;', /names no version this declaration has/],
+  ['default of the wrong type', '/** @default a "x" */\ndeclare function f(a?: number): void;', /bad @default "x": expected a number/],
+  ['default out of range', '/** @default a 9 */\ndeclare function f(a?: Int<0, 4>): void;', /bad @default 9: outside 0\.\.4/],
+  ['default not in OneOfEach', 'interface R {\n  /** @default [36] */\n  c?: OneOfEach<[37, 38]>;\n}\ndeclare function f(r?: R): void;', /bad @default \[36\]/],
+  ['tuple too long', 'declare function f(a: NumTuple<5, 0, 1>): void;', /NumTuple length must be 1 to 4/],
+  ['object literal type', 'declare function f(a: { x: number }): void;', /object type literals are supported only as index signatures/],
+];
+
+for (const [name, source, message] of errors) {
+  test(`declaration error: ${name}`, () => {
+    assert.throws(() => parseApi(apiDir({ 'x.d.ts': source })), (err: unknown) => {
+      assert.ok(err instanceof DeclarationError, `not a DeclarationError: ${err}`);
+      assert.match(err.message, message);
+      return true;
+    });
+  });
+}

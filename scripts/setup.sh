@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what building and testing need on a fresh Debian machine: the Duktape amalgamation,
+# cmocka, the Cortex-M toolchain, valgrind (benchmarks), and the npm packages. Safe to run again:
+# it only installs what is missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(cmake make gcc libc6-dev zlib1g-dev pkg-config duktape-dev libcmocka-dev
+              gcc-arm-none-eabi libnewlib-arm-none-eabi valgrind)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# npm ci also compiles the TypeScript tools (the root "prepare" script).
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "setup: npm ci" >&2
+  npm ci --no-audit --no-fund >&2
+else
+  npm run --silent build >&2
+fi

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Every test suite, as CI runs it: generated files current, C unit tests (also under
+# AddressSanitizer and UndefinedBehaviorSanitizer), the TypeScript tools, micro-apps on the
+# simulator, and the Cortex-M4 cross-compile. Installs what it needs first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+
+step() { printf '\n== %s\n' "$*"; }
+jobs=2
+
+step "generated files are current"
+node bindings-ts/bin/beacon.js codegen --check
+
+step "C: build and unit tests (build/host)"
+cmake -S . -B build/host -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build/host -j"$jobs" >/dev/null
+ctest --test-dir build/host --output-on-failure -j"$jobs"
+
+step "C: unit tests under ASan and UBSan (build/sanitize)"
+cmake -S . -B build/sanitize -DCMAKE_BUILD_TYPE=Debug -DBEACON_SANITIZE=ON >/dev/null
+cmake --build build/sanitize -j"$jobs" >/dev/null
+ctest --test-dir build/sanitize --output-on-failure -j"$jobs"
+
+step "Cortex-M4 cross-compile of the portable code"
+bash scripts/cross-compile.sh
+
+step "TypeScript: codegen, compiler, CLI and micro-apps on the simulator"
+if [ -z "${JERRYSCRIPT_DIR:-}" ]; then
+  echo "note: JERRYSCRIPT_DIR is not set: JerryScript tests are skipped (Duktape runs them all)"
+fi
+node --test --test-concurrency=2 bindings-ts/dist/test/

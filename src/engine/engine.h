@@ -1,0 +1,280 @@
+/*
+ * engine.h: the only JavaScript-engine API the rest of the firmware sees.
+ *
+ * Two backends implement it: JerryScript (the device engine) and Duktape (the host simulator
+ * and CI). Generated glue and runtime services are written against this header alone, so the
+ * behaviour a micro-app sees is the same on both.
+ *
+ * Value model
+ * -----------
+ * An eng_value_t is a handle that is valid in the scope that produced it:
+ *   - inside a native function: until that native function returns;
+ *   - outside any native call (the event loop): between eng_scope_enter() and eng_scope_leave().
+ * eng_release() may free a handle early (it is needed on JerryScript and cheap on Duktape).
+ * Values that must outlive their scope (callbacks, promises, handle objects) are kept alive with
+ * eng_ref_new() and released with eng_ref_free(): this is the only way to keep a value.
+ *
+ * Exceptions
+ * ----------
+ * Nothing in this API unwinds the C stack. A function that can run JavaScript (a call, a getter,
+ * ToString of an object) returns a value for which eng_is_exception() is true when JavaScript
+ * threw. A native function throws by returning such a value (eng_throw_*()).
+ *
+ * Threads
+ * -------
+ * Single-threaded: only the JS loop thread may call anything here.
+ */
+#ifndef ENGINE_H
+#define ENGINE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef uint32_t eng_value_t;
+/* A persistent reference; 0 is "no reference". */
+typedef uint32_t eng_ref_t;
+
+typedef enum {
+	ENG_TYPE_UNDEFINED = 0,
+	ENG_TYPE_NULL,
+	ENG_TYPE_BOOLEAN,
+	ENG_TYPE_NUMBER,
+	ENG_TYPE_STRING,
+	ENG_TYPE_FUNCTION,
+	ENG_TYPE_ARRAY,
+	ENG_TYPE_ARRAYBUFFER,
+	ENG_TYPE_TYPEDARRAY, /* any typed array view or DataView */
+	ENG_TYPE_PROMISE,
+	ENG_TYPE_DATE,
+	ENG_TYPE_ERROR,
+	ENG_TYPE_OBJECT, /* any other object */
+	ENG_TYPE_SYMBOL,
+	ENG_TYPE_BIGINT,
+	ENG_TYPE_EXCEPTION /* not a JS value: a thrown exception travelling back to C */
+} eng_type_t;
+
+/* ------------------------------------------------------------------ lifecycle */
+
+typedef struct {
+	size_t heap_size;            /* bytes of the fixed JS heap */
+	uint32_t exec_limit_ms;      /* a single callback may run this long (real time); 0: none */
+} eng_config_t;
+
+/* Engine identity written into app packages; a package for another engine is refused. */
+#define ENG_ID_DUKTAPE 1u
+#define ENG_ID_JERRYSCRIPT 2u
+
+uint32_t eng_id(void);
+/* Engine version as major*10000 + minor*100 + patch. */
+uint32_t eng_version(void);
+/* A hash of the engine's build configuration: bytecode from a differently configured engine
+ * does not load, so packages carry it and the loader compares it. */
+uint32_t eng_config_hash(void);
+const char *eng_name(void);
+
+/* Returns 0 on success, -1 when the heap cannot be created. */
+int eng_init(const eng_config_t *config);
+void eng_deinit(void);
+/* Free every reference and the heap, then create a fresh one (app.restart()). */
+int eng_reset(void);
+
+void eng_scope_enter(void);
+void eng_scope_leave(void);
+
+/* ------------------------------------------------------------------ values */
+
+eng_value_t eng_undefined(void);
+eng_value_t eng_null(void);
+eng_value_t eng_boolean(bool value);
+eng_value_t eng_number(double value);
+/* UTF-8 (CESU-8 on JerryScript is converted by the backend) */
+eng_value_t eng_string(const char *utf8, size_t len);
+eng_value_t eng_string_z(const char *utf8);
+eng_value_t eng_object(void);
+eng_value_t eng_array(uint32_t length);
+eng_value_t eng_arraybuffer(const uint8_t *data, size_t len);
+eng_value_t eng_global(void);
+
+void eng_release(eng_value_t value);
+
+eng_type_t eng_typeof(eng_value_t value);
+bool eng_is_exception(eng_value_t value);
+bool eng_is_callable(eng_value_t value);
+bool eng_is_object(eng_value_t value); /* any object, including functions and arrays */
+
+bool eng_get_boolean(eng_value_t value); /* the boolean itself; false for non-booleans */
+double eng_get_number(eng_value_t value); /* the number itself; NaN for non-numbers */
+bool eng_to_boolean(eng_value_t value);   /* ToBoolean, never throws */
+/* Date objects: their time value in ms since the epoch (NaN for an invalid date). */
+double eng_date_value(eng_value_t date);
+
+/* ToString; returns a string value or an exception. */
+eng_value_t eng_to_string(eng_value_t value);
+/* Length in UTF-8 bytes of a string value (0 for non-strings). */
+size_t eng_string_size(eng_value_t string);
+/* Length in characters (UTF-16 code units, as JavaScript's .length). */
+size_t eng_string_length(eng_value_t string);
+/* Copies at most cap-1 bytes of UTF-8 and a terminating NUL; returns the full size in bytes
+ * (like snprintf), so a result >= cap means the text was cut. */
+size_t eng_string_copy(eng_value_t string, char *buf, size_t cap);
+
+/* Bytes of an ArrayBuffer or of a typed-array view; NULL and 0 for anything else. The pointer is
+ * valid while the value is. */
+uint8_t *eng_buffer_data(eng_value_t value, size_t *len);
+
+/* Strict equality (===). */
+bool eng_strict_equals(eng_value_t a, eng_value_t b);
+
+/* ------------------------------------------------------------------ objects */
+
+/* Property access may run getters, so it may return an exception. */
+eng_value_t eng_get(eng_value_t object, const char *key);
+eng_value_t eng_get_index(eng_value_t object, uint32_t index);
+/* Returns false (and leaves no exception) when the set failed, e.g. on a frozen object. */
+bool eng_set(eng_value_t object, const char *key, eng_value_t value);
+bool eng_set_index(eng_value_t object, uint32_t index, eng_value_t value);
+/* Defines a read-only, non-enumerable property: namespace members and enum values. */
+bool eng_define_const(eng_value_t object, const char *key, eng_value_t value);
+bool eng_has_own(eng_value_t object, const char *key);
+/* Own enumerable string keys, as an array value. */
+eng_value_t eng_keys(eng_value_t object);
+uint32_t eng_array_length(eng_value_t array);
+bool eng_set_prototype(eng_value_t object, eng_value_t prototype);
+/* Freeze an object (namespace objects are frozen so apps cannot replace API functions). */
+void eng_freeze(eng_value_t object);
+
+/* ------------------------------------------------------------------ functions */
+
+typedef struct {
+	eng_value_t this_value;
+	const eng_value_t *argv;
+	uint32_t argc;
+	void *data; /* the pointer given to eng_function() */
+} eng_call_t;
+
+/* A native function returns its result, or an exception made with eng_throw_*(). */
+typedef eng_value_t (*eng_native_fn_t)(const eng_call_t *call);
+
+eng_value_t eng_function(eng_native_fn_t fn, void *data, const char *name);
+eng_value_t eng_call(eng_value_t fn, eng_value_t this_value, const eng_value_t *argv,
+		     uint32_t argc);
+
+/* ------------------------------------------------------------------ references */
+
+eng_ref_t eng_ref_new(eng_value_t value);
+/* The referenced value, as a new handle in the current scope. */
+eng_value_t eng_ref_get(eng_ref_t ref);
+void eng_ref_free(eng_ref_t ref);
+/* Number of live references: tests use it to prove callbacks are released. */
+uint32_t eng_ref_count(void);
+
+/* ------------------------------------------------------------------ native handles */
+
+typedef struct {
+	const char *name;             /* shown in TypeError messages: "not a TimerHandle" */
+	void (*finalize)(void *ptr);  /* called when the object is collected; may be NULL */
+} eng_native_type_t;
+
+/* Attach a native pointer to an object; the type pointer identifies the kind of handle. */
+void eng_set_native(eng_value_t object, const eng_native_type_t *type, void *ptr);
+/* The native pointer when the object carries one of exactly this type, else NULL. */
+void *eng_get_native(eng_value_t object, const eng_native_type_t *type);
+/* Detach (ptr becomes NULL, the finalizer will not run): used when the native side dies first. */
+void eng_clear_native(eng_value_t object, const eng_native_type_t *type);
+
+/* Internal properties: invisible to JavaScript (no key a script can write reaches them, never
+ * enumerated). A handle keeps its callback here rather than in a C reference, so that a callback
+ * that refers to its own handle forms a cycle the garbage collector can still free. */
+bool eng_set_internal(eng_value_t object, const char *key, eng_value_t value);
+/* The value, or undefined when absent. */
+eng_value_t eng_get_internal(eng_value_t object, const char *key);
+
+/* ------------------------------------------------------------------ errors */
+
+typedef enum {
+	ENG_ERROR_COMMON = 0,
+	ENG_ERROR_TYPE,
+	ENG_ERROR_RANGE,
+} eng_error_kind_t;
+
+/* Build an Error (with `code` when code is non-NULL, and message "<code> <text>") and return it
+ * as an exception value. */
+eng_value_t eng_throw(eng_error_kind_t kind, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+eng_value_t eng_vthrow(eng_error_kind_t kind, const char *code, const char *fmt, va_list ap);
+/* Turn an exception into the thrown value (an ordinary value), consuming the exception. */
+eng_value_t eng_exception_value(eng_value_t exception);
+/* Rethrow a value as an exception. */
+eng_value_t eng_throw_value(eng_value_t value);
+/* Make an Error object (not thrown): for promise rejections. */
+eng_value_t eng_error(eng_error_kind_t kind, const char *code, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* ------------------------------------------------------------------ promises */
+
+/* A new pending promise. Settle it with the functions below; the promise value is both the
+ * object given to JavaScript and the capability C keeps (through a reference). */
+eng_value_t eng_promise_new(void);
+void eng_promise_resolve(eng_value_t promise, eng_value_t value);
+void eng_promise_reject(eng_value_t promise, eng_value_t reason);
+/* Run pending promise jobs; returns an exception value if a job threw (jobs left run on the
+ * next call) or undefined. */
+eng_value_t eng_run_jobs(void);
+bool eng_has_pending_jobs(void);
+
+/* ------------------------------------------------------------------ JSON */
+
+eng_value_t eng_json_stringify(eng_value_t value); /* string, undefined, or exception */
+eng_value_t eng_json_parse(const char *utf8, size_t len);
+
+/* ------------------------------------------------------------------ code */
+
+/* Compile ES5 source to this engine's bytecode (host tool only: needs the parser). On success
+ * *out is malloc'ed and owned by the caller; on failure returns -1 and writes a message. */
+int eng_compile(const char *source, size_t len, const char *filename, uint8_t **out,
+		size_t *out_len, char *err, size_t err_cap);
+/* Run bytecode made by eng_compile on an identically configured engine; returns the result of
+ * the program or an exception. */
+eng_value_t eng_run_bytecode(const uint8_t *bytecode, size_t len);
+/* Evaluate source directly (tests and the REPL-less simulator path). */
+eng_value_t eng_eval(const char *source, size_t len, const char *filename);
+
+/* ------------------------------------------------------------------ resources */
+
+typedef struct {
+	size_t total, used, peak; /* bytes of the JS heap */
+} eng_mem_stats_t;
+
+void eng_mem_stats(eng_mem_stats_t *stats);
+void eng_mem_reset_peak(void);
+void eng_gc(void);
+
+/* The execution-time limit: armed before each callback, checked by the engine's interrupt hook
+ * against the real (not virtual) clock. A runaway callback gets an exception "ESR0104". */
+void eng_watchdog_arm(void);
+void eng_watchdog_disarm(void);
+
+/* ------------------------------------------------------------------ port (provided by caller) */
+
+/* The engine asks the runtime for time: Date.now() follows the device's UTC clock (virtual in
+ * the simulator), the watchdog follows real time. */
+double eng_port_utc_now_ms(void);
+uint64_t eng_port_real_ms(void);
+/* Fatal engine error: the runtime logs and reboots (or, on the host, exits). */
+void eng_port_fatal(const char *message);
+
+/* Text of an exception or error for logs: "TypeError: x is not a function" plus, where the engine
+ * knows it, " (file:line)". Writes a NUL-terminated string; consumes nothing. */
+void eng_describe(eng_value_t value, char *buf, size_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ENGINE_H */

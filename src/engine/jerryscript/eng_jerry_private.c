@@ -1,0 +1,52 @@
+/*
+ * eng_jerry_private.c: the few things the backend needs from JerryScript 3.0 that its public
+ * API does not offer. This file alone includes engine-internal headers, so a JerryScript
+ * upgrade is checked here first.
+ */
+#include "eng_jerry_internal.h"
+
+#include "jcontext.h"
+#include "jmem.h"
+
+bool eng_jerry_private_pending_jobs(void)
+{
+	/* jerry_run_jobs() has no "is there anything to run" counterpart. */
+	return JERRY_CONTEXT(job_queue_head_p) != NULL;
+}
+
+void eng_jerry_private_reset_peak(void)
+{
+#if JERRY_MEM_STATS
+	/* jmem.h declares jmem_heap_stats_reset_peak() but 3.0 never defines it. */
+	JERRY_CONTEXT(jmem_heap_stats).peak_allocated_bytes =
+		JERRY_CONTEXT(jmem_heap_stats).allocated_bytes;
+#endif
+}
+
+#define ENG_JERRY_STR2(x) #x
+#define ENG_JERRY_STR(x) ENG_JERRY_STR2(x)
+#define ENG_JERRY_CFG(name) #name "=" ENG_JERRY_STR(name) ";"
+
+const char *eng_jerry_private_config(void)
+{
+	/* Switches that change the byte code or the table of built-in strings it refers to. The
+	 * values are the effective ones (config.h defaults included). */
+	static const char config[] =
+		ENG_JERRY_CFG(JERRY_BUILTIN_ANNEXB) ENG_JERRY_CFG(JERRY_BUILTIN_ARRAY)
+		ENG_JERRY_CFG(JERRY_BUILTIN_BOOLEAN) ENG_JERRY_CFG(JERRY_BUILTIN_DATE)
+		ENG_JERRY_CFG(JERRY_BUILTIN_ERRORS) ENG_JERRY_CFG(JERRY_BUILTIN_JSON)
+		ENG_JERRY_CFG(JERRY_BUILTIN_MATH) ENG_JERRY_CFG(JERRY_BUILTIN_NUMBER)
+		ENG_JERRY_CFG(JERRY_BUILTIN_REGEXP) ENG_JERRY_CFG(JERRY_BUILTIN_STRING)
+		ENG_JERRY_CFG(JERRY_BUILTIN_BIGINT) ENG_JERRY_CFG(JERRY_BUILTIN_CONTAINER)
+		ENG_JERRY_CFG(JERRY_BUILTIN_DATAVIEW) ENG_JERRY_CFG(JERRY_BUILTIN_GLOBAL_THIS)
+		ENG_JERRY_CFG(JERRY_BUILTIN_PROXY) ENG_JERRY_CFG(JERRY_BUILTIN_REALMS)
+		ENG_JERRY_CFG(JERRY_BUILTIN_REFLECT) ENG_JERRY_CFG(JERRY_BUILTIN_TYPEDARRAY)
+		ENG_JERRY_CFG(JERRY_BUILTIN_SHAREDARRAYBUFFER) ENG_JERRY_CFG(JERRY_BUILTIN_ATOMICS)
+		ENG_JERRY_CFG(JERRY_BUILTIN_WEAKREF) ENG_JERRY_CFG(JERRY_MODULE_SYSTEM)
+		ENG_JERRY_CFG(JERRY_CPOINTER_32_BIT) ENG_JERRY_CFG(JERRY_NUMBER_TYPE_FLOAT64)
+		ENG_JERRY_CFG(JERRY_FUNCTION_TO_STRING) ENG_JERRY_CFG(JERRY_LINE_INFO)
+		ENG_JERRY_CFG(JERRY_ERROR_MESSAGES) ENG_JERRY_CFG(JERRY_SNAPSHOT_SAVE)
+		ENG_JERRY_CFG(JERRY_SNAPSHOT_EXEC);
+
+	return config;
+}

@@ -1,0 +1,59 @@
+/*
+ * hal_device on Zephyr: the chip's device id from the hwinfo driver (FICR DEVICEID on nRF; on
+ * the nRF9160's non-secure side read through TF-M), the board name from Kconfig, and the reset
+ * that ends a fatal error.
+ */
+#include "hal_device.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <zephyr/drivers/hwinfo.h>
+#include <zephyr/logging/log.h>
+#include <zephyr/logging/log_ctrl.h>
+#include <zephyr/sys/reboot.h>
+
+LOG_MODULE_DECLARE(beacon, CONFIG_BEACON_LOG_LEVEL);
+
+size_t hal_device_public_id(uint8_t *buf, size_t cap)
+{
+	static bool reported;
+	ssize_t len;
+
+	if (buf == NULL || cap == 0) {
+		return 0;
+	}
+	len = hwinfo_get_device_id(buf, cap);
+	if (len < 0) {
+		/* -ENOSYS when no hwinfo driver serves this SoC configuration. The id then reads
+		 * as empty rather than as made-up bytes. */
+		if (!reported) {
+			LOG_WRN("device id unavailable (hwinfo error %d)", (int)len);
+			reported = true;
+		}
+		return 0;
+	}
+	return (size_t)len;
+}
+
+const char *hal_device_hardware(void)
+{
+	/* CONFIG_BOARD is the board's name ("nrf52840dk", "nrf9160dk"); a revision given at build
+	 * time (-b nrf9160dk@1.1.0/...) is appended. */
+#if defined(CONFIG_BOARD_REVISION)
+	if (sizeof(CONFIG_BOARD_REVISION) > 1) {
+		return CONFIG_BOARD "-" CONFIG_BOARD_REVISION;
+	}
+#endif
+	return CONFIG_BOARD;
+}
+
+void hal_device_fatal(const char *reason)
+{
+	LOG_ERR("fatal: %s", reason);
+	/* Switch the log to synchronous output and flush it, so that the reason reaches the console
+	 * before the reset wipes the pending messages. */
+	LOG_PANIC();
+	sys_reboot(SYS_REBOOT_COLD);
+}

@@ -1,0 +1,88 @@
+/*
+ * Firmware entry point: start the runtime and run the installed app on this (the main) thread.
+ *
+ * The installed app is, for now, a package linked into the image at build time (CMake variable
+ * BEACON_APP_PACKAGE, see zephyr.cmake). The flash app store, which will keep an uploaded package
+ * across reboots, is not implemented yet; when it is, installed_package() reads from it instead.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <zephyr/kernel.h>
+#include <zephyr/logging/log.h>
+
+#include "hal_clock.h"
+#include "hal_device.h"
+#include "rt_app.h"
+
+LOG_MODULE_DECLARE(beacon, CONFIG_BEACON_LOG_LEVEL);
+
+#if defined(BEACON_HAVE_APP_PACKAGE)
+/* The engine reads the bytecode in place; it follows the 40-byte header, so aligning the package
+ * aligns the bytecode too (JerryScript snapshots must be 32-bit aligned). */
+static _Alignas(8) const uint8_t app_package[] = {
+#include "beacon_app_package.inc"
+};
+#endif
+
+static bool installed_package(const uint8_t **package, size_t *len)
+{
+#if defined(BEACON_HAVE_APP_PACKAGE)
+	*package = app_package;
+	*len = sizeof(app_package);
+	return true;
+#else
+	*package = NULL;
+	*len = 0;
+	return false;
+#endif
+}
+
+static const char *run_result_text(rt_run_result_t result)
+{
+	switch (result) {
+	case RT_RUN_APP_STOPPED:
+		return "the app stopped";
+	case RT_RUN_TIME_UP:
+		return "time is up";
+	case RT_RUN_IDLE:
+		return "nothing left that could run";
+	case RT_RUN_RESTART:
+		return "restart";
+	}
+	return "unknown result";
+}
+
+int main(void)
+{
+	const uint8_t *package;
+	size_t package_len;
+
+	LOG_INF("beacon runtime on %s", hal_device_hardware());
+	if (rt_app_init() != 0) {
+		LOG_ERR("the runtime did not start; no app runs");
+		return 0;
+	}
+	if (!installed_package(&package, &package_len)) {
+		LOG_WRN("no app installed (build with -DBEACON_APP_PACKAGE=<app.bapp>)");
+		return 0;
+	}
+
+	for (;;) {
+		char msg[160] = "";
+
+		if (rt_app_install(package, package_len, msg, sizeof(msg)) != 0) {
+			LOG_ERR("app not started: %s", msg);
+			return 0;
+		}
+		rt_run_result_t result = rt_app_run(HAL_CLOCK_FOREVER);
+
+		if (result != RT_RUN_RESTART) {
+			LOG_INF("app ended: %s", run_result_text(result));
+			return 0;
+		}
+		/* app.restart(): a fresh engine and the same package from the top. */
+		LOG_INF("app restarting");
+	}
+}

@@ -1,0 +1,19 @@
+/*
+ * port_zephyr.h: what the Zephyr port offers beyond the HAL headers, for the port's own drivers.
+ * Portable code never includes this file.
+ */
+#ifndef PORT_ZEPHYR_H
+#define PORT_ZEPHYR_H
+
+#include <stdint.h>
+
+/*
+ * Set the UTC clock: utc_ms is milliseconds since 1970 at the moment of the call. Until the first
+ * call hal_clock_utc_ms() reports the clock as not synced. Meant for the time sources of the
+ * nRF9160 (network time from the LTE modem, GNSS fixes); callable from any thread or ISR. Later
+ * calls correct the clock (jumps in both directions are allowed); the JavaScript loop is woken so
+ * that timers due at a UTC time are looked at again.
+ */
+void hal_clock_set_utc_ms(int64_t utc_ms);
+
+#endif /* PORT_ZEPHYR_H */

@@ -1,0 +1,145 @@
+# Firmware build under Zephyr. The top-level CMakeLists.txt includes this file after
+# find_package(Zephyr) and project(). It adds to Zephyr's `app` target the portable runtime, the
+# generated glue, this port and the engine chosen in Kconfig (CONFIG_BEACON_ENGINE_*).
+#
+# Variables (west build -b <board> . -- -D<NAME>=<value>):
+#   BEACON_APP_PACKAGE  app package (.bapp) linked into the image and started at boot; a relative
+#                       path is taken from the application directory. Without it the firmware
+#                       starts with no app. (The flash app store that will hold uploaded apps is
+#                       not implemented yet.)
+#   JERRYSCRIPT_DIR     JerryScript 3.0 tree (CMake or environment variable); default: the
+#                       west workspace's modules/lib/jerryscript (see west.yml)
+#   DUKTAPE_DIR         directory with duktape.c and duk_config.h (CONFIG_BEACON_ENGINE_DUKTAPE);
+#                       default: /usr/share/duktape, Debian's duktape-dev. It is not a west module.
+
+get_filename_component(BEACON_ROOT "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
+set(BEACON_ZEPHYR_PORT_DIR "${CMAKE_CURRENT_LIST_DIR}")
+
+# ------------------------------------------------------------------------------ project sources
+
+file(GLOB BEACON_RUNTIME_SOURCES CONFIGURE_DEPENDS "${BEACON_ROOT}/src/runtime/*.c")
+# The codegen writes its output under src/glue/generated/; hand-written glue sits in src/glue/.
+file(GLOB_RECURSE BEACON_GLUE_SOURCES CONFIGURE_DEPENDS "${BEACON_ROOT}/src/glue/*.c")
+file(GLOB BEACON_PORT_SOURCES CONFIGURE_DEPENDS "${BEACON_ZEPHYR_PORT_DIR}/*.c")
+
+target_sources(app PRIVATE ${BEACON_RUNTIME_SOURCES} ${BEACON_GLUE_SOURCES} ${BEACON_PORT_SOURCES})
+target_include_directories(app PRIVATE
+  "${BEACON_ROOT}/src"
+  "${BEACON_ROOT}/src/engine"
+  "${BEACON_ROOT}/src/hal"
+  "${BEACON_ROOT}/src/runtime"
+  "${BEACON_ROOT}/src/glue"
+  "${BEACON_ROOT}/src/glue/generated"
+  "${BEACON_ZEPHYR_PORT_DIR}")
+
+# The portable code is held to the house rules here as on the host (and by
+# scripts/cross-compile.sh). The port includes Zephyr's headers, which are not -Wextra clean on
+# every toolchain, so it gets the warnings without -Werror.
+set_property(SOURCE ${BEACON_RUNTIME_SOURCES} ${BEACON_GLUE_SOURCES}
+             APPEND PROPERTY COMPILE_OPTIONS -Wall -Wextra -Werror -Wno-unused-parameter)
+set_property(SOURCE ${BEACON_PORT_SOURCES}
+             APPEND PROPERTY COMPILE_OPTIONS -Wall -Wextra -Wno-unused-parameter)
+
+# ------------------------------------------------------------------------------ engine
+
+if(CONFIG_BEACON_ENGINE_JERRYSCRIPT)
+  # JerryScript has no zephyr/module.yml, so west does not make it a Zephyr module and
+  # ZEPHYR_JERRYSCRIPT_MODULE_DIR is normally undefined; look where west.yml puts it.
+  if(NOT JERRYSCRIPT_DIR AND DEFINED ENV{JERRYSCRIPT_DIR})
+    set(JERRYSCRIPT_DIR "$ENV{JERRYSCRIPT_DIR}")
+  endif()
+  if(NOT JERRYSCRIPT_DIR)
+    foreach(_candidate "${ZEPHYR_JERRYSCRIPT_MODULE_DIR}" "${WEST_TOPDIR}/modules/lib/jerryscript"
+                       "${ZEPHYR_BASE}/../modules/lib/jerryscript")
+      if(NOT _candidate STREQUAL "" AND EXISTS "${_candidate}/jerry-core/include/jerryscript.h")
+        get_filename_component(JERRYSCRIPT_DIR "${_candidate}" ABSOLUTE)
+        break()
+      endif()
+    endforeach()
+  endif()
+  if(NOT JERRYSCRIPT_DIR)
+    message(FATAL_ERROR "JerryScript sources not found. Run `west update` (west.yml puts them at "
+                        "modules/lib/jerryscript of the workspace) or pass -DJERRYSCRIPT_DIR=<tree>.")
+  endif()
+  set(JERRYSCRIPT_DIR "${JERRYSCRIPT_DIR}" CACHE PATH "JerryScript source tree" FORCE)
+  message(STATUS "Beacon engine: JerryScript from ${JERRYSCRIPT_DIR}")
+  # Same configuration as the host tools, so snapshots built there run here.
+  include("${BEACON_ROOT}/src/engine/jerryscript/jerryscript.cmake")
+  set(BEACON_ENGINE_TARGET beacon_engine_jerryscript)
+elseif(CONFIG_BEACON_ENGINE_DUKTAPE)
+  set(DUKTAPE_DIR "/usr/share/duktape" CACHE PATH "Directory with duktape.c and duk_config.h")
+  if(NOT EXISTS "${DUKTAPE_DIR}/duktape.c" OR NOT EXISTS "${DUKTAPE_DIR}/duk_config.h")
+    message(FATAL_ERROR "DUKTAPE_DIR (${DUKTAPE_DIR}) has no duktape.c and duk_config.h: install "
+                        "duktape-dev or pass -DDUKTAPE_DIR=<directory>.")
+  endif()
+  message(STATUS "Beacon engine: Duktape from ${DUKTAPE_DIR}")
+  set(BEACON_DUKTAPE_DIR "${DUKTAPE_DIR}" CACHE PATH "Duktape amalgamation directory" FORCE)
+  include("${BEACON_ROOT}/src/engine/duktape/duktape.cmake")
+  set(BEACON_ENGINE_TARGET beacon_engine_duktape)
+  # The host links libm by name; Zephyr brings the C library's math itself (picolibc has it in
+  # libc), and a toolchain may have no separate libm to link.
+  foreach(_property LINK_LIBRARIES INTERFACE_LINK_LIBRARIES)
+    get_target_property(_libs ${BEACON_ENGINE_TARGET} ${_property})
+    if(_libs)
+      list(REMOVE_ITEM _libs m)
+      set_property(TARGET ${BEACON_ENGINE_TARGET} PROPERTY ${_property} ${_libs})
+    endif()
+  endforeach()
+else()
+  message(FATAL_ERROR "No JavaScript engine selected (CONFIG_BEACON_ENGINE_*)")
+endif()
+
+if(NOT TARGET ${BEACON_ENGINE_TARGET})
+  message(FATAL_ERROR "The engine's CMake file did not define ${BEACON_ENGINE_TARGET}")
+endif()
+# The engine library must be compiled with Zephyr's flags (CPU, float ABI, C library headers).
+# The engine files link zephyr_interface themselves when it exists; this covers one that does not.
+get_target_property(_beacon_engine_libs ${BEACON_ENGINE_TARGET} LINK_LIBRARIES)
+if(NOT "zephyr_interface" IN_LIST _beacon_engine_libs)
+  target_link_libraries(${BEACON_ENGINE_TARGET} PRIVATE zephyr_interface)
+endif()
+if(TARGET zephyr_generated_headers)
+  add_dependencies(${BEACON_ENGINE_TARGET} zephyr_generated_headers)
+endif()
+target_link_libraries(app PUBLIC ${BEACON_ENGINE_TARGET})
+
+# ------------------------------------------------------------------------------ C dialect
+
+# Project code is C11 with GNU extensions, as on the host (CMAKE_C_STANDARD 11). Zephyr picks its
+# own dialect (C99 before 4.4, C17 from 4.4 on), by default without GNU extensions, which also
+# hides POSIX declarations of the C library. A source file's options come after its target's
+# (and so after Zephyr's -std) on the command line, so this one wins. It applies to everything
+# under src/, the engine backends and Duktape's unity file included (the host compiles them so
+# too); jerry-core, from outside the repository, keeps Zephyr's dialect.
+get_target_property(_beacon_engine_sources ${BEACON_ENGINE_TARGET} SOURCES)
+set(BEACON_PROJECT_SOURCES ${BEACON_RUNTIME_SOURCES} ${BEACON_GLUE_SOURCES} ${BEACON_PORT_SOURCES})
+foreach(_source IN LISTS _beacon_engine_sources)
+  string(FIND "${_source}" "${BEACON_ROOT}/src/" _at)
+  if(_at EQUAL 0)
+    list(APPEND BEACON_PROJECT_SOURCES "${_source}")
+  endif()
+endforeach()
+set_property(SOURCE ${BEACON_PROJECT_SOURCES} APPEND PROPERTY COMPILE_OPTIONS -std=gnu11)
+
+# ------------------------------------------------------------------------------ app package
+
+if(BEACON_APP_PACKAGE)
+  get_filename_component(_beacon_package "${BEACON_APP_PACKAGE}" ABSOLUTE
+                         BASE_DIR "${CMAKE_SOURCE_DIR}")
+  if(NOT EXISTS "${_beacon_package}" OR IS_DIRECTORY "${_beacon_package}")
+    message(FATAL_ERROR "BEACON_APP_PACKAGE: no file ${_beacon_package}")
+  endif()
+  file(SIZE "${_beacon_package}" _beacon_package_size)
+  if(_beacon_package_size EQUAL 0)
+    message(FATAL_ERROR "BEACON_APP_PACKAGE: ${_beacon_package} is empty")
+  endif()
+  message(STATUS "Beacon app package: ${_beacon_package} (${_beacon_package_size} bytes)")
+  # The package is checked (CRC, engine, API version) when the firmware installs it at boot,
+  # exactly as an uploaded one will be; the build only embeds the bytes.
+  set(_beacon_gen_dir "${CMAKE_CURRENT_BINARY_DIR}/beacon_generated")
+  file(MAKE_DIRECTORY "${_beacon_gen_dir}")
+  generate_inc_file_for_target(app "${_beacon_package}" "${_beacon_gen_dir}/beacon_app_package.inc")
+  target_include_directories(app PRIVATE "${_beacon_gen_dir}")
+  set_property(SOURCE "${BEACON_ZEPHYR_PORT_DIR}/main.c"
+               APPEND PROPERTY COMPILE_DEFINITIONS BEACON_HAVE_APP_PACKAGE=1)
+endif()

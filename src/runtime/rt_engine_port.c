@@ -1,0 +1,30 @@
+/* The hooks the engine layer calls back into: time and fatal errors, served by the HAL. */
+#include "engine.h"
+#include "hal_clock.h"
+#include "hal_console.h"
+#include "hal_device.h"
+
+double eng_port_utc_now_ms(void)
+{
+	int64_t utc;
+	if (hal_clock_utc_ms(&utc)) {
+		return (double)utc;
+	}
+	/* Not synced: say so once, and count from the epoch so that time still moves forward. */
+	static bool warned;
+	if (!warned) {
+		warned = true;
+		hal_log(HAL_LOG_WARN, "ESR0005 Time is not valid: UTC is not synced yet");
+	}
+	return (double)hal_clock_ms();
+}
+
+uint64_t eng_port_real_ms(void)
+{
+	return hal_clock_real_ms();
+}
+
+void eng_port_fatal(const char *message)
+{
+	hal_device_fatal(message);
+}

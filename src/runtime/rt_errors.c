@@ -1,0 +1,86 @@
+#include "rt_errors.h"
+
+#include <stdio.h>
+
+#include "rt_app.h"
+
+typedef struct {
+	const char *code;
+	const char *text;
+	const char *legacy; /* 0.0.9 wording, where it differed */
+} rt_esr_info_t;
+
+static const rt_esr_info_t esr_table[RT_ESR_COUNT] = {
+	[RT_ESR0001_UNKNOWN] = {"ESR0001", "Unknown", NULL},
+	[RT_ESR0002_REBOOT_LOOP] = {"ESR0002", "Reboot loop detected", NULL},
+	[RT_ESR0003_UNSUPPORTED] = {"ESR0003", "Unsupported feature", NULL},
+	[RT_ESR0004_NO_RESOURCES] = {"ESR0004", "Not enough resources", NULL},
+	[RT_ESR0005_TIME_INVALID] = {"ESR0005", "Time is not valid", NULL},
+	[RT_ESR0104_INTERRUPTED] = {"ESR0104", "Execution interrupted", NULL},
+	[RT_ESR0201_STORAGE_ERROR] = {"ESR0201", "Storage error", "Storage system error"},
+	[RT_ESR0202_NO_STORAGE_SPACE] = {"ESR0202", "No storage space", "Not enough storage space"},
+	[RT_ESR0203_NOT_SERIALIZABLE] = {"ESR0203", "Not serializable", "Not serializable value"},
+	[RT_ESR0204_TOO_BIG] = {"ESR0204", "Message too big", "Message is too big"},
+	[RT_ESR0205_STORE_TIMEOUT] = {"ESR0205", "Data store timeout", NULL},
+	[RT_ESR1701_BAD_ROLE_ARGS] = {"ESR1701", "Bad args for role", NULL},
+	[RT_ESR1703_INVALID_OPTIONS] = {"ESR1703", "Invalid options", NULL},
+	[RT_ESR1801_UNSUPPORTED_EVENT] = {"ESR1801", "Unsupported event", NULL},
+	[RT_ESR1802_BAD_EVENT_OPTIONS] = {"ESR1802", "Bad event options", NULL},
+	[RT_ESR1803_SENSOR_ERROR] = {"ESR1803", "Internal sensor error", NULL},
+	[RT_ESR1804_DATA_TOO_BIG] = {"ESR1804", "Data too big", NULL},
+	[RT_ESR1805_BAD_DATA_FORMAT] = {"ESR1805", "Bad data format", NULL},
+};
+
+#define RT_API_0_1_0 0x000100u
+
+const char *rt_esr_code(rt_esr_t esr)
+{
+	return esr < RT_ESR_COUNT ? esr_table[esr].code : esr_table[0].code;
+}
+
+const char *rt_esr_text(rt_esr_t esr)
+{
+	return esr < RT_ESR_COUNT ? esr_table[esr].text : esr_table[0].text;
+}
+
+static eng_value_t make_error(bool thrown, rt_esr_t esr, const char *fmt, va_list ap)
+{
+	if (esr >= RT_ESR_COUNT) {
+		esr = RT_ESR0001_UNKNOWN;
+	}
+	const rt_esr_info_t *info = &esr_table[esr];
+	bool coded = rt_app_api_version() >= RT_API_0_1_0;
+	const char *text = (!coded && info->legacy) ? info->legacy : info->text;
+	char detail[160] = "";
+	if (fmt != NULL) {
+		vsnprintf(detail, sizeof(detail), fmt, ap);
+	}
+	const char *sep = detail[0] ? ": " : "";
+	eng_value_t err = eng_error(ENG_ERROR_COMMON, coded ? info->code : NULL, "%s%s%s", text,
+				    sep, detail);
+	return thrown ? eng_throw_value(err) : err;
+}
+
+eng_value_t rt_throw_esr(rt_esr_t esr, const char *detail_fmt, ...)
+{
+	va_list ap;
+	va_start(ap, detail_fmt);
+	eng_value_t v = make_error(true, esr, detail_fmt, ap);
+	va_end(ap);
+	return v;
+}
+
+eng_value_t rt_error_esr(rt_esr_t esr, const char *detail_fmt, ...)
+{
+	va_list ap;
+	va_start(ap, detail_fmt);
+	eng_value_t v = make_error(false, esr, detail_fmt, ap);
+	va_end(ap);
+	return v;
+}
+
+eng_value_t rt_not_implemented(const char *function)
+{
+	return rt_throw_esr(RT_ESR0003_UNSUPPORTED, "%s is not available in this firmware build",
+			    function);
+}

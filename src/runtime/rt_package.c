@@ -1,0 +1,140 @@
+#include "rt_package.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "glue_core.h"
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static const char *engine_name(uint32_t id)
+{
+	switch (id) {
+	case ENG_ID_DUKTAPE: return "Duktape";
+	case ENG_ID_JERRYSCRIPT: return "JerryScript";
+	default: return "an unknown engine";
+	}
+}
+
+static uint32_t package_crc(const uint8_t *buf, size_t len)
+{
+	uint32_t crc = rt_crc32(0, buf, 36);
+	return rt_crc32(crc, buf + RT_PACKAGE_HEADER_SIZE, len - RT_PACKAGE_HEADER_SIZE);
+}
+
+#define V3(v) (unsigned)((v) >> 16), (unsigned)(((v) >> 8) & 0xffu), (unsigned)((v) & 0xffu)
+#define EV3(v) (unsigned)((v) / 10000u), (unsigned)((v) / 100u % 100u), (unsigned)((v) % 100u)
+
+rt_package_status_t rt_package_check(const uint8_t *buf, size_t len, rt_package_t *out,
+				     char *msg, size_t msg_cap)
+{
+	if (len < RT_PACKAGE_HEADER_SIZE) {
+		snprintf(msg, msg_cap, "not an app package: %zu bytes, shorter than a header", len);
+		return RT_PACKAGE_TRUNCATED;
+	}
+	if (memcmp(buf, RT_PACKAGE_MAGIC, 4) != 0) {
+		snprintf(msg, msg_cap, "not an app package (no BAPP magic)");
+		return RT_PACKAGE_BAD_MAGIC;
+	}
+	rt_package_t p;
+	p.format = get16(buf + 4);
+	p.header_size = get16(buf + 6);
+	p.api_version = get32(buf + 8);
+	p.engine_id = get32(buf + 12);
+	p.engine_version = get32(buf + 16);
+	p.engine_config = get32(buf + 20);
+	p.bytecode_size = get32(buf + 24);
+	p.source_size = get32(buf + 28);
+	p.flags = get32(buf + 32);
+	p.crc = get32(buf + 36);
+	if (p.format != RT_PACKAGE_FORMAT || p.header_size != RT_PACKAGE_HEADER_SIZE) {
+		snprintf(msg, msg_cap, "package format %u is not supported (this firmware reads format %u)",
+			 (unsigned)p.format, RT_PACKAGE_FORMAT);
+		return RT_PACKAGE_BAD_FORMAT;
+	}
+	size_t body = len - RT_PACKAGE_HEADER_SIZE;
+	if (p.bytecode_size == 0 || p.bytecode_size > body ||
+	    (!(p.flags & RT_PACKAGE_FLAG_SIGNED) && p.bytecode_size != body)) {
+		snprintf(msg, msg_cap, "package is damaged: header says %u bytes of code, file has %zu",
+			 (unsigned)p.bytecode_size, body);
+		return body < p.bytecode_size ? RT_PACKAGE_TRUNCATED : RT_PACKAGE_BAD_SIZE;
+	}
+	uint32_t crc = package_crc(buf, len);
+	if (crc != p.crc) {
+		snprintf(msg, msg_cap, "package is damaged: CRC-32 is %08x, header says %08x",
+			 (unsigned)crc, (unsigned)p.crc);
+		return RT_PACKAGE_BAD_CRC;
+	}
+	if (p.engine_id != eng_id()) {
+		snprintf(msg, msg_cap, "package was built for %s; this firmware runs %s (rebuild with --engine %s)",
+			 engine_name(p.engine_id), eng_name(),
+			 eng_id() == ENG_ID_DUKTAPE ? "duktape" : "jerryscript");
+		return RT_PACKAGE_WRONG_ENGINE;
+	}
+	if (p.engine_version != eng_version()) {
+		snprintf(msg, msg_cap, "package was built for %s %u.%u.%u; this firmware runs %u.%u.%u",
+			 eng_name(), EV3(p.engine_version), EV3(eng_version()));
+		return RT_PACKAGE_WRONG_ENGINE_VERSION;
+	}
+	if (p.engine_config != eng_config_hash()) {
+		snprintf(msg, msg_cap, "package was built for a %s configured differently (config %08x, firmware %08x)",
+			 eng_name(), (unsigned)p.engine_config, (unsigned)eng_config_hash());
+		return RT_PACKAGE_WRONG_ENGINE_CONFIG;
+	}
+	if (glue_version_bit(p.api_version) < 0) {
+		snprintf(msg, msg_cap, "package needs API %u.%u.%u, which this firmware does not have",
+			 V3(p.api_version));
+		return RT_PACKAGE_UNKNOWN_API;
+	}
+	p.bytecode = buf + RT_PACKAGE_HEADER_SIZE;
+	*out = p;
+	return RT_PACKAGE_OK;
+}
+
+uint8_t *rt_package_build(uint32_t api_version, const uint8_t *bytecode, size_t bytecode_len,
+			  size_t source_size, size_t *out_len)
+{
+	size_t len = RT_PACKAGE_HEADER_SIZE + bytecode_len;
+	uint8_t *buf = malloc(len);
+	if (buf == NULL) {
+		return NULL;
+	}
+	memcpy(buf, RT_PACKAGE_MAGIC, 4);
+	put16(buf + 4, RT_PACKAGE_FORMAT);
+	put16(buf + 6, RT_PACKAGE_HEADER_SIZE);
+	put32(buf + 8, api_version);
+	put32(buf + 12, eng_id());
+	put32(buf + 16, eng_version());
+	put32(buf + 20, eng_config_hash());
+	put32(buf + 24, (uint32_t)bytecode_len);
+	put32(buf + 28, (uint32_t)source_size);
+	put32(buf + 32, 0);
+	memcpy(buf + RT_PACKAGE_HEADER_SIZE, bytecode, bytecode_len);
+	put32(buf + 36, package_crc(buf, len));
+	*out_len = len;
+	return buf;
+}

@@ -1,0 +1,76 @@
+/*
+ * rt_package.h: the app package (.bapp), the unit that is built on a host, uploaded and
+ * installed.
+ *
+ * Layout, all integers little-endian:
+ *
+ *   off size field
+ *     0    4 magic "BAPP"
+ *     4    2 format version (RT_PACKAGE_FORMAT)
+ *     6    2 header size in bytes (40 for format 1)
+ *     8    4 API version: major << 16 | minor << 8 | patch (0.2.6 is 0x000206)
+ *    12    4 engine id (ENG_ID_*)
+ *    16    4 engine version (major*10000 + minor*100 + patch)
+ *    20    4 engine configuration hash (eng_config_hash())
+ *    24    4 bytecode size
+ *    28    4 ES5 source size (what the bytecode was compiled from; for size reports)
+ *    32    4 flags (bit 0: a signature block follows the bytecode)
+ *    36    4 CRC-32 (IEEE 802.3) of bytes 0..35 and everything after the header
+ *    40    . bytecode
+ *     .    . optional signature block (format reserved for signing)
+ *
+ * A single CRC over header and body means every single-bit flip, any truncation and any
+ * wrong header field is caught before a byte of bytecode reaches the engine.
+ */
+#ifndef RT_PACKAGE_H
+#define RT_PACKAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RT_PACKAGE_MAGIC "BAPP"
+#define RT_PACKAGE_FORMAT 1u
+#define RT_PACKAGE_HEADER_SIZE 40u
+#define RT_PACKAGE_FLAG_SIGNED 0x1u
+
+typedef struct {
+	uint16_t format;
+	uint16_t header_size;
+	uint32_t api_version;
+	uint32_t engine_id;
+	uint32_t engine_version;
+	uint32_t engine_config;
+	uint32_t bytecode_size;
+	uint32_t source_size;
+	uint32_t flags;
+	uint32_t crc;
+	const uint8_t *bytecode; /* points into the checked buffer */
+} rt_package_t;
+
+typedef enum {
+	RT_PACKAGE_OK = 0,
+	RT_PACKAGE_TRUNCATED,
+	RT_PACKAGE_BAD_MAGIC,
+	RT_PACKAGE_BAD_FORMAT,
+	RT_PACKAGE_BAD_SIZE,
+	RT_PACKAGE_BAD_CRC,
+	RT_PACKAGE_WRONG_ENGINE,
+	RT_PACKAGE_WRONG_ENGINE_VERSION,
+	RT_PACKAGE_WRONG_ENGINE_CONFIG,
+	RT_PACKAGE_UNKNOWN_API,
+} rt_package_status_t;
+
+uint32_t rt_crc32(uint32_t crc, const uint8_t *data, size_t len);
+
+/* Check a whole package: layout, CRC, engine identity and API version. On failure writes a
+ * message for the user ("package was built for JerryScript 3.0.0; this firmware runs Duktape
+ * 2.7.0") and leaves *out untouched. */
+rt_package_status_t rt_package_check(const uint8_t *buf, size_t len, rt_package_t *out,
+				     char *msg, size_t msg_cap);
+
+/* Write a package around bytecode for this engine; returns the malloc'ed buffer and its size,
+ * or NULL. */
+uint8_t *rt_package_build(uint32_t api_version, const uint8_t *bytecode, size_t bytecode_len,
+			  size_t source_size, size_t *out_len);
+
+#endif /* RT_PACKAGE_H */

@@ -1,0 +1,53 @@
+# C unit tests (cmocka), registered with CTest.
+#
+#   beacon_c_test(<name> <engine> <sources>... [LIBS <libraries>...])
+#
+# builds <name>_<engine> from the sources, links it with beacon_engine_<engine>, cmocka and the
+# given libraries, and registers it as a test of the same name. Tests written against engine.h
+# alone are registered once per engine present.
+
+find_package(PkgConfig QUIET)
+if(PKG_CONFIG_FOUND)
+  pkg_check_modules(CMOCKA QUIET IMPORTED_TARGET cmocka)
+endif()
+if(TARGET PkgConfig::CMOCKA)
+  set(BEACON_CMOCKA PkgConfig::CMOCKA)
+else()
+  find_library(BEACON_CMOCKA_LIBRARY NAMES cmocka)
+  find_path(BEACON_CMOCKA_INCLUDE_DIR NAMES cmocka.h)
+  if(NOT BEACON_CMOCKA_LIBRARY OR NOT BEACON_CMOCKA_INCLUDE_DIR)
+    message(FATAL_ERROR "cmocka not found: install libcmocka-dev")
+  endif()
+  add_library(beacon_cmocka INTERFACE)
+  target_link_libraries(beacon_cmocka INTERFACE "${BEACON_CMOCKA_LIBRARY}")
+  target_include_directories(beacon_cmocka INTERFACE "${BEACON_CMOCKA_INCLUDE_DIR}")
+  set(BEACON_CMOCKA beacon_cmocka)
+endif()
+
+function(beacon_c_test name engine)
+  cmake_parse_arguments(PARSE_ARGV 2 _bct "" "" "LIBS")
+  if(NOT _bct_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "beacon_c_test(${name} ${engine}): no sources")
+  endif()
+  set(_target "${name}_${engine}")
+  add_executable(${_target} ${_bct_UNPARSED_ARGUMENTS})
+  target_link_libraries(${_target} PRIVATE ${_bct_LIBS} beacon_engine_${engine} ${BEACON_CMOCKA})
+  target_compile_options(${_target} PRIVATE ${BEACON_WARNINGS})
+  add_test(NAME ${_target} COMMAND ${_target})
+endfunction()
+
+foreach(_engine duktape jerryscript)
+  if(TARGET beacon_engine_${_engine})
+    beacon_c_test(test_engine ${_engine} "${CMAKE_CURRENT_LIST_DIR}/test_engine.c")
+  endif()
+endforeach()
+
+# Runtime unit tests. The interval parser is pure C; the package tests need an engine's identity
+# and so run once per engine.
+beacon_c_test(test_interval duktape "${CMAKE_CURRENT_LIST_DIR}/test_interval.c" LIBS beacon_runtime)
+foreach(_engine duktape jerryscript)
+  if(TARGET beacon_engine_${_engine})
+    beacon_c_test(test_package ${_engine} "${CMAKE_CURRENT_LIST_DIR}/test_package.c"
+                  LIBS beacon_port_host beacon_runtime beacon_port_host)
+  endif()
+endforeach()
