@@ -121,7 +121,8 @@ size_t eng_string_size(eng_value_t string);
 /* Length in characters (UTF-16 code units, as JavaScript's .length). */
 size_t eng_string_length(eng_value_t string);
 /* Copies at most cap-1 bytes of UTF-8 and a terminating NUL; returns the full size in bytes
- * (like snprintf), so a result >= cap means the text was cut. */
+ * (like snprintf), so a result >= cap means the text was cut (at a character boundary).
+ * Invalid UTF-8 given to eng_string() and lone surrogates read back become U+FFFD. */
 size_t eng_string_copy(eng_value_t string, char *buf, size_t cap);
 
 /* Bytes of an ArrayBuffer or of a typed-array view; NULL and 0 for anything else. The pointer is
@@ -178,7 +179,9 @@ uint32_t eng_ref_count(void);
 
 typedef struct {
 	const char *name;             /* shown in TypeError messages: "not a TimerHandle" */
-	void (*finalize)(void *ptr);  /* called when the object is collected; may be NULL */
+	/* Called when the object is collected; may be NULL. It runs inside the garbage collector:
+	 * it may free native memory and call eng_ref_free(), nothing else of this API. */
+	void (*finalize)(void *ptr);
 } eng_native_type_t;
 
 /* Attach a native pointer to an object; the type pointer identifies the kind of handle. */
@@ -224,7 +227,9 @@ eng_value_t eng_promise_new(void);
 void eng_promise_resolve(eng_value_t promise, eng_value_t value);
 void eng_promise_reject(eng_value_t promise, eng_value_t reason);
 /* Run pending promise jobs; returns an exception value if a job threw (jobs left run on the
- * next call) or undefined. */
+ * next call) or undefined. Once the queue is empty, a promise that was rejected and still has no
+ * handler is returned as an exception, once per rejection (an unhandled rejection);
+ * eng_has_pending_jobs() stays true until it has been reported. */
 eng_value_t eng_run_jobs(void);
 bool eng_has_pending_jobs(void);
 

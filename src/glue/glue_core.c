@@ -647,6 +647,35 @@ bool glue_convert(const eng_call_t *call, const glue_function_t *fn, void *args,
 		}
 	}
 	if (chosen == NULL) {
+		/* No form fits. When one form fits the leading arguments better than every other,
+		 * convert with it: its error names the argument that is wrong (and carries the code
+		 * the declaration gives that argument) rather than only listing what was passed. */
+		int best = -1, best_score = 0;
+		bool tie = false;
+		for (uint8_t i = 0; i < fn->count; i++) {
+			const glue_overload_t *o = &fn->overloads[i];
+			if (!(o->mask & bit) || call->argc < o->required) {
+				continue;
+			}
+			int score = 0;
+			while (score < o->count && (uint32_t)score < call->argc &&
+			       could_match(&o->params[score], call->argv[score])) {
+				score++;
+			}
+			if (score > best_score) {
+				best = i;
+				best_score = score;
+				tie = false;
+			} else if (score == best_score && score > 0) {
+				tie = true;
+			}
+		}
+		if (best >= 0 && !tie) {
+			chosen = &fn->overloads[best];
+			chosen_index = best;
+		}
+	}
+	if (chosen == NULL) {
 		char got[160] = "";
 		for (uint32_t k = 0; k < call->argc && k < 4; k++) {
 			char what[48];
