@@ -40,7 +40,7 @@ declare function toSec(interval: Interval<'s'>): number;
  * Calls callback once after interval milliseconds. Alias of timers.single.
  * @deprecated use timers.single
  * @until 0.1.5
- * @throws ESR0004 no free timer (0.1.5)
+ * @throws ESR0004 [since 0.1.5] no free timer
  */
 declare function setTimeout(callback: () => void, interval: AtLeast<0>): LegacyTimer;
 
@@ -48,7 +48,7 @@ declare function setTimeout(callback: () => void, interval: AtLeast<0>): LegacyT
  * Calls callback every interval milliseconds. Alias of timers.repeat.
  * @deprecated use timers.repeat
  * @until 0.1.5
- * @throws ESR0004 no free timer (0.1.5)
+ * @throws ESR0004 [since 0.1.5] no free timer
  */
 declare function setInterval(callback: () => void, interval: AtLeast<1>): LegacyTimer;
 

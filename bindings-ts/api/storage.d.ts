@@ -17,7 +17,7 @@ declare namespace storage {
    * @throws ESR0204 message too big
    * @throws ESR0201 storage error
    * @throws ESR0202 no storage space
-   * @throws ESR0205 [until 0.1.5] data store timeout
+   * @throws ESR0205 [since 0.2.6] data store timeout
    */
   function save(id: Int<0, 4294967295>, data: PureObject): number;
 

@@ -4,20 +4,20 @@
 declare namespace timers {
   /**
    * Calls callback once, interval milliseconds from now.
-   * @throws ESR0004 no free timer (0.1.5 and later)
+   * @throws ESR0004 [since 0.1.5] no free timer
    */
   function single(interval: Interval<'ms'>, callback: () => void): SingleTimer;
 
   /**
    * Calls callback every interval milliseconds until stopped.
-   * @throws ESR0004 no free timer (0.1.5 and later)
+   * @throws ESR0004 [since 0.1.5] no free timer
    */
   function repeat(interval: Interval<'ms', 1>, callback: () => void): RepeatTimer;
 
   /**
    * Calls callback once at a UTC time (milliseconds since 1970, or a Date). A time in the past
    * fires at once.
-   * @throws ESR0004 no free timer (0.1.5 and later)
+   * @throws ESR0004 [since 0.1.5] no free timer
    */
   function at(timestamp: Timestamp, callback: () => void): AtTimer;
 

@@ -365,3 +365,39 @@ test('end to end: a corrupt package is refused with exit 1', async () => {
   assert.equal(ran.stdout, '');
   assert.notEqual(ran.stderr, '');
 });
+
+test('end to end: --api must match the API a package was built for', async () => {
+  await ensureHostTools(['beacon-pack', 'beacon-sim'], 'duktape');
+  write('e2e/v015.ts', "print('old api');\n");
+  assert.equal(beacon(['build', 'e2e/v015.ts', '--api', '0.1.5']).status, 0);
+  const wrong = beacon(['run', 'e2e/v015.bapp', '--api', '0.2.6']);
+  assert.equal(wrong.status, 2);
+  assert.equal(wrong.stderr, 'beacon run: e2e/v015.bapp was built for API 0.1.5, not 0.2.6\n');
+  const right = beacon(['run', 'e2e/v015.bapp', '--api', '0.1.5']);
+  assert.equal(right.status, 0, right.stderr);
+  assert.equal(right.stdout, 'old api\n');
+});
+
+// The JerryScript tools need a JerryScript source tree, like the JerryScript app runs.
+test(
+  'end to end: a JerryScript package runs on the JerryScript simulator by itself',
+  { skip: process.env.JERRYSCRIPT_DIR ? false : 'JERRYSCRIPT_DIR is not set' },
+  async () => {
+    await ensureHostTools(['beacon-pack', 'beacon-sim'], 'jerryscript');
+    write('e2e/jerry.ts', "const engine = 'jerryscript';\nprint(`built for ${engine}`);\n");
+    const built = beacon(['build', 'e2e/jerry.ts', '--engine', 'jerryscript']);
+    assert.equal(built.status, 0, built.stderr);
+    assert.match(built.stdout, /JerryScript [\d.]+ bytecode/);
+    const header = readPackageHeader(fs.readFileSync(path.join(tmpRoot, 'e2e', 'jerry.bapp')));
+    assert.ok(typeof header !== 'string', String(header));
+    assert.equal(header.engine, 'jerryscript');
+    const ran = beacon(['run', 'e2e/jerry.bapp']);
+    assert.equal(ran.status, 0, ran.stderr);
+    assert.equal(ran.stdout, 'built for jerryscript\n');
+    // Asked to run it on Duktape, the simulator refuses the package.
+    const refused = beacon(['run', 'e2e/jerry.bapp', '--engine', 'duktape']);
+    assert.equal(refused.status, 1);
+    assert.equal(refused.stdout, '');
+    assert.match(refused.stderr, /JerryScript/);
+  },
+);

@@ -6,7 +6,7 @@ import * as assert from 'assert/strict';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import { DeclarationError, generate, parseApi } from '../src/codegen/index';
 import { toolsRoot } from '../src/codegen/versions';
 
@@ -14,9 +14,18 @@ const tools = toolsRoot();
 const repo = path.dirname(tools);
 const casesDir = path.join(tools, 'test', 'codegen');
 
+const tempDirs: string[] = [];
+after(() => tempDirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+
+function tempDir(prefix: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
+
 /** A temp api dir holding the real vocabulary plus the given declaration files. */
 function apiDir(files: Record<string, string>): string {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-codegen-'));
+  const dir = tempDir('beacon-codegen-');
   fs.copyFileSync(path.join(tools, 'api', 'types.d.ts'), path.join(dir, 'types.d.ts'));
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
   return dir;
@@ -42,7 +51,7 @@ test('golden: basic', () => {
 
 test('generated C compiles with the glue core', () => {
   const out = generate(apiDir(caseFiles('basic')), path.join(casesDir, 'basic', 'runtime'));
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-glue-'));
+  const dir = tempDir('beacon-glue-');
   fs.writeFileSync(path.join(dir, 'api_glue.h'), out.get('src/glue/generated/api_glue.h')!);
   fs.writeFileSync(path.join(dir, 'api_glue.c'), out.get('src/glue/generated/api_glue.c')!);
   const r = spawnSync('cc', ['-std=c11', '-Wall', '-Wextra', '-Werror', '-Wno-unused-parameter', '-c',

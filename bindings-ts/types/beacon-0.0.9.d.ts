@@ -7,14 +7,12 @@ declare function print(text: unknown): void;
 declare function toHex(array: number[] | ArrayBuffer): string;
 /**
  * Calls callback once after interval milliseconds. Alias of timers.single.
- * @throws ESR0004 no free timer (0.1.5)
  * @deprecated use timers.single
  */
 declare function setTimeout(callback: () => void, interval: number): LegacyTimer;
 /**
  * Calls callback every interval milliseconds. Alias of timers.repeat.
  * @param interval At least 1.
- * @throws ESR0004 no free timer (0.1.5)
  * @deprecated use timers.repeat
  */
 declare function setInterval(callback: () => void, interval: number): LegacyTimer;
@@ -184,6 +182,12 @@ declare namespace io {
    * @param pressType A whole number. From 0 to 2. Default 0.
    */
   function press(callback: () => void, pressType?: number): void;
+  /** The buttons, for the buttonId form of io.press (0.1.5 and later). */
+  enum Button {
+    MAIN = 0,
+    /** Where the hardware has one. */
+    SIDE = 1,
+  }
   /** Colours for io.setLedColor, as [red, green, blue]. */
   namespace Color {
     /** Value: [1,0,0]. */
@@ -400,19 +404,16 @@ declare namespace timers {
   /**
    * Calls callback once, interval milliseconds from now.
    * @param interval Milliseconds, or an interval string such as '30s'.
-   * @throws ESR0004 no free timer (0.1.5 and later)
    */
   function single(interval: number | string, callback: () => void): SingleTimer;
   /**
    * Calls callback every interval milliseconds until stopped.
    * @param interval Milliseconds, or an interval string such as '30s'. At least 1.
-   * @throws ESR0004 no free timer (0.1.5 and later)
    */
   function repeat(interval: number | string, callback: () => void): RepeatTimer;
   /**
    * Calls callback once at a UTC time (milliseconds since 1970, or a Date). A time in the past
    * fires at once.
-   * @throws ESR0004 no free timer (0.1.5 and later)
    */
   function at(timestamp: number | Date, callback: () => void): AtTimer;
 }

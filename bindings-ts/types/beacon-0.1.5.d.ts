@@ -7,14 +7,14 @@ declare function print(text: unknown): void;
 declare function toHex(array: number[] | ArrayBuffer): string;
 /**
  * Calls callback once after interval milliseconds. Alias of timers.single.
- * @throws ESR0004 no free timer (0.1.5)
+ * @throws ESR0004 no free timer
  * @deprecated use timers.single
  */
 declare function setTimeout(callback: () => void, interval: number): LegacyTimer;
 /**
  * Calls callback every interval milliseconds. Alias of timers.repeat.
  * @param interval At least 1.
- * @throws ESR0004 no free timer (0.1.5)
+ * @throws ESR0004 no free timer
  * @deprecated use timers.repeat
  */
 declare function setInterval(callback: () => void, interval: number): LegacyTimer;
@@ -218,7 +218,7 @@ declare namespace io {
    * @param pressType A whole number. From 0 to 2. Default 0.
    */
   function press(buttonId: number, callback: () => void, pressType?: number): void;
-  /** The buttons, for io.press. Present with the buttonId form of io.press, from 0.1.5. */
+  /** The buttons, for the buttonId form of io.press (0.1.5 and later). */
   enum Button {
     MAIN = 0,
     /** Where the hardware has one. */
@@ -446,19 +446,19 @@ declare namespace timers {
   /**
    * Calls callback once, interval milliseconds from now.
    * @param interval Milliseconds, or an interval string such as '30s'.
-   * @throws ESR0004 no free timer (0.1.5 and later)
+   * @throws ESR0004 no free timer
    */
   function single(interval: number | string, callback: () => void): SingleTimer;
   /**
    * Calls callback every interval milliseconds until stopped.
    * @param interval Milliseconds, or an interval string such as '30s'. At least 1.
-   * @throws ESR0004 no free timer (0.1.5 and later)
+   * @throws ESR0004 no free timer
    */
   function repeat(interval: number | string, callback: () => void): RepeatTimer;
   /**
    * Calls callback once at a UTC time (milliseconds since 1970, or a Date). A time in the past
    * fires at once.
-   * @throws ESR0004 no free timer (0.1.5 and later)
+   * @throws ESR0004 no free timer
    */
   function at(timestamp: number | Date, callback: () => void): AtTimer;
 }

@@ -236,7 +236,7 @@ declare namespace io {
    * @param callback null unregisters.
    */
   function onRawPress(callback: ((state: boolean) => void) | null): void;
-  /** The buttons, for io.press. Present with the buttonId form of io.press, from 0.1.5. */
+  /** The buttons, for the buttonId form of io.press (0.1.5 and later). */
   enum Button {
     MAIN = 0,
     /** Where the hardware has one. */
@@ -508,19 +508,19 @@ declare namespace timers {
   /**
    * Calls callback once, interval milliseconds from now.
    * @param interval Milliseconds, or an interval string such as '30s'.
-   * @throws ESR0004 no free timer (0.1.5 and later)
+   * @throws ESR0004 no free timer
    */
   function single(interval: number | string, callback: () => void): SingleTimer;
   /**
    * Calls callback every interval milliseconds until stopped.
    * @param interval Milliseconds, or an interval string such as '30s'. At least 1.
-   * @throws ESR0004 no free timer (0.1.5 and later)
+   * @throws ESR0004 no free timer
    */
   function repeat(interval: number | string, callback: () => void): RepeatTimer;
   /**
    * Calls callback once at a UTC time (milliseconds since 1970, or a Date). A time in the past
    * fires at once.
-   * @throws ESR0004 no free timer (0.1.5 and later)
+   * @throws ESR0004 no free timer
    */
   function at(timestamp: number | Date, callback: () => void): AtTimer;
   /**

@@ -3,7 +3,6 @@ import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import type { Engine } from '../compiler';
 import { flagOption, ParsedArgs, stringOption, UsageError } from './args';
 import { apiOption, engineOption, existingFile, isSource, printDiagnostics, reportFailure } from './common';
 import { parseInterval, parseUtc } from './interval';
@@ -77,6 +76,9 @@ function runSimulator(sim: string, args: string[]): Promise<number> {
 
 export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const input = existingFile(args.positionals[0]);
+  if (!isSource(input) && !input.endsWith('.bapp')) {
+    throw new UsageError(`${args.positionals[0]}: expected a .ts or .js source or a .bapp package`);
+  }
   const sim = simOptions(args);
   const apiGiven = stringOption(args, 'api') !== undefined;
   const apiVersion = apiOption(args);
@@ -98,7 +100,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
         onNote: (line) => io.err(`beacon: ${line}\n`),
       });
       printDiagnostics(io, r.warnings, (d) => compiler.formatDiagnostic(d));
-    } else if (input.endsWith('.bapp')) {
+    } else {
       pkg = input;
       const header = compiler.readPackageHeader(fs.readFileSync(input));
       if (typeof header !== 'string') {
@@ -111,10 +113,8 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       // A package the header reader cannot make sense of still goes to the simulator, which
       // gives the authoritative refusal.
       engine ??= compiler.DEFAULT_ENGINE;
-    } else {
-      throw new UsageError(`${args.positionals[0]}: expected a .ts or .js source or a .bapp package`);
     }
-    const [simTool] = await compiler.ensureHostTools(['beacon-sim'], engine as Engine, {
+    const [simTool] = await compiler.ensureHostTools(['beacon-sim'], engine, {
       onNote: (line) => io.err(`beacon: ${line}\n`),
     });
     return await runSimulator(simTool, simArgs(pkg, sim));

@@ -395,7 +395,8 @@ function emitFunction(c: string[], fn: FunctionIR, n: NativeInfo, api: ApiIR): v
     callArgs.push('self', 'call->this_value');
   }
   if (hasArgs) {
-    c.push(`\t${struct} args;`, '\teng_value_t error;');
+    // Zeroed: fields of other overloads (and their has_ flags) read as absent, not as garbage.
+    c.push(`\t${struct} args = {0};`, '\teng_value_t error;');
     c.push(`\tif (!glue_convert(call, &glue_f_${id}, &args, &error)) {`, '\t\treturn error;', '\t}');
     callArgs.push('&args');
   } else if (fn.overloads.length > 1) {

@@ -1,6 +1,18 @@
 // Reads the API declarations (bindings-ts/api/*.d.ts) with the TypeScript compiler API into the
 // IR. Declarations must type-check; any construct the codegen does not understand is an error
 // with its file:line, never silently skipped.
+//
+// JSDoc tags read here:
+//   @since X, @until X (inclusive), @versions a b   the versions a declaration exists in
+//   @default name value        JSON default of an optional parameter (or a record field)
+//   @native rt_name            the C function, when not rt_<namespace>_<name> (aliases share one)
+//   @throws ESRxxxx text       an error the call throws; `@throws ESRxxxx [since X] text` (or
+//                              [until X], [versions a b]) when only some versions throw it
+//   @invalid name ESRxxxx      a refused value of that parameter throws this coded error instead
+//                              of a TypeError/RangeError (the spec codes some refusals); needs
+//                              a matching @throws
+//   @deprecated text, @handle nativeType (interfaces), @values 0.0.9=0 (enum members),
+//   @value JSON (constants)
 import * as fs from 'fs';
 import * as path from 'path';
 import ts from 'typescript';

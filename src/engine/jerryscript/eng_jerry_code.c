@@ -85,6 +85,7 @@ static jerry_value_t parse(const char *source, size_t len, const char *filename)
 
 eng_value_t eng_eval(const char *source, size_t len, const char *filename)
 {
+	ENG_JERRY_STACK_MARK();
 	jerry_value_t script = parse(source, len, filename);
 
 	if (jerry_value_is_exception(script)) {
@@ -169,6 +170,7 @@ int eng_compile(const char *source, size_t len, const char *filename, uint8_t **
 		}
 		started = true;
 	}
+	ENG_JERRY_STACK_MARK();
 	int rc;
 	jerry_value_t script = parse(source, len, filename);
 
@@ -192,6 +194,7 @@ static jerry_value_t bytecode_error(const char *what)
 
 eng_value_t eng_run_bytecode(const uint8_t *bytecode, size_t len)
 {
+	ENG_JERRY_STACK_MARK();
 	if (bytecode == NULL || len < ENG_JERRY_BC_HEADER ||
 	    memcmp(bytecode, bc_magic, sizeof(bc_magic)) != 0) {
 		return eng_jerry_track(bytecode_error("not JerryScript bytecode"));

@@ -89,6 +89,7 @@ eng_value_t eng_function(eng_native_fn_t fn, void *data, const char *name)
 eng_value_t eng_call(eng_value_t fn, eng_value_t this_value, const eng_value_t *argv,
 		     uint32_t argc)
 {
+	ENG_JERRY_STACK_MARK();
 	return eng_jerry_track(jerry_call(fn, this_value, argv, argc));
 }
 
@@ -284,6 +285,7 @@ eng_value_t eng_promise_new(void)
 
 void eng_promise_resolve(eng_value_t promise, eng_value_t value)
 {
+	ENG_JERRY_STACK_MARK();
 	/* Settling twice is ignored, as for the functions a Promise executor receives. */
 	jerry_value_t argument = jerry_exception_value(value, false);
 
@@ -293,6 +295,7 @@ void eng_promise_resolve(eng_value_t promise, eng_value_t value)
 
 void eng_promise_reject(eng_value_t promise, eng_value_t reason)
 {
+	ENG_JERRY_STACK_MARK();
 	jerry_value_t argument = jerry_exception_value(reason, false);
 
 	jerry_value_free(jerry_promise_reject(promise, argument));
@@ -369,6 +372,7 @@ void eng_jerry_promises_free(void)
 
 eng_value_t eng_run_jobs(void)
 {
+	ENG_JERRY_STACK_MARK();
 	jerry_value_t result = jerry_run_jobs();
 
 	if (jerry_value_is_exception(result)) {
@@ -432,8 +436,7 @@ static jerry_value_t string_property(jerry_value_t object, const char *key)
 	return value;
 }
 
-/* "file:line" of the innermost frame, from the backtrace JerryScript stores in `stack` when it
- * knows the line (code parsed on this engine; snapshots carry no line information). */
+/* "file:line" of the innermost frame, from the backtrace JerryScript stores in `stack`. */
 static void describe_location(text_t *t, jerry_value_t error)
 {
 	jerry_value_t stack = jerry_object_get_sz(error, "stack");
@@ -443,9 +446,11 @@ static void describe_location(text_t *t, jerry_value_t error)
 	if (jerry_value_is_array(stack) && jerry_array_length(stack) > 0) {
 		top = jerry_object_get_index(stack, 0);
 	}
+	/* Frames without a name are snapshot code, which has no line information ("<anonymous>"
+	 * at 1:1), or unnamed source ("<unknown>"): a location would only mislead. */
 	if (jerry_value_is_string(top) &&
 	    eng_jerry_string_to_utf8(top, where, sizeof(where)) < sizeof(where) &&
-	    strncmp(where, "<unknown>", 9) != 0) {
+	    where[0] != '<') {
 		char *column = strrchr(where, ':');
 
 		if (column != NULL && column != where) {
@@ -461,6 +466,7 @@ static void describe_location(text_t *t, jerry_value_t error)
 
 void eng_describe(eng_value_t value, char *buf, size_t cap)
 {
+	ENG_JERRY_STACK_MARK();
 	text_t t = {.buf = buf, .cap = cap, .len = 0};
 
 	if (cap == 0) {

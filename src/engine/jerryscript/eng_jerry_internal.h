@@ -69,5 +69,11 @@ bool eng_jerry_private_pending_jobs(void);
 void eng_jerry_private_reset_peak(void);
 /* "NAME=value;..." for every configuration switch that changes the snapshot format. */
 const char *eng_jerry_private_config(void);
+/* JerryScript measures stack use from the frame that called jerry_init(); JavaScript entered
+ * from a shallower frame (an event loop above the init code) would look like an overflow. Every
+ * entry point that may run JavaScript raises the base to its own frame when that is shallower
+ * (stacks grow down on every target). */
+void eng_jerry_private_stack_mark(uintptr_t frame);
+#define ENG_JERRY_STACK_MARK() eng_jerry_private_stack_mark((uintptr_t)__builtin_frame_address(0))
 
 #endif /* ENG_JERRY_INTERNAL_H */

@@ -23,6 +23,17 @@ void eng_jerry_private_reset_peak(void)
 #endif
 }
 
+void eng_jerry_private_stack_mark(uintptr_t frame)
+{
+#if JERRY_STACK_LIMIT != 0
+	if (frame > JERRY_CONTEXT(stack_base)) {
+		JERRY_CONTEXT(stack_base) = frame;
+	}
+#else
+	(void)frame;
+#endif
+}
+
 #define ENG_JERRY_STR2(x) #x
 #define ENG_JERRY_STR(x) ENG_JERRY_STR2(x)
 #define ENG_JERRY_CFG(name) #name "=" ENG_JERRY_STR(name) ";"

@@ -306,6 +306,7 @@ bool eng_to_boolean(eng_value_t value)
 
 double eng_date_value(eng_value_t date)
 {
+	ENG_JERRY_STACK_MARK();
 	if (jerry_object_type(date) != JERRY_OBJECT_TYPE_DATE) {
 		return NAN;
 	}
@@ -318,6 +319,7 @@ double eng_date_value(eng_value_t date)
 
 eng_value_t eng_to_string(eng_value_t value)
 {
+	ENG_JERRY_STACK_MARK();
 	if (jerry_value_is_exception(value)) {
 		return eng_jerry_track(jerry_throw_sz(JERRY_ERROR_TYPE, "not a value"));
 	}
@@ -421,6 +423,7 @@ static jerry_value_t get_property(jerry_value_t object, jerry_value_t key, const
 
 eng_value_t eng_get(eng_value_t object, const char *key)
 {
+	ENG_JERRY_STACK_MARK();
 	jerry_value_t name = key_string(key);
 	jerry_value_t result = get_property(object, name, key);
 
@@ -430,6 +433,7 @@ eng_value_t eng_get(eng_value_t object, const char *key)
 
 eng_value_t eng_get_index(eng_value_t object, uint32_t index)
 {
+	ENG_JERRY_STACK_MARK();
 	jerry_value_t result;
 
 	if (jerry_value_is_object(object)) {
@@ -456,6 +460,7 @@ static bool consume_success(jerry_value_t result)
 
 bool eng_set(eng_value_t object, const char *key, eng_value_t value)
 {
+	ENG_JERRY_STACK_MARK();
 	if (!jerry_value_is_object(object) || jerry_value_is_exception(value)) {
 		return false;
 	}
@@ -468,6 +473,7 @@ bool eng_set(eng_value_t object, const char *key, eng_value_t value)
 
 bool eng_set_index(eng_value_t object, uint32_t index, eng_value_t value)
 {
+	ENG_JERRY_STACK_MARK();
 	if (!jerry_value_is_object(object) || jerry_value_is_exception(value)) {
 		return false;
 	}
@@ -535,6 +541,7 @@ bool eng_set_prototype(eng_value_t object, eng_value_t prototype)
 
 void eng_freeze(eng_value_t object)
 {
+	ENG_JERRY_STACK_MARK();
 	if (jerry_value_is_object(object)) {
 		jerry_value_free(jerry_call(eng_jerry_intrinsics.object_freeze, jerry_undefined(),
 					    &object, 1));
@@ -575,6 +582,7 @@ eng_value_t eng_get_internal(eng_value_t object, const char *key)
 
 eng_value_t eng_json_stringify(eng_value_t value)
 {
+	ENG_JERRY_STACK_MARK();
 	/* JSON.stringify itself, because jerry_json_stringify turns an undefined result (functions,
 	 * undefined, toJSON returning undefined) into a SyntaxError. */
 	if (jerry_value_is_exception(value)) {
@@ -586,6 +594,7 @@ eng_value_t eng_json_stringify(eng_value_t value)
 
 eng_value_t eng_json_parse(const char *utf8, size_t len)
 {
+	ENG_JERRY_STACK_MARK();
 	if (!eng_jerry_utf8_valid(utf8, len)) {
 		return eng_jerry_track(jerry_throw_sz(JERRY_ERROR_SYNTAX, "JSON text is not valid UTF-8"));
 	}

@@ -91,7 +91,7 @@ static const glue_overload_t glue_o_app_setErrorHandler[] = {
 static const glue_function_t glue_f_app_setErrorHandler = { "app.setErrorHandler", glue_o_app_setErrorHandler, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_app_setErrorHandler(const eng_call_t *call)
 {
-	rt_app_setErrorHandler_args_t args;
+	rt_app_setErrorHandler_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_app_setErrorHandler, &args, &error)) {
 		return error;
@@ -148,7 +148,7 @@ static const glue_overload_t glue_o_ble_advertise[] = {
 static const glue_function_t glue_f_ble_advertise = { "ble.advertise", glue_o_ble_advertise, 2, offsetof(rt_ble_advertise_args_t, variant) };
 static eng_value_t glue_w_ble_advertise(const eng_call_t *call)
 {
-	rt_ble_advertise_args_t args;
+	rt_ble_advertise_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_ble_advertise, &args, &error)) {
 		return error;
@@ -172,7 +172,7 @@ static const glue_overload_t glue_o_ble_startScan[] = {
 static const glue_function_t glue_f_ble_startScan = { "ble.startScan", glue_o_ble_startScan, 2, offsetof(rt_ble_startScan_args_t, variant) };
 static eng_value_t glue_w_ble_startScan(const eng_call_t *call)
 {
-	rt_ble_startScan_args_t args;
+	rt_ble_startScan_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_ble_startScan, &args, &error)) {
 		return error;
@@ -189,7 +189,7 @@ static const glue_overload_t glue_o_ble_parse[] = {
 static const glue_function_t glue_f_ble_parse = { "ble.parse", glue_o_ble_parse, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_ble_parse(const eng_call_t *call)
 {
-	rt_ble_parse_args_t args;
+	rt_ble_parse_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_ble_parse, &args, &error)) {
 		return error;
@@ -206,7 +206,7 @@ static const glue_overload_t glue_o_ble_stopScan[] = {
 static const glue_function_t glue_f_ble_stopScan = { "ble.stopScan", glue_o_ble_stopScan, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_ble_stopScan(const eng_call_t *call)
 {
-	rt_ble_stopScan_args_t args;
+	rt_ble_stopScan_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_ble_stopScan, &args, &error)) {
 		return error;
@@ -224,7 +224,7 @@ static const glue_overload_t glue_o_ble_build_eddystoneUrl[] = {
 static const glue_function_t glue_f_ble_build_eddystoneUrl = { "ble.build.eddystoneUrl", glue_o_ble_build_eddystoneUrl, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_ble_build_eddystoneUrl(const eng_call_t *call)
 {
-	rt_ble_build_eddystoneUrl_args_t args;
+	rt_ble_build_eddystoneUrl_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_ble_build_eddystoneUrl, &args, &error)) {
 		return error;
@@ -249,7 +249,7 @@ static const glue_overload_t glue_o_ble_build_eddystoneUid[] = {
 static const glue_function_t glue_f_ble_build_eddystoneUid = { "ble.build.eddystoneUid", glue_o_ble_build_eddystoneUid, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_ble_build_eddystoneUid(const eng_call_t *call)
 {
-	rt_ble_build_eddystoneUid_args_t args;
+	rt_ble_build_eddystoneUid_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_ble_build_eddystoneUid, &args, &error)) {
 		return error;
@@ -269,7 +269,7 @@ static const glue_overload_t glue_o_ble_build_iBeacon[] = {
 static const glue_function_t glue_f_ble_build_iBeacon = { "ble.build.iBeacon", glue_o_ble_build_iBeacon, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_ble_build_iBeacon(const eng_call_t *call)
 {
-	rt_ble_build_iBeacon_args_t args;
+	rt_ble_build_iBeacon_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_ble_build_iBeacon, &args, &error)) {
 		return error;
@@ -289,7 +289,7 @@ static const glue_overload_t glue_o_ble_build_altBeacon[] = {
 static const glue_function_t glue_f_ble_build_altBeacon = { "ble.build.altBeacon", glue_o_ble_build_altBeacon, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_ble_build_altBeacon(const eng_call_t *call)
 {
-	rt_ble_build_altBeacon_args_t args;
+	rt_ble_build_altBeacon_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_ble_build_altBeacon, &args, &error)) {
 		return error;
@@ -306,7 +306,7 @@ static const glue_overload_t glue_o_ble_build_vendorLocation[] = {
 static const glue_function_t glue_f_ble_build_vendorLocation = { "ble.build.vendorLocation", glue_o_ble_build_vendorLocation, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_ble_build_vendorLocation(const eng_call_t *call)
 {
-	rt_ble_build_vendorLocation_args_t args;
+	rt_ble_build_vendorLocation_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_ble_build_vendorLocation, &args, &error)) {
 		return error;
@@ -323,7 +323,7 @@ static const glue_overload_t glue_o_ble_build_vendorLocationTrigger[] = {
 static const glue_function_t glue_f_ble_build_vendorLocationTrigger = { "ble.build.vendorLocationTrigger", glue_o_ble_build_vendorLocationTrigger, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_ble_build_vendorLocationTrigger(const eng_call_t *call)
 {
-	rt_ble_build_vendorLocationTrigger_args_t args;
+	rt_ble_build_vendorLocationTrigger_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_ble_build_vendorLocationTrigger, &args, &error)) {
 		return error;
@@ -359,7 +359,7 @@ static const glue_overload_t glue_o_cloud_enqueue[] = {
 static const glue_function_t glue_f_cloud_enqueue = { "cloud.enqueue", glue_o_cloud_enqueue, 2, offsetof(rt_cloud_enqueue_args_t, variant) };
 static eng_value_t glue_w_cloud_enqueue(const eng_call_t *call)
 {
-	rt_cloud_enqueue_args_t args;
+	rt_cloud_enqueue_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_cloud_enqueue, &args, &error)) {
 		return error;
@@ -377,7 +377,7 @@ static const glue_overload_t glue_o_cloud_setVar[] = {
 static const glue_function_t glue_f_cloud_setVar = { "cloud.setVar", glue_o_cloud_setVar, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_cloud_setVar(const eng_call_t *call)
 {
-	rt_cloud_setVar_args_t args;
+	rt_cloud_setVar_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_cloud_setVar, &args, &error)) {
 		return error;
@@ -394,7 +394,7 @@ static const glue_overload_t glue_o_cloud_onReceive[] = {
 static const glue_function_t glue_f_cloud_onReceive = { "cloud.onReceive", glue_o_cloud_onReceive, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_cloud_onReceive(const eng_call_t *call)
 {
-	rt_cloud_onReceive_args_t args;
+	rt_cloud_onReceive_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_cloud_onReceive, &args, &error)) {
 		return error;
@@ -415,7 +415,7 @@ static const glue_overload_t glue_o_print[] = {
 static const glue_function_t glue_f_print = { "print", glue_o_print, 2, offsetof(rt_print_args_t, variant) };
 static eng_value_t glue_w_print(const eng_call_t *call)
 {
-	rt_print_args_t args;
+	rt_print_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_print, &args, &error)) {
 		return error;
@@ -432,7 +432,7 @@ static const glue_overload_t glue_o_preview[] = {
 static const glue_function_t glue_f_preview = { "preview", glue_o_preview, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_preview(const eng_call_t *call)
 {
-	rt_preview_args_t args;
+	rt_preview_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_preview, &args, &error)) {
 		return error;
@@ -449,7 +449,7 @@ static const glue_overload_t glue_o_toHex[] = {
 static const glue_function_t glue_f_toHex = { "toHex", glue_o_toHex, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_toHex(const eng_call_t *call)
 {
-	rt_toHex_args_t args;
+	rt_toHex_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_toHex, &args, &error)) {
 		return error;
@@ -466,7 +466,7 @@ static const glue_overload_t glue_o_toMs[] = {
 static const glue_function_t glue_f_toMs = { "toMs", glue_o_toMs, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_toMs(const eng_call_t *call)
 {
-	rt_toMs_args_t args;
+	rt_toMs_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_toMs, &args, &error)) {
 		return error;
@@ -483,7 +483,7 @@ static const glue_overload_t glue_o_toSec[] = {
 static const glue_function_t glue_f_toSec = { "toSec", glue_o_toSec, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_toSec(const eng_call_t *call)
 {
-	rt_toSec_args_t args;
+	rt_toSec_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_toSec, &args, &error)) {
 		return error;
@@ -501,7 +501,7 @@ static const glue_overload_t glue_o_setTimeout[] = {
 static const glue_function_t glue_f_setTimeout = { "setTimeout", glue_o_setTimeout, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_setTimeout(const eng_call_t *call)
 {
-	rt_setTimeout_args_t args;
+	rt_setTimeout_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_setTimeout, &args, &error)) {
 		return error;
@@ -519,7 +519,7 @@ static const glue_overload_t glue_o_setInterval[] = {
 static const glue_function_t glue_f_setInterval = { "setInterval", glue_o_setInterval, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_setInterval(const eng_call_t *call)
 {
-	rt_setInterval_args_t args;
+	rt_setInterval_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_setInterval, &args, &error)) {
 		return error;
@@ -536,7 +536,7 @@ static const glue_overload_t glue_o_clearTimeout[] = {
 static const glue_function_t glue_f_clearTimeout = { "clearTimeout", glue_o_clearTimeout, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_clearTimeout(const eng_call_t *call)
 {
-	rt_clear_timer_args_t args;
+	rt_clear_timer_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_clearTimeout, &args, &error)) {
 		return error;
@@ -553,7 +553,7 @@ static const glue_overload_t glue_o_clearInterval[] = {
 static const glue_function_t glue_f_clearInterval = { "clearInterval", glue_o_clearInterval, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_clearInterval(const eng_call_t *call)
 {
-	rt_clear_timer_args_t args;
+	rt_clear_timer_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_clearInterval, &args, &error)) {
 		return error;
@@ -575,7 +575,7 @@ static const glue_overload_t glue_o_io_led[] = {
 static const glue_function_t glue_f_io_led = { "io.led", glue_o_io_led, 2, offsetof(rt_io_led_args_t, variant) };
 static eng_value_t glue_w_io_led(const eng_call_t *call)
 {
-	rt_io_led_args_t args;
+	rt_io_led_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_io_led, &args, &error)) {
 		return error;
@@ -606,7 +606,7 @@ static const glue_overload_t glue_o_io_setLedColor[] = {
 static const glue_function_t glue_f_io_setLedColor = { "io.setLedColor", glue_o_io_setLedColor, 4, offsetof(rt_io_setLedColor_args_t, variant) };
 static eng_value_t glue_w_io_setLedColor(const eng_call_t *call)
 {
-	rt_io_setLedColor_args_t args;
+	rt_io_setLedColor_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_io_setLedColor, &args, &error)) {
 		return error;
@@ -628,7 +628,7 @@ static const glue_overload_t glue_o_io_setLedBrightness[] = {
 static const glue_function_t glue_f_io_setLedBrightness = { "io.setLedBrightness", glue_o_io_setLedBrightness, 2, offsetof(rt_io_setLedBrightness_args_t, variant) };
 static eng_value_t glue_w_io_setLedBrightness(const eng_call_t *call)
 {
-	rt_io_setLedBrightness_args_t args;
+	rt_io_setLedBrightness_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_io_setLedBrightness, &args, &error)) {
 		return error;
@@ -669,7 +669,7 @@ static const glue_overload_t glue_o_io_press[] = {
 static const glue_function_t glue_f_io_press = { "io.press", glue_o_io_press, 4, offsetof(rt_io_press_args_t, variant) };
 static eng_value_t glue_w_io_press(const eng_call_t *call)
 {
-	rt_io_press_args_t args;
+	rt_io_press_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_io_press, &args, &error)) {
 		return error;
@@ -686,7 +686,7 @@ static const glue_overload_t glue_o_io_onRawPress[] = {
 static const glue_function_t glue_f_io_onRawPress = { "io.onRawPress", glue_o_io_onRawPress, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_io_onRawPress(const eng_call_t *call)
 {
-	rt_io_onRawPress_args_t args;
+	rt_io_onRawPress_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_io_onRawPress, &args, &error)) {
 		return error;
@@ -704,7 +704,7 @@ static const glue_overload_t glue_o_location_distance[] = {
 static const glue_function_t glue_f_location_distance = { "location.distance", glue_o_location_distance, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_location_distance(const eng_call_t *call)
 {
-	rt_location_distance_args_t args;
+	rt_location_distance_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_location_distance, &args, &error)) {
 		return error;
@@ -722,7 +722,7 @@ static const glue_overload_t glue_o_location_startUpdates[] = {
 static const glue_function_t glue_f_location_startUpdates = { "location.startUpdates", glue_o_location_startUpdates, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_location_startUpdates(const eng_call_t *call)
 {
-	rt_location_startUpdates_args_t args;
+	rt_location_startUpdates_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_location_startUpdates, &args, &error)) {
 		return error;
@@ -739,7 +739,7 @@ static const glue_overload_t glue_o_location_mock[] = {
 static const glue_function_t glue_f_location_mock = { "location.mock", glue_o_location_mock, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_location_mock(const eng_call_t *call)
 {
-	rt_location_mock_args_t args;
+	rt_location_mock_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_location_mock, &args, &error)) {
 		return error;
@@ -756,7 +756,7 @@ static const glue_overload_t glue_o_location_stop[] = {
 static const glue_function_t glue_f_location_stop = { "location.stop", glue_o_location_stop, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_location_stop(const eng_call_t *call)
 {
-	rt_location_stop_args_t args;
+	rt_location_stop_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_location_stop, &args, &error)) {
 		return error;
@@ -801,7 +801,7 @@ static const glue_overload_t glue_o_modem_setAirplaneMode[] = {
 static const glue_function_t glue_f_modem_setAirplaneMode = { "modem.setAirplaneMode", glue_o_modem_setAirplaneMode, 2, offsetof(rt_modem_setAirplaneMode_args_t, variant) };
 static eng_value_t glue_w_modem_setAirplaneMode(const eng_call_t *call)
 {
-	rt_modem_setAirplaneMode_args_t args;
+	rt_modem_setAirplaneMode_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_modem_setAirplaneMode, &args, &error)) {
 		return error;
@@ -836,7 +836,7 @@ static const glue_overload_t glue_o_lte_setAirplaneMode[] = {
 static const glue_function_t glue_f_lte_setAirplaneMode = { "lte.setAirplaneMode", glue_o_lte_setAirplaneMode, 1, offsetof(rt_modem_setAirplaneMode_args_t, variant) };
 static eng_value_t glue_w_lte_setAirplaneMode(const eng_call_t *call)
 {
-	rt_modem_setAirplaneMode_args_t args;
+	rt_modem_setAirplaneMode_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_lte_setAirplaneMode, &args, &error)) {
 		return error;
@@ -853,7 +853,7 @@ static const glue_overload_t glue_o_nfc_onFieldChanged[] = {
 static const glue_function_t glue_f_nfc_onFieldChanged = { "nfc.onFieldChanged", glue_o_nfc_onFieldChanged, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_nfc_onFieldChanged(const eng_call_t *call)
 {
-	rt_nfc_onFieldChanged_args_t args;
+	rt_nfc_onFieldChanged_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_nfc_onFieldChanged, &args, &error)) {
 		return error;
@@ -870,7 +870,7 @@ static const glue_overload_t glue_o_nfc_onWrite[] = {
 static const glue_function_t glue_f_nfc_onWrite = { "nfc.onWrite", glue_o_nfc_onWrite, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_nfc_onWrite(const eng_call_t *call)
 {
-	rt_nfc_onWrite_args_t args;
+	rt_nfc_onWrite_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_nfc_onWrite, &args, &error)) {
 		return error;
@@ -887,7 +887,7 @@ static const glue_overload_t glue_o_nfc_setMsg[] = {
 static const glue_function_t glue_f_nfc_setMsg = { "nfc.setMsg", glue_o_nfc_setMsg, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_nfc_setMsg(const eng_call_t *call)
 {
-	rt_nfc_setMsg_args_t args;
+	rt_nfc_setMsg_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_nfc_setMsg, &args, &error)) {
 		return error;
@@ -922,7 +922,7 @@ static const glue_overload_t glue_o_sensors_imu_setSens[] = {
 static const glue_function_t glue_f_sensors_imu_setSens = { "sensors.imu.setSens", glue_o_sensors_imu_setSens, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_sensors_imu_setSens(const eng_call_t *call)
 {
-	rt_sensors_imu_setSens_args_t args;
+	rt_sensors_imu_setSens_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_sensors_imu_setSens, &args, &error)) {
 		return error;
@@ -939,7 +939,7 @@ static const glue_overload_t glue_o_sensors_imu_setResp[] = {
 static const glue_function_t glue_f_sensors_imu_setResp = { "sensors.imu.setResp", glue_o_sensors_imu_setResp, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_sensors_imu_setResp(const eng_call_t *call)
 {
-	rt_sensors_imu_setResp_args_t args;
+	rt_sensors_imu_setResp_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_sensors_imu_setResp, &args, &error)) {
 		return error;
@@ -956,7 +956,7 @@ static const glue_overload_t glue_o_sensors_imu_setRange[] = {
 static const glue_function_t glue_f_sensors_imu_setRange = { "sensors.imu.setRange", glue_o_sensors_imu_setRange, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_sensors_imu_setRange(const eng_call_t *call)
 {
-	rt_sensors_imu_setRange_args_t args;
+	rt_sensors_imu_setRange_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_sensors_imu_setRange, &args, &error)) {
 		return error;
@@ -979,7 +979,7 @@ static const glue_overload_t glue_o_sensors_imu_onMotion[] = {
 static const glue_function_t glue_f_sensors_imu_onMotion = { "sensors.imu.onMotion", glue_o_sensors_imu_onMotion, 2, offsetof(rt_sensors_imu_onMotion_args_t, variant) };
 static eng_value_t glue_w_sensors_imu_onMotion(const eng_call_t *call)
 {
-	rt_sensors_imu_onMotion_args_t args;
+	rt_sensors_imu_onMotion_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_sensors_imu_onMotion, &args, &error)) {
 		return error;
@@ -1002,7 +1002,7 @@ static const glue_overload_t glue_o_sensors_accel_setSens[] = {
 static const glue_function_t glue_f_sensors_accel_setSens = { "sensors.accel.setSens", glue_o_sensors_accel_setSens, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_sensors_accel_setSens(const eng_call_t *call)
 {
-	rt_sensors_imu_setSens_args_t args;
+	rt_sensors_imu_setSens_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_sensors_accel_setSens, &args, &error)) {
 		return error;
@@ -1019,7 +1019,7 @@ static const glue_overload_t glue_o_sensors_accel_setResp[] = {
 static const glue_function_t glue_f_sensors_accel_setResp = { "sensors.accel.setResp", glue_o_sensors_accel_setResp, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_sensors_accel_setResp(const eng_call_t *call)
 {
-	rt_sensors_imu_setResp_args_t args;
+	rt_sensors_imu_setResp_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_sensors_accel_setResp, &args, &error)) {
 		return error;
@@ -1036,7 +1036,7 @@ static const glue_overload_t glue_o_sensors_accel_onMotion[] = {
 static const glue_function_t glue_f_sensors_accel_onMotion = { "sensors.accel.onMotion", glue_o_sensors_accel_onMotion, 1, offsetof(rt_sensors_imu_onMotion_args_t, variant) };
 static eng_value_t glue_w_sensors_accel_onMotion(const eng_call_t *call)
 {
-	rt_sensors_imu_onMotion_args_t args;
+	rt_sensors_imu_onMotion_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_sensors_accel_onMotion, &args, &error)) {
 		return error;
@@ -1089,7 +1089,7 @@ static const glue_overload_t glue_o_sensors_battery_setPowerListener[] = {
 static const glue_function_t glue_f_sensors_battery_setPowerListener = { "sensors.battery.setPowerListener", glue_o_sensors_battery_setPowerListener, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_sensors_battery_setPowerListener(const eng_call_t *call)
 {
-	rt_sensors_battery_setPowerListener_args_t args;
+	rt_sensors_battery_setPowerListener_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_sensors_battery_setPowerListener, &args, &error)) {
 		return error;
@@ -1116,7 +1116,7 @@ static const glue_overload_t glue_o_sensors_temp_setFastMode[] = {
 static const glue_function_t glue_f_sensors_temp_setFastMode = { "sensors.temp.setFastMode", glue_o_sensors_temp_setFastMode, 2, offsetof(rt_sensors_temp_setFastMode_args_t, variant) };
 static eng_value_t glue_w_sensors_temp_setFastMode(const eng_call_t *call)
 {
-	rt_sensors_temp_setFastMode_args_t args;
+	rt_sensors_temp_setFastMode_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_sensors_temp_setFastMode, &args, &error)) {
 		return error;
@@ -1139,7 +1139,7 @@ static const glue_overload_t glue_o_storage_save[] = {
 static const glue_function_t glue_f_storage_save = { "storage.save", glue_o_storage_save, 2, offsetof(rt_storage_save_args_t, variant) };
 static eng_value_t glue_w_storage_save(const eng_call_t *call)
 {
-	rt_storage_save_args_t args;
+	rt_storage_save_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_storage_save, &args, &error)) {
 		return error;
@@ -1156,7 +1156,7 @@ static const glue_overload_t glue_o_storage_read[] = {
 static const glue_function_t glue_f_storage_read = { "storage.read", glue_o_storage_read, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_storage_read(const eng_call_t *call)
 {
-	rt_storage_read_args_t args;
+	rt_storage_read_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_storage_read, &args, &error)) {
 		return error;
@@ -1173,7 +1173,7 @@ static const glue_overload_t glue_o_storage_remove[] = {
 static const glue_function_t glue_f_storage_remove = { "storage.remove", glue_o_storage_remove, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_storage_remove(const eng_call_t *call)
 {
-	rt_storage_remove_args_t args;
+	rt_storage_remove_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_storage_remove, &args, &error)) {
 		return error;
@@ -1190,7 +1190,7 @@ static const glue_overload_t glue_o_storage_readAll[] = {
 static const glue_function_t glue_f_storage_readAll = { "storage.readAll", glue_o_storage_readAll, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_storage_readAll(const eng_call_t *call)
 {
-	rt_storage_readAll_args_t args;
+	rt_storage_readAll_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_storage_readAll, &args, &error)) {
 		return error;
@@ -1223,7 +1223,7 @@ static const glue_overload_t glue_o_sync_setHandler[] = {
 static const glue_function_t glue_f_sync_setHandler = { "sync.setHandler", glue_o_sync_setHandler, 2, offsetof(rt_sync_setHandler_args_t, variant) };
 static eng_value_t glue_w_sync_setHandler(const eng_call_t *call)
 {
-	rt_sync_setHandler_args_t args;
+	rt_sync_setHandler_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_sync_setHandler, &args, &error)) {
 		return error;
@@ -1240,7 +1240,7 @@ static const glue_overload_t glue_o_sync_setEndHandler[] = {
 static const glue_function_t glue_f_sync_setEndHandler = { "sync.setEndHandler", glue_o_sync_setEndHandler, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_sync_setEndHandler(const eng_call_t *call)
 {
-	rt_sync_setEndHandler_args_t args;
+	rt_sync_setEndHandler_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_sync_setEndHandler, &args, &error)) {
 		return error;
@@ -1263,7 +1263,7 @@ static const glue_overload_t glue_o_sync_setSyncPeriod[] = {
 static const glue_function_t glue_f_sync_setSyncPeriod = { "sync.setSyncPeriod", glue_o_sync_setSyncPeriod, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_sync_setSyncPeriod(const eng_call_t *call)
 {
-	rt_sync_setSyncPeriod_args_t args;
+	rt_sync_setSyncPeriod_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_sync_setSyncPeriod, &args, &error)) {
 		return error;
@@ -1311,7 +1311,7 @@ static const glue_overload_t glue_o_timers_single[] = {
 static const glue_function_t glue_f_timers_single = { "timers.single", glue_o_timers_single, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_timers_single(const eng_call_t *call)
 {
-	rt_timers_single_args_t args;
+	rt_timers_single_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_timers_single, &args, &error)) {
 		return error;
@@ -1329,7 +1329,7 @@ static const glue_overload_t glue_o_timers_repeat[] = {
 static const glue_function_t glue_f_timers_repeat = { "timers.repeat", glue_o_timers_repeat, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_timers_repeat(const eng_call_t *call)
 {
-	rt_timers_repeat_args_t args;
+	rt_timers_repeat_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_timers_repeat, &args, &error)) {
 		return error;
@@ -1347,7 +1347,7 @@ static const glue_overload_t glue_o_timers_at[] = {
 static const glue_function_t glue_f_timers_at = { "timers.at", glue_o_timers_at, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_timers_at(const eng_call_t *call)
 {
-	rt_timers_at_args_t args;
+	rt_timers_at_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_timers_at, &args, &error)) {
 		return error;
@@ -1366,7 +1366,7 @@ static const glue_overload_t glue_o_timers_count[] = {
 static const glue_function_t glue_f_timers_count = { "timers.count", glue_o_timers_count, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_timers_count(const eng_call_t *call)
 {
-	rt_timers_count_args_t args;
+	rt_timers_count_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_timers_count, &args, &error)) {
 		return error;
@@ -1385,7 +1385,7 @@ static const glue_overload_t glue_o_uwb_start[] = {
 static const glue_function_t glue_f_uwb_start = { "uwb.start", glue_o_uwb_start, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_uwb_start(const eng_call_t *call)
 {
-	rt_uwb_start_args_t args;
+	rt_uwb_start_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_uwb_start, &args, &error)) {
 		return error;
@@ -1402,7 +1402,7 @@ static const glue_overload_t glue_o_uwb_stop[] = {
 static const glue_function_t glue_f_uwb_stop = { "uwb.stop", glue_o_uwb_stop, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_uwb_stop(const eng_call_t *call)
 {
-	rt_uwb_stop_args_t args;
+	rt_uwb_stop_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_uwb_stop, &args, &error)) {
 		return error;
@@ -1453,7 +1453,7 @@ static eng_value_t glue_w_Advertiser_interval(const eng_call_t *call)
 	if (self == NULL) {
 		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not a %s", "Advertiser.interval", "Advertiser");
 	}
-	rt_advertiser_interval_args_t args;
+	rt_advertiser_interval_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_Advertiser_interval, &args, &error)) {
 		return error;
@@ -1476,7 +1476,7 @@ static eng_value_t glue_w_Advertiser_power(const eng_call_t *call)
 	if (self == NULL) {
 		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not a %s", "Advertiser.power", "Advertiser");
 	}
-	rt_advertiser_power_args_t args;
+	rt_advertiser_power_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_Advertiser_power, &args, &error)) {
 		return error;
@@ -1527,7 +1527,7 @@ static eng_value_t glue_w_SingleTimer_reset(const eng_call_t *call)
 	if (self == NULL) {
 		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not a %s", "SingleTimer.reset", "SingleTimer");
 	}
-	rt_timer_reset_args_t args;
+	rt_timer_reset_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_SingleTimer_reset, &args, &error)) {
 		return error;
@@ -1558,7 +1558,7 @@ static eng_value_t glue_w_RepeatTimer_restart(const eng_call_t *call)
 	if (self == NULL) {
 		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not a %s", "RepeatTimer.restart", "RepeatTimer");
 	}
-	rt_timer_restart_args_t args;
+	rt_timer_restart_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_RepeatTimer_restart, &args, &error)) {
 		return error;
@@ -1612,7 +1612,7 @@ static const glue_namespace_t glue_namespaces[] = {
 	{ "timers", 0x7 },
 	{ "uwb", 0x2 },
 	{ "ble.build", 0x7 },
-	{ "io.Button", 0x6 },
+	{ "io.Button", 0x7 },
 	{ "io.Color", 0x7 },
 	{ "io.Led", 0x7 },
 	{ "io.PressType", 0x7 },
@@ -1743,8 +1743,8 @@ static const glue_const_t glue_consts[] = {
 	{ "io.PressType", "SHORT", "0", 0x7 },
 	{ "io.PressType", "LONG", "1", 0x7 },
 	{ "io.PressType", "VERY_LONG", "2", 0x7 },
-	{ "io.Button", "MAIN", "0", 0x6 },
-	{ "io.Button", "SIDE", "1", 0x6 },
+	{ "io.Button", "MAIN", "0", 0x7 },
+	{ "io.Button", "SIDE", "1", 0x7 },
 	{ "nfc.RecordType", "TEXT", "1", 0x1 },
 	{ "nfc.RecordType", "URI", "2", 0x1 },
 	{ "nfc.RecordType", "EXTERNAL", "3", 0x1 },

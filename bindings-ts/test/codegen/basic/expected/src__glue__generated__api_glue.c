@@ -31,7 +31,7 @@ static const glue_overload_t glue_o_hello[] = {
 static const glue_function_t glue_f_hello = { "hello", glue_o_hello, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_hello(const eng_call_t *call)
 {
-	rt_hello_args_t args;
+	rt_hello_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_hello, &args, &error)) {
 		return error;
@@ -56,7 +56,7 @@ static const glue_overload_t glue_o_demo_configure[] = {
 static const glue_function_t glue_f_demo_configure = { "demo.configure", glue_o_demo_configure, 2, offsetof(rt_demo_configure_args_t, variant) };
 static eng_value_t glue_w_demo_configure(const eng_call_t *call)
 {
-	rt_demo_configure_args_t args;
+	rt_demo_configure_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_demo_configure, &args, &error)) {
 		return error;
@@ -73,7 +73,7 @@ static const glue_overload_t glue_o_demo_watch[] = {
 static const glue_function_t glue_f_demo_watch = { "demo.watch", glue_o_demo_watch, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_demo_watch(const eng_call_t *call)
 {
-	rt_demo_watch_args_t args;
+	rt_demo_watch_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_demo_watch, &args, &error)) {
 		return error;
@@ -93,7 +93,7 @@ static const glue_overload_t glue_o_demo_open[] = {
 static const glue_function_t glue_f_demo_open = { "demo.open", glue_o_demo_open, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_demo_open(const eng_call_t *call)
 {
-	rt_demo_open_args_t args;
+	rt_demo_open_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_demo_open, &args, &error)) {
 		return error;
@@ -116,7 +116,7 @@ static const glue_overload_t glue_o_demo_inner_deep[] = {
 static const glue_function_t glue_f_demo_inner_deep = { "demo.inner.deep", glue_o_demo_inner_deep, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_demo_inner_deep(const eng_call_t *call)
 {
-	rt_demo_inner_deep_args_t args;
+	rt_demo_inner_deep_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_demo_inner_deep, &args, &error)) {
 		return error;
@@ -140,7 +140,7 @@ static const glue_overload_t glue_o_demo_paint[] = {
 static const glue_function_t glue_f_demo_paint = { "demo.paint", glue_o_demo_paint, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_demo_paint(const eng_call_t *call)
 {
-	rt_demo_paint_args_t args;
+	rt_demo_paint_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_demo_paint, &args, &error)) {
 		return error;
@@ -157,7 +157,7 @@ static const glue_overload_t glue_o_demo_tag[] = {
 static const glue_function_t glue_f_demo_tag = { "demo.tag", glue_o_demo_tag, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_demo_tag(const eng_call_t *call)
 {
-	rt_demo_tag_args_t args;
+	rt_demo_tag_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_demo_tag, &args, &error)) {
 		return error;
@@ -174,7 +174,7 @@ static const glue_overload_t glue_o_demo_list[] = {
 static const glue_function_t glue_f_demo_list = { "demo.list", glue_o_demo_list, 1, GLUE_NO_HAS };
 static eng_value_t glue_w_demo_list(const eng_call_t *call)
 {
-	rt_demo_list_args_t args;
+	rt_demo_list_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_demo_list, &args, &error)) {
 		return error;
@@ -205,7 +205,7 @@ static eng_value_t glue_w_DemoHandle_level(const eng_call_t *call)
 	if (self == NULL) {
 		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not a %s", "DemoHandle.level", "DemoHandle");
 	}
-	rt_demo_level_args_t args;
+	rt_demo_level_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_DemoHandle_level, &args, &error)) {
 		return error;

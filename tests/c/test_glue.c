@@ -1,0 +1,304 @@
+/*
+ * The argument converter (glue_core): tuples, coded refusals, null for records, OneOfEach
+ * defaults and the error of the overload that fits best. The tables here are written the way
+ * the codegen emits them, so the converter is tested apart from any one API declaration.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "api_glue.h"
+#include "engine.h"
+#include "glue_core.h"
+
+/* ------------------------------------------------------------------ tables under test */
+
+typedef struct {
+	bool has_y;
+	double y;
+	double x;
+} spot_t;
+
+typedef struct {
+	bool has_channels;
+	uint32_t channels;
+} scan_options_t;
+
+typedef struct {
+	uint8_t variant;
+	rt_tuple_t rgb;
+	bool has_spot;
+	spot_t spot;
+	bool has_options;
+	scan_options_t options;
+	double eventType;
+	eng_value_t callback;
+	bool has_extra;
+	eng_value_t extra;
+} args_t;
+
+static const glue_param_t spot_fields[] = {
+	{"y", GLUE_NUMBER, GLUE_OPTIONAL | GLUE_HAS_DEFAULT, 0x7, 0, offsetof(spot_t, y),
+	 offsetof(spot_t, has_y), 0, -1.0, 1.0, 0.5, NULL},
+	{"x", GLUE_NUMBER, 0, 0x7, 0, offsetof(spot_t, x), GLUE_NO_HAS, 0, -1.0, 1.0, 0.0, NULL},
+};
+static const glue_record_t spot_record = {"Spot", spot_fields, 2, sizeof(spot_t)};
+
+static const double channel_values[] = {37.0, 38.0, 39.0};
+static const glue_numlist_t channel_list = {channel_values, 3};
+static const glue_param_t scan_fields[] = {
+	/* default [37, 39]: bits 0 and 2 */
+	{"channels", GLUE_ONE_OF_EACH, GLUE_OPTIONAL | GLUE_HAS_DEFAULT, 0x7, 0,
+	 offsetof(scan_options_t, channels), offsetof(scan_options_t, has_channels), 0, 0.0, 0.0,
+	 5.0, &channel_list},
+};
+static const glue_record_t scan_record = {"ScanOptions", scan_fields, 1, sizeof(scan_options_t)};
+
+static const glue_param_t color_params[] = {
+	{"rgb", GLUE_NUM_TUPLE, 0, 0xff, 3, offsetof(args_t, rgb), GLUE_NO_HAS, 0, 0.0, 1.0, 0.0,
+	 NULL},
+};
+static const glue_overload_t color_overloads[] = {{0x7, 1, 1, color_params}};
+static const glue_function_t color_fn = {"t.color", color_overloads, 1, GLUE_NO_HAS};
+
+static const glue_param_t mock_params[] = {
+	{"spot", GLUE_RECORD, GLUE_NULLABLE, 0xff, 0, offsetof(args_t, spot),
+	 offsetof(args_t, has_spot), 0, 0.0, 0.0, 0.0, &spot_record},
+};
+static const glue_overload_t mock_overloads[] = {{0x7, 1, 1, mock_params}};
+static const glue_function_t mock_fn = {"t.mock", mock_overloads, 1, GLUE_NO_HAS};
+
+static const glue_param_t scan_params[] = {
+	{"options", GLUE_RECORD, GLUE_OPTIONAL, 0xff, 0, offsetof(args_t, options),
+	 offsetof(args_t, has_options), 0, 0.0, 0.0, 0.0, &scan_record},
+};
+static const glue_overload_t scan_overloads[] = {{0x7, 1, 0, scan_params}};
+static const glue_function_t scan_fn = {"t.scan", scan_overloads, 1, GLUE_NO_HAS};
+
+/* t.on(callback | null) and t.on(eventType, callback, extra?), as sensors.imu.onMotion. */
+static const glue_param_t on_params_0[] = {
+	{"callback", GLUE_FUNCTION, GLUE_NULLABLE, 0xff, 0, offsetof(args_t, callback), GLUE_NO_HAS,
+	 0, 0.0, 0.0, 0.0, NULL},
+};
+static const glue_param_t on_params_1[] = {
+	{"eventType", GLUE_INTEGER, 0, 0xff, 0, offsetof(args_t, eventType), GLUE_NO_HAS, 1801, 0.0,
+	 8.0, 0.0, NULL},
+	{"callback", GLUE_FUNCTION, GLUE_NULLABLE, 0xff, 0, offsetof(args_t, callback), GLUE_NO_HAS,
+	 0, 0.0, 0.0, 0.0, NULL},
+	{"extra", GLUE_OBJECT, GLUE_OPTIONAL, 0xff, 0, offsetof(args_t, extra),
+	 offsetof(args_t, has_extra), 1802, 0.0, 0.0, 0.0, NULL},
+};
+static const glue_overload_t on_overloads[] = {
+	{0x7, 1, 1, on_params_0},
+	{0x7, 3, 2, on_params_1},
+};
+static const glue_function_t on_fn = {"t.on", on_overloads, 2, offsetof(args_t, variant)};
+
+/* ------------------------------------------------------------------ helpers */
+
+static int setup(void **state)
+{
+	eng_config_t config = {1024u * 1024u, 0};
+	if (eng_init(&config) != 0) {
+		return -1;
+	}
+	eng_scope_enter();
+	return glue_install(GLUE_V_0_2_6);
+}
+
+static int teardown(void **state)
+{
+	glue_uninstall();
+	eng_scope_leave();
+	eng_deinit();
+	return 0;
+}
+
+static eng_value_t noop(const eng_call_t *call)
+{
+	return eng_undefined();
+}
+
+static eng_value_t numbers(int n, const double *v)
+{
+	eng_value_t a = eng_array((uint32_t)n);
+	for (int i = 0; i < n; i++) {
+		eng_value_t x = eng_number(v[i]);
+		eng_set_index(a, (uint32_t)i, x);
+		eng_release(x);
+	}
+	return a;
+}
+
+static eng_value_t object_with(const char *key, eng_value_t value)
+{
+	eng_value_t o = eng_object();
+	eng_set(o, key, value);
+	eng_release(value);
+	return o;
+}
+
+static bool call(const glue_function_t *fn, args_t *args, eng_value_t *error, uint32_t argc,
+		 const eng_value_t *argv)
+{
+	eng_call_t c = {eng_undefined(), argv, argc, NULL};
+	memset(args, 0xA5, sizeof(*args)); /* anything the converter leaves unset stands out */
+	return glue_convert(&c, fn, args, error);
+}
+
+/* The text of the refusal in *error (consumed), e.g. "TypeError: t.color: ...". */
+static void refused_with(eng_value_t error, const char *kind, const char *text)
+{
+	assert_true(eng_is_exception(error));
+	eng_value_t thrown = eng_exception_value(error);
+	char buf[300];
+	eng_describe(thrown, buf, sizeof(buf));
+	eng_release(thrown);
+	if (strncmp(buf, kind, strlen(kind)) != 0 || strstr(buf, text) == NULL) {
+		fail_msg("refused with '%s', expected %s ... '%s'", buf, kind, text);
+	}
+}
+
+/* ------------------------------------------------------------------ tests */
+
+static void test_tuple(void **state)
+{
+	args_t args;
+	eng_value_t error;
+	eng_value_t argv[1];
+
+	argv[0] = numbers(3, (const double[]){1.0, 0.0, 0.5});
+	assert_true(call(&color_fn, &args, &error, 1, argv));
+	assert_int_equal(args.rgb.len, 3);
+	assert_true(args.rgb.item[0] == 1.0 && args.rgb.item[1] == 0.0 && args.rgb.item[2] == 0.5);
+	eng_release(argv[0]);
+
+	argv[0] = numbers(2, (const double[]){1.0, 0.0});
+	assert_false(call(&color_fn, &args, &error, 1, argv));
+	refused_with(error, "RangeError", "t.color: rgb must be an array of 3 numbers (got 2 items)");
+	eng_release(argv[0]);
+
+	argv[0] = numbers(3, (const double[]){1.0, 2.0, 0.0});
+	assert_false(call(&color_fn, &args, &error, 1, argv));
+	refused_with(error, "RangeError", "t.color: rgb[1] must be a number from 0 to 1 (got 2)");
+	eng_release(argv[0]);
+
+	argv[0] = numbers(3, (const double[]){1.0, 0.0, 0.0});
+	eng_value_t text = eng_string_z("x");
+	eng_set_index(argv[0], 2, text);
+	eng_release(text);
+	assert_false(call(&color_fn, &args, &error, 1, argv));
+	refused_with(error, "TypeError", "t.color: rgb[2] must be a number (got 'x')");
+	eng_release(argv[0]);
+
+	argv[0] = eng_string_z("red");
+	assert_false(call(&color_fn, &args, &error, 1, argv));
+	refused_with(error, "TypeError", "t.color: rgb must be an array of 3 numbers (got 'red')");
+	eng_release(argv[0]);
+}
+
+static void test_null_record_clears_has(void **state)
+{
+	args_t args;
+	eng_value_t error;
+	eng_value_t argv[1] = {eng_null()};
+
+	assert_true(call(&mock_fn, &args, &error, 1, argv));
+	assert_false(args.has_spot);
+	/* the record is cleared and filled with its defaults, never left as garbage */
+	assert_true(args.spot.x == 0.0 && args.spot.y == 0.5 && args.spot.has_y);
+
+	argv[0] = object_with("x", eng_number(0.25));
+	assert_true(call(&mock_fn, &args, &error, 1, argv));
+	assert_true(args.has_spot && args.spot.x == 0.25 && args.spot.y == 0.5);
+	eng_release(argv[0]);
+
+	argv[0] = object_with("y", eng_number(1.0));
+	assert_false(call(&mock_fn, &args, &error, 1, argv));
+	refused_with(error, "TypeError", "t.mock: spot.x must be a number (got undefined)");
+	eng_release(argv[0]);
+
+	argv[0] = eng_undefined();
+	assert_false(call(&mock_fn, &args, &error, 1, argv));
+	refused_with(error, "TypeError", "t.mock: spot must be an object (got undefined)");
+}
+
+static void test_one_of_each_default_is_a_mask(void **state)
+{
+	args_t args;
+	eng_value_t error;
+
+	assert_true(call(&scan_fn, &args, &error, 0, NULL));
+	assert_false(args.has_options);
+	assert_true(args.options.has_channels);
+	assert_int_equal(args.options.channels, 5u);
+
+	eng_value_t argv[1] = {eng_object()};
+	assert_true(call(&scan_fn, &args, &error, 1, argv));
+	assert_true(args.has_options && args.options.has_channels);
+	assert_int_equal(args.options.channels, 5u);
+	eng_release(argv[0]);
+
+	argv[0] = object_with("channels", numbers(1, (const double[]){38.0}));
+	assert_true(call(&scan_fn, &args, &error, 1, argv));
+	assert_int_equal(args.options.channels, 2u);
+	eng_release(argv[0]);
+}
+
+static void test_declared_code_replaces_type_and_range_errors(void **state)
+{
+	args_t args;
+	eng_value_t error;
+	eng_value_t fn = eng_function(noop, NULL, "cb");
+	eng_value_t argv[3] = {eng_number(9), fn, eng_undefined()};
+
+	/* No app is installed, so the error has the wording of the coded error without its code:
+	 * a plain Error, not a RangeError. */
+	assert_false(call(&on_fn, &args, &error, 2, argv));
+	refused_with(error, "Error: Unsupported event",
+		     "t.on: eventType must be a whole number from 0 to 8 (got 9)");
+
+	/* (1, fn, 5) fits no form; the second fits best, so its error names the argument. */
+	argv[0] = eng_number(1);
+	argv[2] = eng_number(5);
+	assert_false(call(&on_fn, &args, &error, 3, argv));
+	refused_with(error, "Error: Bad event options", "t.on: extra must be an object (got 5)");
+
+	argv[2] = eng_object();
+	assert_true(call(&on_fn, &args, &error, 3, argv));
+	assert_int_equal(args.variant, 1);
+	assert_true(args.eventType == 1.0 && args.has_extra);
+	eng_release(argv[2]);
+
+	eng_value_t null_only[1] = {eng_null()};
+	assert_true(call(&on_fn, &args, &error, 1, null_only));
+	assert_int_equal(args.variant, 0);
+	assert_int_equal(eng_typeof(args.callback), ENG_TYPE_NULL);
+
+	/* Nothing fits any better than anything else: the message lists what was passed. */
+	eng_value_t text[1] = {eng_string_z("tap")};
+	assert_false(call(&on_fn, &args, &error, 1, text));
+	refused_with(error, "TypeError", "t.on: no form of this function takes ('tap')");
+	eng_release(text[0]);
+	eng_release(fn);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_tuple, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_null_record_clears_has, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_of_each_default_is_a_mask, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_declared_code_replaces_type_and_range_errors,
+						setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
