@@ -1202,9 +1202,10 @@ static void test_heap_stats(void **state)
 		assert_int_equal(before.total, TEST_HEAP_SIZE);
 	}
 
-	eval_ok("var big = []; for (var i = 0; i < 2000; i++) big.push({ i: i, s: 'item ' + i });");
+	/* 500 objects fit the device's 96 KB JerryScript heap as well as Duktape's. */
+	eval_ok("var big = []; for (var i = 0; i < 500; i++) big.push({ i: i, s: 'item ' + i });");
 	eng_mem_stats(&during);
-	assert_true(during.used > before.used + 2000 * 8);
+	assert_true(during.used > before.used + 500 * 8);
 	eval_ok("big = undefined;");
 	eng_gc();
 	eng_mem_stats(&after);
@@ -1221,6 +1222,11 @@ static void test_heap_exhaustion(void **state)
 	char text[256];
 
 	(void) state;
+	if (eng_id() == ENG_ID_JERRYSCRIPT) {
+		/* JerryScript 3.0 treats running out of heap as fatal (the device reboots); it
+		 * cannot turn it into an exception, so there is nothing to test here. */
+		skip();
+	}
 	v = eval("(function () { var hog = [];"
 		 " for (;;) hog.push(new Array(64).join('x') + hog.length); })()");
 	assert_true(eng_is_exception(v));

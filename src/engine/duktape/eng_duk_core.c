@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eng_hash.h"
 #include "eng_duk.h"
 #include "eng_duk_embedded.h"
 
@@ -27,27 +28,16 @@ const char *eng_name(void)
 	return "Duktape";
 }
 
-static uint32_t fnv1a(uint32_t hash, const void *data, size_t len)
-{
-	const uint8_t *p = data;
-
-	for (size_t i = 0; i < len; i++) {
-		hash ^= p[i];
-		hash *= 16777619u;
-	}
-	return hash;
-}
-
 uint32_t eng_config_hash(void)
 {
 	char version[32];
-	uint32_t hash = 2166136261u;
+	uint32_t hash = ENG_FNV1A_INIT;
 
 	/* The override block is the whole of the project's configuration on top of Debian's
 	 * defaults, so it and the version identify what bytecode this build accepts. */
 	snprintf(version, sizeof(version), "Duktape %ld\n", (long) DUK_VERSION);
-	hash = fnv1a(hash, version, strlen(version));
-	return fnv1a(hash, eng_duk_overrides_text, sizeof(eng_duk_overrides_text) - 1);
+	hash = eng_fnv1a(hash, version, strlen(version));
+	return eng_fnv1a(hash, eng_duk_overrides_text, sizeof(eng_duk_overrides_text) - 1);
 }
 
 /* ------------------------------------------------------------------ heap accounting */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eng_hash.h"
 #include "eng_jerry_internal.h"
 
 /* The heap is a static array of JERRY_GLOBAL_HEAP_SIZE KB inside the engine. */
@@ -63,17 +64,6 @@ uint32_t eng_version(void)
 	       JERRY_API_PATCH_VERSION;
 }
 
-static uint32_t fnv1a(uint32_t hash, const void *data, size_t len)
-{
-	const uint8_t *p = data;
-
-	for (size_t i = 0; i < len; i++) {
-		hash ^= p[i];
-		hash *= 16777619u;
-	}
-	return hash;
-}
-
 uint32_t eng_config_hash(void)
 {
 	const char *config = eng_jerry_private_config();
@@ -84,8 +74,8 @@ uint32_t eng_config_hash(void)
 	for (int i = 0; i < 4; i++) {
 		version[i] = (uint8_t)(snapshot_version >> (8 * i));
 	}
-	uint32_t hash = fnv1a(2166136261u, version, sizeof(version));
-	return fnv1a(hash, config, strlen(config));
+	uint32_t hash = eng_fnv1a(ENG_FNV1A_INIT, version, sizeof(version));
+	return eng_fnv1a(hash, config, strlen(config));
 }
 
 const char *eng_name(void)

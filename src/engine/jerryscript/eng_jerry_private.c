@@ -40,8 +40,10 @@ void eng_jerry_private_stack_mark(uintptr_t frame)
 
 const char *eng_jerry_private_config(void)
 {
-	/* Switches that change the byte code or the table of built-in strings it refers to. The
-	 * values are the effective ones (config.h defaults included). */
+	/* Switches that change the byte code or the table of built-in strings it refers to (see
+	 * lit-magic-strings.inc.h); the values are the effective ones, config.h defaults included.
+	 * JERRY_SNAPSHOT_SAVE is not among them: a device build without it runs the host's bytecode.
+	 * Heap size, stack limit and diagnostics do not change the format either. */
 	static const char config[] =
 		ENG_JERRY_CFG(JERRY_BUILTIN_ANNEXB) ENG_JERRY_CFG(JERRY_BUILTIN_ARRAY)
 		ENG_JERRY_CFG(JERRY_BUILTIN_BOOLEAN) ENG_JERRY_CFG(JERRY_BUILTIN_DATE)
@@ -56,7 +58,7 @@ const char *eng_jerry_private_config(void)
 		ENG_JERRY_CFG(JERRY_BUILTIN_WEAKREF) ENG_JERRY_CFG(JERRY_MODULE_SYSTEM)
 		ENG_JERRY_CFG(JERRY_CPOINTER_32_BIT) ENG_JERRY_CFG(JERRY_NUMBER_TYPE_FLOAT64)
 		ENG_JERRY_CFG(JERRY_FUNCTION_TO_STRING) ENG_JERRY_CFG(JERRY_LINE_INFO)
-		ENG_JERRY_CFG(JERRY_ERROR_MESSAGES) ENG_JERRY_CFG(JERRY_SNAPSHOT_SAVE)
+		ENG_JERRY_CFG(JERRY_SOURCE_NAME) ENG_JERRY_CFG(JERRY_PARSER)
 		ENG_JERRY_CFG(JERRY_SNAPSHOT_EXEC);
 
 	return config;

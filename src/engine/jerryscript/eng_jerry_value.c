@@ -267,8 +267,6 @@ eng_type_t eng_typeof(eng_value_t value)
 		return ENG_TYPE_DATE;
 	case JERRY_OBJECT_TYPE_ERROR:
 		return ENG_TYPE_ERROR;
-	case JERRY_OBJECT_TYPE_FUNCTION:
-		return ENG_TYPE_FUNCTION;
 	default:
 		return ENG_TYPE_OBJECT;
 	}

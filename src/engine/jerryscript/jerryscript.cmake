@@ -29,6 +29,10 @@ else()
   set(_beacon_js_heap_bytes 98304)
 endif()
 math(EXPR BEACON_JERRY_HEAP_KB "(${_beacon_js_heap_bytes} + 1023) / 1024")
+if(BEACON_JERRY_HEAP_KB GREATER 512)
+  message(FATAL_ERROR "JS heap of ${BEACON_JERRY_HEAP_KB} KB: JerryScript's 16-bit compressed "
+                      "pointers address at most 512 KB")
+endif()
 
 # Native stack JavaScript may use before a RangeError instead of overflowing the thread stack.
 # JerryScript recurses on the C stack for every JavaScript call (a few hundred bytes a call,
@@ -71,7 +75,8 @@ set(BEACON_JERRY_DEFINES
   # Execution-time limit (jerry_halt_handler) and native stack limit (RangeError, no crash).
   JERRY_VM_HALT=1
   JERRY_STACK_LIMIT=${_beacon_jerry_stack_limit}
-  # Readable errors with a location where the source was parsed on the device.
+  # Readable error messages, and file:line for code parsed by this engine (eng_eval); snapshots
+  # carry no line information.
   JERRY_ERROR_MESSAGES=1
   JERRY_LINE_INFO=1
   # app.memory statistics (used/peak) need the heap counters.
@@ -153,7 +158,7 @@ endfunction()
 beacon_jerry_objects(beacon_jerry_core ${BEACON_JERRY_HEAP_KB} ${BEACON_JERRY_CORE_SOURCES})
 beacon_jerry_objects(beacon_jerry_heap ${BEACON_JERRY_HEAP_KB} ${BEACON_JERRY_HEAP_SOURCES})
 # eng_jerry_private.c reads a few engine internals that have no public API (pending jobs, peak
-# reset, the effective configuration); only that file needs the private headers.
+# reset, stack base, the effective configuration); only that file needs the private headers.
 set_source_files_properties("${BEACON_JERRY_BACKEND_DIR}/eng_jerry_private.c" PROPERTIES
                             INCLUDE_DIRECTORIES "${BEACON_JERRY_PRIVATE_INCLUDES}")
 
