@@ -54,6 +54,7 @@ const PARSE_OK: { argv: string[]; positionals: string[]; options: Record<string,
   { argv: ['app.ts', '--keep'], positionals: ['app.ts'], options: { keep: true } },
   { argv: ['--', '-dash.ts'], positionals: ['-dash.ts'], options: {} },
   { argv: ['app.ts', '--api', '0.1.5', '--api', '0.2.6'], positionals: ['app.ts'], options: { api: '0.2.6' } },
+  { argv: ['app.ts', '--sign', 'k.pem', '--json', '--minify=dense'], positionals: ['app.ts'], options: { sign: 'k.pem', json: true, minify: 'dense' } },
   { argv: ['--help'], positionals: [], options: {}, help: true },
   { argv: ['a.ts', 'b.ts', '-h'], positionals: ['a.ts', 'b.ts'], options: {}, help: true },
 ];
@@ -88,6 +89,12 @@ for (const [argv, message] of PARSE_ERRORS) {
 test('parseArgs: run takes its own options', () => {
   const args = parseArgs(runSpec, ['app.bapp', '--for', '10 mins', '--realtime', '--utc=2024-05-01']);
   assert.deepEqual(options(args), { for: '10 mins', realtime: true, utc: '2024-05-01' });
+});
+
+test('parseArgs: a repeatable option keeps every value', () => {
+  const args = parseArgs(runSpec, ['app.bapp', '--trust', 'a.pub', '--trust=b.pub']);
+  assert.deepEqual(args.lists.get('trust'), ['a.pub', 'b.pub']);
+  assert.deepEqual(simArgs('app.bapp', { realtime: false, trust: ['a.pub', 'b.pub'] }), ['--trust', 'a.pub', '--trust', 'b.pub', 'app.bapp']);
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -242,6 +249,11 @@ const USAGE_ERRORS: [string[], string][] = [
   ],
   [['build', app, '--engine', 'v8'], "beacon build: unknown engine 'v8' (known: duktape, jerryscript) (see 'beacon build --help')"],
   [['build', app, '--frob'], "beacon build: unknown option '--frob' (see 'beacon build --help')"],
+  [['build', app, '--minify', 'max'], "beacon build: unknown --minify mode 'max' (known: lines, dense, none) (see 'beacon build --help')"],
+  [['build', app, '--sign', path.join(tmpRoot, 'nokey.pem')], `beacon build: no such file: ${path.join(tmpRoot, 'nokey.pem')}`],
+  [['run', app, '--trust', path.join(tmpRoot, 'nokey.pub')], `beacon run: no such file: ${path.join(tmpRoot, 'nokey.pub')}`],
+  [['trace'], "beacon trace: missing package (see 'beacon trace --help')"],
+  [['keygen'], "beacon keygen: missing name (see 'beacon keygen --help')"],
   [
     ['build', app, '-o', path.join(tmpRoot, 'no', 'dir', 'x.bapp')],
     `beacon build: output directory does not exist: ${path.join(tmpRoot, 'no', 'dir')}`,
@@ -309,7 +321,9 @@ test('end to end: beacon build then beacon run of the package', async () => {
   const built = beacon(['build', 'e2e/hello.ts']);
   assert.equal(built.status, 0, built.stderr);
   const pkg = defaultOutput(src);
-  assert.match(built.stdout, /^e2e\/hello\.bapp: \d+ bytes \(API 0\.2\.6, Duktape [\d.]+ bytecode \d+ bytes, ES5 source \d+ bytes\)\n$/);
+  // Nothing on stdout without --json; the size report is on stderr.
+  assert.equal(built.stdout, '');
+  assert.match(built.stderr, /^e2e\/hello\.bapp: API 0\.2\.6, Duktape [\d.]+\n/);
   const header = readPackageHeader(fs.readFileSync(pkg));
   assert.ok(typeof header !== 'string', String(header));
   assert.equal(header.apiVersion, '0.2.6');
@@ -387,7 +401,7 @@ test(
     write('e2e/jerry.ts', "const engine = 'jerryscript';\nprint(`built for ${engine}`);\n");
     const built = beacon(['build', 'e2e/jerry.ts', '--engine', 'jerryscript']);
     assert.equal(built.status, 0, built.stderr);
-    assert.match(built.stdout, /JerryScript [\d.]+ bytecode/);
+    assert.match(built.stderr, /^e2e\/jerry\.bapp: API 0\.2\.6, JerryScript [\d.]+\n/);
     const header = readPackageHeader(fs.readFileSync(path.join(tmpRoot, 'e2e', 'jerry.bapp')));
     assert.ok(typeof header !== 'string', String(header));
     assert.equal(header.engine, 'jerryscript');
@@ -401,3 +415,116 @@ test(
     assert.match(refused.stderr, /JerryScript/);
   },
 );
+
+// ---------------------------------------------------------------------------------------------
+// Size report, source maps, trace, keys
+
+test('beacon --help lists trace and keygen; build --help lists --sign and --json', async () => {
+  const r = await cli(['--help']);
+  for (const cmd of ['trace', 'keygen']) assert.match(r.out, new RegExp(`^  ${cmd} `, 'm'));
+  const build = await cli(['build', '--help']);
+  for (const opt of ['--sign <key.pem>', '--json']) assert.ok(build.out.includes(opt), opt);
+  const run = await cli(['run', '--help']);
+  assert.ok(run.out.includes('--trust <key.pub>...'));
+});
+
+test('end to end: beacon build reports every stage on stderr, and --json on stdout', async () => {
+  await ensureHostTools(['beacon-pack', 'beacon-sim'], 'duktape');
+  write('size/lib.ts', 'export function label(n: number): string {\n  return `n=${n}`;\n}\n');
+  write('size/app.ts', "import { label } from './lib';\nconst xs = [1, 2, 3].map((x) => x * 2);\nprint(label(xs.length));\n");
+  const built = beacon(['build', 'size/app.ts', '--json']);
+  assert.equal(built.status, 0, built.stderr);
+  const report = JSON.parse(built.stdout) as {
+    package: string;
+    map: string;
+    apiVersion: string;
+    engine: string;
+    sizes: { source: number; es5: number; minified: number; bytecode: number; package: number };
+  };
+  const pkg = fs.readFileSync(report.package);
+  assert.equal(report.package, path.join(tmpRoot, 'size', 'app.bapp'));
+  assert.equal(report.map, `${report.package}.map`);
+  assert.ok(fs.existsSync(report.map));
+  assert.equal(report.engine, 'duktape');
+  assert.equal(report.sizes.package, pkg.length);
+  const header = readPackageHeader(pkg);
+  assert.ok(typeof header !== 'string', String(header));
+  assert.equal(report.sizes.bytecode, header.bytecodeSize);
+  assert.equal(report.sizes.minified, header.sourceSize);
+  const sources = ['size/lib.ts', 'size/app.ts'].map((f) => fs.statSync(path.join(tmpRoot, f)).size);
+  assert.equal(report.sizes.source, sources[0] + sources[1]);
+  assert.ok(report.sizes.minified < report.sizes.es5, 'minifying makes it smaller');
+  for (const [stage, bytes] of [
+    ['source', report.sizes.source],
+    ['ES5', report.sizes.es5],
+    ['minified', report.sizes.minified],
+    ['bytecode', report.sizes.bytecode],
+    ['package', report.sizes.package],
+  ] as const) {
+    assert.match(built.stderr, new RegExp(`^  ${stage} +${bytes} bytes`, 'm'), stage);
+  }
+  assert.match(built.stderr, /^  source +\d+ bytes  2 modules$/m);
+});
+
+test('end to end: errors on the simulator name the TypeScript file and line', async () => {
+  await ensureHostTools(['beacon-pack', 'beacon-sim'], 'duktape');
+  write('maps/util/check.ts', "export function check(n: number): number {\n  if (n > 2) {\n    throw new Error('too big: ' + n);\n  }\n  return n;\n}\n");
+  write(
+    'maps/app.ts',
+    "import { check } from './util/check';\nprint(check(1));\ntimers.single('1s', () => {\n  print('tick');\n  check(7);\n});\nprint(check(2));\n",
+  );
+  // A source: built into a temporary package with its map.
+  const ran = beacon(['run', 'maps/app.ts']);
+  assert.equal(ran.stdout, '1\n2\ntick\n');
+  assert.match(ran.stderr, /Error: too big: 7 \(maps\/util\/check\.ts:3:5\)/);
+  assert.doesNotMatch(ran.stderr, /\.min\.js/);
+  // A package: its map is beside it.
+  assert.equal(beacon(['build', 'maps/app.ts']).status, 0);
+  const again = beacon(['run', 'maps/app.bapp']);
+  assert.match(again.stderr, /Error: too big: 7 \(maps\/util\/check\.ts:3:5\)/);
+  // Without the map the run is the same, with the location in the minified script.
+  fs.renameSync(path.join(tmpRoot, 'maps/app.bapp.map'), path.join(tmpRoot, 'maps/elsewhere.map'));
+  const bare = beacon(['run', 'maps/app.bapp']);
+  assert.equal(bare.stdout, '1\n2\ntick\n');
+  const loc = /Error: too big: 7 \((app\.min\.js:\d+)\)/.exec(bare.stderr);
+  assert.ok(loc, bare.stderr);
+
+  // beacon trace maps a device log the same way, from stdin or a file, with --map.
+  const log = `00:01 [error] uncaught error in callback: Error: too big: 7 (${loc[1]})\nunrelated line app.min.js\n`;
+  const traced = spawnSync(process.execPath, [BIN, 'trace', 'maps/app.bapp', '--map', 'maps/elsewhere.map'], {
+    cwd: tmpRoot,
+    input: log,
+    encoding: 'utf8',
+  });
+  assert.equal(traced.status, 0, traced.stderr);
+  assert.equal(traced.stdout, '00:01 [error] uncaught error in callback: Error: too big: 7 (maps/util/check.ts:3:5)\nunrelated line app.min.js\n');
+  write('maps/device.log', log);
+  fs.renameSync(path.join(tmpRoot, 'maps/elsewhere.map'), path.join(tmpRoot, 'maps/app.bapp.map'));
+  const fromFile = beacon(['trace', 'maps/app.bapp', '--log', 'maps/device.log']);
+  assert.equal(fromFile.stdout, traced.stdout);
+});
+
+test('beacon trace without a map says so and exits 2', async () => {
+  const pkg = write('maps/lonely.bapp', 'BAPP');
+  const r = await cli(['trace', pkg, '--log', pkg]);
+  assert.equal(r.code, 2);
+  assert.equal(r.err, `beacon trace: no source map beside the package (${pkg}.map)\n`);
+});
+
+test('beacon keygen writes a key pair and never overwrites one', async () => {
+  const base = path.join(tmpRoot, 'keys', 'dev');
+  fs.mkdirSync(path.dirname(base), { recursive: true });
+  const r = await cli(['keygen', base]);
+  assert.equal(r.code, 0, r.err);
+  const priv = fs.readFileSync(`${base}.pem`, 'utf8');
+  const pub = fs.readFileSync(`${base}.pub`, 'utf8');
+  assert.match(priv, /^-----BEGIN PRIVATE KEY-----\n/);
+  assert.match(pub, /^-----BEGIN PUBLIC KEY-----\n/);
+  assert.equal(fs.statSync(`${base}.pem`).mode & 0o777, 0o600);
+  const id = /public key ([0-9a-f]{16})/.exec(r.err)?.[1];
+  assert.ok(id, r.err);
+  const again = await cli(['keygen', base]);
+  assert.equal(again.code, 2);
+  assert.match(again.err, /dev\.pem exists; not overwriting a key/);
+  assert.equal(fs.readFileSync(`${base}.pem`, 'utf8'), priv);
+});

@@ -7,6 +7,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { after, test } from 'node:test';
+import { emitC } from '../src/codegen/emit-c';
 import { DeclarationError, generate, parseApi } from '../src/codegen/index';
 import { toolsRoot } from '../src/codegen/versions';
 
@@ -102,6 +103,53 @@ test('C glue: defaults of OneOfEach are masks, null records clear has_, @invalid
   assert.match(source, /\{ "rgb", GLUE_NUM_TUPLE, 0, 0xff, 3, offsetof\([^)]*\), GLUE_NO_HAS, 1703, 0\.0, 1\.0, /);
   assert.match(header, /bool has_spot;\n\trt_DemoSpot_t spot;/);
   assert.match(header, /rt_tuple_t rgb;/);
+});
+
+/** Compile C glue (header and source) with the glue core; returns the compiler's messages. */
+function compileGlue(header: string, source: string): { status: number | null; stderr: string } {
+  const dir = tempDir('beacon-glue-');
+  fs.writeFileSync(path.join(dir, 'api_glue.h'), header);
+  fs.writeFileSync(path.join(dir, 'api_glue.c'), source);
+  return spawnSync('cc', ['-std=c11', '-Wall', '-Wextra', '-Werror', '-Wno-unused-parameter', '-c',
+    '-o', path.join(dir, 'api_glue.o'), `-I${dir}`, `-I${path.join(repo, 'src/glue')}`,
+    `-I${path.join(repo, 'src/engine')}`, path.join(dir, 'api_glue.c')], { encoding: 'utf8' });
+}
+
+test('C glue for some versions: their tables only, the runtime\'s view unchanged', () => {
+  const api = parseApi(apiDir(caseFiles('basic')));
+  const full = emitC(api);
+  const only026 = emitC(api, { versions: ['0.2.6'] });
+  const pair = emitC(api, { versions: ['0.2.6', '0.0.9'] });
+  assert.deepEqual(emitC(api, { versions: ['0.0.9', '0.1.5', '0.2.6'] }), full);
+  // The header differs in the version numbers alone: struct layouts, has_ flags and prototypes
+  // are the full build's, since the runtime defines every function.
+  const noVersions = (h: string) => h.replace(/#define GLUE_V_.*\n|#define GLUE_VERSION_COUNT.*\n/g, '');
+  assert.equal(noVersions(only026.header), noVersions(full.header));
+  assert.match(only026.header, /#define GLUE_V_0_2_6 0\n#define GLUE_VERSION_COUNT 1\n/);
+  assert.doesNotMatch(only026.header, /GLUE_V_0_0_9/);
+  assert.match(pair.header, /#define GLUE_V_0_0_9 0\n#define GLUE_V_0_2_6 1\n/);
+  // Masks are of the chosen versions: gap is 0.0.9 and 0.2.6, so both bits of the pair.
+  assert.match(pair.source, /\{ "demo", "gap", glue_w_demo_gap, 0x3 \}/);
+  assert.match(only026.source, /\{ "demo", "gap", glue_w_demo_gap, 0x1 \}/);
+  assert.match(only026.source, /static const char \*const glue_versions\[\] = \{\n\t"0\.2\.6",\n\};/);
+  // configure's 0.0.9 form keeps its place (the runtime reads the variant by declaration order)
+  // but nothing else of it.
+  assert.match(only026.source, /glue_o_demo_configure\[\] = \{\n\t\{ 0x1, 3, 1, glue_p_demo_configure_0 \},\n\t\{ 0x0, 0, 0, NULL \},/);
+  assert.doesNotMatch(only026.source, /glue_p_demo_configure_1/);
+  // A version's constants only: FAST is 0 in 0.0.9, 100 later.
+  assert.match(only026.source, /\{ "demo\.Mode", "FAST", "100", 0x1 \}/);
+  assert.doesNotMatch(only026.source, /"FAST", "0"/);
+  const only009 = emitC(api, { versions: ['0.0.9'] });
+  // inner.deep and the handle's level() are 0.2.6: a 0.0.9 build has no wrapper for them.
+  assert.match(full.source, /glue_w_demo_inner_deep/);
+  assert.doesNotMatch(only009.source, /glue_w_demo_inner_deep/);
+  assert.doesNotMatch(only009.source, /glue_w_DemoHandle_level/);
+  for (const [name, glue] of [['0.2.6', only026], ['0.0.9', only009], ['0.0.9 + 0.2.6', pair]] as const) {
+    const r = compileGlue(glue.header, glue.source);
+    assert.equal(r.status, 0, `${name}: ${r.stderr}`);
+  }
+  assert.throws(() => emitC(api, { versions: ['0.3.0'] }), /unknown API version '0\.3\.0'/);
+  assert.throws(() => emitC(api, { versions: [] }), /no API version given/);
 });
 
 test('typings: a version shows only the errors it throws', () => {

@@ -18,7 +18,8 @@ import {
   formatDiagnostic,
   readPackageHeader,
 } from '../src/compiler';
-import { packVersion } from '../src/codegen/versions';
+import { packVersion, typingsFile } from '../src/codegen/versions';
+import { selectPolyfills } from '../src/compiler/polyfill';
 
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-compiler-test-'));
 process.on('exit', () => fs.rmSync(tmpRoot, { recursive: true, force: true }));
@@ -188,6 +189,23 @@ test('imported modules are bundled into one script', async () => {
   assert.deepEqual(await runBundle(r.code), ['42!']);
 });
 
+test('npm packages (ES modules and CommonJS) are bundled, and what is unused is left out', async () => {
+  const dir = project({
+    'node_modules/esm-lib/package.json': '{"name":"esm-lib","version":"1.0.0","type":"module","main":"index.js"}\n',
+    'node_modules/esm-lib/index.js':
+      "export function used(n) { return 'used:' + n; }\nexport function unused() { return 'UNUSED_MARKER'; }\n",
+    'node_modules/cjs-lib/package.json': '{"name":"cjs-lib","version":"1.0.0","main":"lib.js"}\n',
+    'node_modules/cjs-lib/lib.js': "exports.twice = function (n) { return n * 2; };\n",
+    'app.ts':
+      "// @ts-ignore: no types\nimport { used } from 'esm-lib';\n// @ts-ignore: no types\nimport { twice } from 'cjs-lib';\nprint(used(twice(21)));\n",
+  });
+  const r = await bundleApp({ entry: path.join(dir, 'app.ts'), apiVersion: '0.2.6', typingsFile: TYPINGS });
+  assert.deepEqual(checkEs5Syntax(r.code, 'app.es5.js'), []);
+  assert.doesNotMatch(r.code, /UNUSED_MARKER/);
+  assert.ok(r.modules.some((m) => m.endsWith(path.join('esm-lib', 'index.js'))));
+  assert.deepEqual(await runBundle(r.code), ['used:42']);
+});
+
 test('a .js entry is lowered but not type-checked, and keeps script semantics', async () => {
   const dir = project({
     'app.js': "var n = 1;\nn = 'now a string';\nimplicitGlobal = 2;\nvar f = (x) => `${x}${implicitGlobal}`;\nprint(f(n));\n",
@@ -298,7 +316,7 @@ test('bundled library code beyond ES5 is an error with positions in the ES5 scri
 // ---------------------------------------------------------------------------------------------
 // Language level per API version
 
-test('Map, Set and DataView are rejected before 0.2.6, with positions', async () => {
+test('Map, Set and DataView are type errors before 0.2.6, naming the version that has them', async () => {
   const source = "const m = new Map<string, number>();\nconst s = new Set<number>();\nconst v = new DataView(new ArrayBuffer(4));\nprint([m, s, v].length);\n";
   const dir = project({ 'app.ts': source });
   const entry = path.join(dir, 'app.ts');
@@ -307,9 +325,9 @@ test('Map, Set and DataView are rejected before 0.2.6, with positions', async ()
     assert.deepEqual(
       errorsOf(err).map((d) => `${d.line}:${d.column} ${d.message}`),
       [
-        `1:15 Map is not available in API ${api} (it is supported from 0.2.6 on)`,
-        `2:15 Set is not available in API ${api} (it is supported from 0.2.6 on)`,
-        `3:15 DataView is not available in API ${api} (it is supported from 0.2.6 on)`,
+        `1:15 Cannot find name 'Map' — Map is in API 0.2.6, not ${api}`,
+        `2:15 Cannot find name 'Set' — Set is in API 0.2.6, not ${api}`,
+        `3:15 Cannot find name 'DataView' — DataView is in API 0.2.6, not ${api}`,
       ],
     );
   }
@@ -317,24 +335,71 @@ test('Map, Set and DataView are rejected before 0.2.6, with positions', async ()
   assert.deepEqual(await runBundle(r.code), ['3']);
 });
 
+test('built-ins beyond the language level are type errors that say so, not lib advice', async () => {
+  const dir = project({
+    'app.ts': "print(Object.values({ a: 1 }));\nprint([1].includes(1));\nprint('ab'.startsWith('a'));\nconst w = new WeakMap();\n",
+  });
+  const err = await buildFailure(path.join(dir, 'app.ts'), '0.2.6');
+  const lines = errorsOf(err).map((d) => formatDiagnostic(d, dir));
+  assert.deepEqual(lines, [
+    "app.ts:1:14: error TS2550: Property 'values' does not exist on type 'ObjectConstructor' — Object.values (ES2017) is not available on the device (API 0.2.6)",
+    "app.ts:2:11: error TS2550: Property 'includes' does not exist on type 'number[]' — Array.prototype.includes (ES2016) is not available on the device (API 0.2.6)",
+    "app.ts:3:12: error TS2550: Property 'startsWith' does not exist on type '\"ab\"' — String.prototype.startsWith (ES2015) is not available on the device (API 0.2.6)",
+    "app.ts:4:15: error TS2583: Cannot find name 'WeakMap' — WeakMap (ES2015) is not available on the device (API 0.2.6 has ES5.1 with Promise, ArrayBuffer, typed arrays, DataView, Map and Set)",
+  ]);
+  assert.doesNotMatch(err.message, /change your target library|'lib' compiler option/);
+});
+
+test('an API name of another version says which versions have it', async () => {
+  const dir = project({ 'app.ts': "// timers.count came with 0.2.6\nconst t = timers.count('1s', 3, () => {});\n" });
+  const entry = path.join(dir, 'app.ts');
+  let err: BuildError | undefined;
+  try {
+    await bundleApp({ entry, apiVersion: '0.0.9', typingsFile: typingsFile('0.0.9') });
+  } catch (e) {
+    if (e instanceof BuildError) err = e;
+    else throw e;
+  }
+  assert.ok(err, 'the build failed');
+  assert.deepEqual(
+    errorsOf(err).map((d) => formatDiagnostic(d, dir)),
+    ["app.ts:2:18: error TS2339: Property 'count' does not exist on type 'typeof timers' — timers.count is in API 0.2.6, not 0.0.9"],
+  );
+  await bundleApp({ entry, apiVersion: '0.2.6', typingsFile: typingsFile('0.2.6') });
+});
+
 test('the language check follows symbols, not names', async () => {
   const dir = project({
     'app.ts':
-      'class Map { size = 0; }\n' + // a local class named Map is fine
-      'type T = Set<number> | undefined;\n' + // type-only uses cost nothing at run time
-      'const t: T = undefined;\n' +
-      'print(new Map().size + String(t));\n',
+      'class Map { size = 0; }\n' + // a local class named Map is fine where the built-in is missing
+      'const values = (o: object) => Object.keys(o);\n' +
+      'print(new Map().size + values({ a: 1 }).join());\n',
+    'app.js': 'var Set = function () { this.size = 2; };\nprint(new Set().size);\n',
   });
   const r = await bundleApp({ entry: path.join(dir, 'app.ts'), apiVersion: '0.1.5', typingsFile: TYPINGS });
-  assert.deepEqual(await runBundle(r.code), ['0undefined']);
+  assert.deepEqual(await runBundle(r.code), ['0a']);
+  const js = await bundleApp({ entry: path.join(dir, 'app.js'), apiVersion: '0.1.5', typingsFile: TYPINGS });
+  assert.deepEqual(await runBundle(js.code), ['2']);
 });
 
-test('WeakMap is rejected in every version, also in .js apps', async () => {
-  const dir = project({ 'app.js': 'var w = new WeakMap();\nprint(w);\n' });
-  const err = await buildFailure(path.join(dir, 'app.js'), '0.2.6');
+test('.js apps are checked for missing built-ins too, with positions', async () => {
+  const dir = project({
+    'app.js':
+      'var w = new WeakMap();\n' +
+      'var v = Object.values({ a: 1 });\n' +
+      'var m = new Map();\n' +
+      "var s = 'abc'.padStart(5);\n" +
+      'print([w, v, m, s].length);\n',
+  });
+  const err = await buildFailure(path.join(dir, 'app.js'), '0.1.5');
   assert.deepEqual(
-    errorsOf(err).map((d) => [d.line, d.column, d.message]),
-    [[1, 13, 'WeakMap is not supported by the device runtime']],
+    errorsOf(err).map((d) => [d.line, d.column, d.code, d.message]),
+    [
+      [1, 13, 'BEACON1001', 'WeakMap (ES2015) is not available on the device (API 0.1.5 has ES5.1 with Promise, ArrayBuffer and typed arrays)'],
+      [2, 16, 'BEACON1001', 'Object.values (ES2017) is not available on the device (API 0.1.5)'],
+      [3, 13, 'BEACON1001', 'Map is in API 0.2.6, not 0.1.5'],
+      [4, 15, 'BEACON1001', 'String.prototype.padStart (ES2017) is not available on the device (API 0.1.5)'],
+    ],
   );
 });
 
@@ -436,12 +501,99 @@ test('end to end: a failed build leaves an existing package untouched', async ()
   assert.deepEqual(fs.readFileSync(outFile), before);
 });
 
-test('end to end: --keep writes the ES5 script next to the package', async () => {
+test('end to end: --keep writes the ES5 and the minified script next to the package', async () => {
   const dir = project({ 'app.ts': 'const f = (x: number) => x + 1;\nprint(f(1));\n' });
   const outFile = path.join(dir, 'app.bapp');
   const r = await compileApp({ entry: path.join(dir, 'app.ts'), apiVersion: '0.2.6', outFile, keepEs5: true });
   assert.equal(r.es5File, path.join(dir, 'app.es5.js'));
+  assert.equal(r.minFile, path.join(dir, 'app.min.js'));
   const es5 = fs.readFileSync(path.join(dir, 'app.es5.js'), 'utf8');
+  const min = fs.readFileSync(path.join(dir, 'app.min.js'), 'utf8');
   assert.deepEqual(checkEs5Syntax(es5, 'app.es5.js'), []);
-  assert.equal(Buffer.byteLength(es5), r.pack.source);
+  assert.deepEqual(checkEs5Syntax(min, 'app.min.js'), []);
+  assert.equal(Buffer.byteLength(es5), r.sizes.es5);
+  // What the engine compiled is the minified script.
+  assert.equal(Buffer.byteLength(min), r.pack.source);
+  assert.equal(Buffer.byteLength(min), r.sizes.minified);
+});
+
+// ---------------------------------------------------------------------------------------------
+// The Duktape polyfills (Map, Set, typed-array methods) behave as the built-ins
+
+test('packages for Duktape get the polyfills the bundle uses, JerryScript packages none', () => {
+  const uses = 'var m = new Map(); var u = new Uint8Array(2).fill(1); u.join("-"); x.slice(1);';
+  const duk = selectPolyfills(uses, 'duktape', '0.2.6');
+  assert.deepEqual(duk.pieces, [
+    'Map',
+    'TypedArray.prototype.join',
+    'TypedArray.prototype.slice',
+    'TypedArray.prototype.fill',
+    'TypedArray.prototype.toString',
+  ]);
+  assert.deepEqual(checkEs5Syntax(duk.code, 'polyfill.js'), []);
+  assert.deepEqual(selectPolyfills(uses, 'jerryscript', '0.2.6'), { pieces: [], code: '' });
+  assert.deepEqual(selectPolyfills('print(1);', 'duktape', '0.2.6'), { pieces: [], code: '' });
+  // A name only used as a property is not the global.
+  assert.deepEqual(selectPolyfills('o.Map = 1; var p = { Set: 2 };', 'duktape', '0.2.6').pieces, []);
+});
+
+test('the Map, Set and typed-array polyfills match the built-ins', () => {
+  const probe = `
+    var out = [];
+    var m = new Map([['a', 1], [NaN, 2], [0, 'zero']]);
+    m.set(-0, 'minus zero').set('b', 3);
+    out.push(m.size, m.get(NaN), m.get(0), m.has(-0), m.delete('zz'), m.set('c', 4) === m);
+    var seen = [];
+    m.forEach(function (v, k, map) {
+      seen.push(String(k) + '=' + String(v));
+      if (k === 'a') { map.delete('b'); map.set('d', 5); }
+    });
+    out.push(seen.join(' '));
+    var obj = {};
+    m.set(obj, 'object key');
+    out.push(m.get(obj), m.get({}), m.size);
+    m.clear();
+    out.push(m.size, m.has('a'));
+    var s = new Set([1, 1, 2, NaN, NaN]);
+    s.add(3).add(2);
+    s.delete(1);
+    var sv = [];
+    s.forEach(function (v, k) { sv.push(v === k ? v : 'mismatch'); });
+    out.push(s.size, sv.join(','));
+    try { Map(); } catch (e) { out.push(e instanceof TypeError); }
+    try { Map.prototype.get.call({}, 1); } catch (e) { out.push(e instanceof TypeError); }
+    try { new Map([1]); } catch (e) { out.push(e instanceof TypeError); }
+    out.push(JSON.stringify(new Map([['k', 1]])), Object.keys(new Set([1])).length);
+    var u = new Uint8Array([5, 1, 4, 1]);
+    out.push(String(u), u.join('|'), u.slice(-2).join(), u.slice(1, -1).length);
+    out.push(u.indexOf(1), u.lastIndexOf(1), u.lastIndexOf(1, -2), u.indexOf(9));
+    out.push(u.map(function (v) { return v * 100; }).join(), u.filter(function (v) { return v > 1; }).join());
+    out.push(u.find(function (v) { return v > 4; }), u.findIndex(function (v) { return v === 4; }));
+    out.push(u.every(function (v) { return v > 0; }), u.some(function (v) { return v > 4; }));
+    out.push(u.reduce(function (a, b) { return a + b; }), u.reduceRight(function (a, b) { return a + '' + b; }, ''));
+    out.push(new Uint8Array([3, 1, 2]).sort().join(), new Float64Array([3, NaN, -0, 0, -1]).sort().join());
+    out.push(new Int8Array([1, 2, 3]).sort(function (a, b) { return b - a; }).join());
+    out.push(new Uint8Array(4).fill(9, 1, -1).join(), new Uint8Array([1, 2, 3, 4, 5]).copyWithin(0, 3).join());
+    out.push(new Uint8Array([1, 2, 3]).reverse().join(), Uint16Array.from([1, 2], function (v) { return v * 2; }).join());
+    out.push(Int8Array.of(1, -1, 300).join(), Uint8Array.from({ length: 2, 0: 7, 1: 8 }).join());
+    try { new Uint8Array(0).reduce(function (a) { return a; }); } catch (e) { out.push(e instanceof TypeError); }
+    print(out.join(' ; '));
+  `;
+  const native: string[] = [];
+  vm.runInNewContext(probe, { print: (x: unknown) => native.push(String(x)) });
+  // The same probe where the built-ins are missing, as on Duktape.
+  const { code } = selectPolyfills(probe, 'duktape', '0.2.6');
+  const strip = `
+    this.Map = undefined; this.Set = undefined;
+    var names = ${JSON.stringify(['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array', 'Float32Array', 'Float64Array'])};
+    var proto = Object.getPrototypeOf(Uint8Array.prototype), ctor = Object.getPrototypeOf(Uint8Array);
+    ['every','some','forEach','map','filter','find','findIndex','indexOf','lastIndexOf','join','reduce','reduceRight','reverse','slice','fill','copyWithin','sort','toString']
+      .forEach(function (n) { delete proto[n]; });
+    delete ctor.from; delete ctor.of;
+    if (typeof new Uint8Array(1).fill !== 'undefined') throw new Error('not stripped');
+  `;
+  const polyfilled: string[] = [];
+  vm.runInNewContext(strip + code + probe, { print: (x: unknown) => polyfilled.push(String(x)) });
+  assert.equal(native.length, 1);
+  assert.equal(polyfilled[0], native[0]);
 });

@@ -24,7 +24,18 @@ static void describe_value(eng_value_t v, char *buf, size_t cap)
 	case ENG_TYPE_UNDEFINED: snprintf(buf, cap, "undefined"); break;
 	case ENG_TYPE_NULL: snprintf(buf, cap, "null"); break;
 	case ENG_TYPE_BOOLEAN: snprintf(buf, cap, "%s", eng_get_boolean(v) ? "true" : "false"); break;
-	case ENG_TYPE_NUMBER: snprintf(buf, cap, "%.17g", eng_get_number(v)); break;
+	case ENG_TYPE_NUMBER: {
+		/* As JavaScript writes them: NaN and Infinity, not C's nan and inf. */
+		double x = eng_get_number(v);
+		if (isnan(x)) {
+			snprintf(buf, cap, "NaN");
+		} else if (isinf(x)) {
+			snprintf(buf, cap, "%sInfinity", x < 0 ? "-" : "");
+		} else {
+			snprintf(buf, cap, "%.17g", x);
+		}
+		break;
+	}
 	case ENG_TYPE_STRING: {
 		char text[24];
 		size_t n = eng_string_copy(v, text, sizeof(text));
@@ -612,69 +623,94 @@ static bool convert_one(const glue_param_t *p, const glue_where_t *at, eng_value
 	return false;
 }
 
+/* Whether a form takes this many arguments: all its required ones and none beyond its last. */
+static bool takes(const glue_overload_t *o, uint32_t argc)
+{
+	return argc >= o->required && argc <= o->count;
+}
+
+static bool fits(const glue_overload_t *o, const eng_call_t *call)
+{
+	for (uint8_t k = 0; k < o->count && k < call->argc; k++) {
+		if (!could_match(&o->params[k], call->argv[k])) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * The form of an overloaded function for these arguments, or -1. The first form (in declaration
+ * order) that takes exactly as many arguments as were given and fits them wins. Only when no form
+ * takes that many may a shorter one that fits the leading arguments do, the rest being ignored as
+ * JavaScript ignores extra arguments: io.led(true, 1) is a mistaken io.led(1, true), not "all
+ * LEDs on". When no form fits, the form whose error will be the most useful is converted anyway,
+ * so the error names the argument that is wrong (and carries the code the declaration gives that
+ * argument) rather than only listing what was passed: the one form that takes this many
+ * arguments, else the one that fits the most leading arguments.
+ */
+static int pick_overload(const glue_function_t *fn, const eng_call_t *call, uint32_t bit)
+{
+	int taking = 0, taking_index = -1;
+	for (uint8_t i = 0; i < fn->count; i++) {
+		const glue_overload_t *o = &fn->overloads[i];
+		if ((o->mask & bit) && takes(o, call->argc)) {
+			if (fits(o, call)) {
+				return i;
+			}
+			taking++;
+			taking_index = i;
+		}
+	}
+	if (taking == 0) {
+		for (uint8_t i = 0; i < fn->count; i++) {
+			const glue_overload_t *o = &fn->overloads[i];
+			if ((o->mask & bit) && call->argc >= o->required && fits(o, call)) {
+				return i;
+			}
+		}
+	}
+	if (taking == 1) {
+		return taking_index;
+	}
+	int best = -1, best_score = 0;
+	bool tie = false;
+	for (uint8_t i = 0; i < fn->count; i++) {
+		const glue_overload_t *o = &fn->overloads[i];
+		if (!(o->mask & bit) || call->argc < o->required || (taking > 0 && !takes(o, call->argc))) {
+			continue;
+		}
+		int score = 0;
+		while (score < o->count && (uint32_t)score < call->argc &&
+		       could_match(&o->params[score], call->argv[score])) {
+			score++;
+		}
+		if (score > best_score) {
+			best = i;
+			best_score = score;
+			tie = false;
+		} else if (score == best_score && score > 0) {
+			tie = true;
+		}
+	}
+	return tie ? -1 : best;
+}
+
 bool glue_convert(const eng_call_t *call, const glue_function_t *fn, void *args,
 		  eng_value_t *error)
 {
 	uint32_t bit = 1u << current_bit;
-	const glue_overload_t *chosen = NULL;
-	int chosen_index = -1;
-	int candidates = 0;
+	int candidates = 0, only = -1;
 	for (uint8_t i = 0; i < fn->count; i++) {
 		if (fn->overloads[i].mask & bit) {
 			candidates++;
+			only = i;
 		}
 	}
-	for (uint8_t i = 0; i < fn->count && chosen == NULL; i++) {
-		const glue_overload_t *o = &fn->overloads[i];
-		if (!(o->mask & bit)) {
-			continue;
-		}
-		if (candidates == 1) {
-			chosen = o;
-			chosen_index = i;
-			break;
-		}
-		if (call->argc < o->required) {
-			continue;
-		}
-		bool fits = true;
-		for (uint8_t k = 0; k < o->count && k < call->argc && fits; k++) {
-			fits = could_match(&o->params[k], call->argv[k]);
-		}
-		if (fits) {
-			chosen = o;
-			chosen_index = i;
-		}
-	}
-	if (chosen == NULL) {
-		/* No form fits. When one form fits the leading arguments better than every other,
-		 * convert with it: its error names the argument that is wrong (and carries the code
-		 * the declaration gives that argument) rather than only listing what was passed. */
-		int best = -1, best_score = 0;
-		bool tie = false;
-		for (uint8_t i = 0; i < fn->count; i++) {
-			const glue_overload_t *o = &fn->overloads[i];
-			if (!(o->mask & bit) || call->argc < o->required) {
-				continue;
-			}
-			int score = 0;
-			while (score < o->count && (uint32_t)score < call->argc &&
-			       could_match(&o->params[score], call->argv[score])) {
-				score++;
-			}
-			if (score > best_score) {
-				best = i;
-				best_score = score;
-				tie = false;
-			} else if (score == best_score && score > 0) {
-				tie = true;
-			}
-		}
-		if (best >= 0 && !tie) {
-			chosen = &fn->overloads[best];
-			chosen_index = best;
-		}
-	}
+	/* A function with one form in this version takes it whatever was passed: its checks say
+	 * what is wrong, and extra arguments are ignored. */
+	int chosen_index = candidates == 1 ? only : pick_overload(fn, call, bit);
+	const glue_overload_t *chosen = chosen_index >= 0 ? &fn->overloads[chosen_index] : NULL;
 	if (chosen == NULL) {
 		char got[160] = "";
 		for (uint32_t k = 0; k < call->argc && k < 4; k++) {

@@ -9,6 +9,7 @@
 #include "rt_errors.h"
 #include "rt_loop.h"
 #include "rt_package.h"
+#include "rt_signature.h"
 #include "rt_timers.h"
 
 static rt_app_state_t state = RT_APP_NONE;
@@ -47,7 +48,8 @@ int rt_app_install(const uint8_t *package, size_t len, char *msg, size_t msg_cap
 {
 	teardown();
 	rt_package_t pkg;
-	if (rt_package_check(package, len, &pkg, msg, msg_cap) != RT_PACKAGE_OK) {
+	if (rt_package_check(package, len, &pkg, msg, msg_cap) != RT_PACKAGE_OK ||
+	    rt_signature_check(package, &pkg, msg, msg_cap) != RT_SIGNATURE_OK) {
 		state = RT_APP_FAILED;
 		return -1;
 	}

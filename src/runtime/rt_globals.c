@@ -40,12 +40,24 @@ eng_value_t rt_toHex(const rt_toHex_args_t *args)
 	if (is_array) {
 		n = eng_array_length(source);
 	}
-	char *out = malloc(2 * n + 1);
+	/* An array's length says nothing of its size (a sparse one of length 2^32 - 1 holds
+	 * nothing): the text grows as its items pass the check, rather than being sized up front. */
+	size_t cap = is_array && n > 64 ? 64 : n;
+	char *out = malloc(2 * cap + 1);
 	if (out == NULL) {
 		return rt_throw_esr(RT_ESR0004_NO_RESOURCES, "toHex: %zu bytes", n);
 	}
 	for (size_t i = 0; i < n; i++) {
 		uint8_t b;
+		if (i == cap) {
+			cap = cap > n / 2 ? n : 2 * cap;
+			char *bigger = realloc(out, 2 * cap + 1);
+			if (bigger == NULL) {
+				free(out);
+				return rt_throw_esr(RT_ESR0004_NO_RESOURCES, "toHex: %zu bytes", n);
+			}
+			out = bigger;
+		}
 		if (is_array) {
 			eng_value_t item = eng_get_index(source, (uint32_t)i);
 			if (eng_is_exception(item)) {

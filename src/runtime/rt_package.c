@@ -1,5 +1,6 @@
 #include "rt_package.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,17 +72,29 @@ rt_package_status_t rt_package_check(const uint8_t *buf, size_t len, rt_package_
 	p.source_size = get32(buf + 28);
 	p.flags = get32(buf + 32);
 	p.crc = get32(buf + 36);
-	if (p.format != RT_PACKAGE_FORMAT || p.header_size != RT_PACKAGE_HEADER_SIZE) {
+	if (p.format != RT_PACKAGE_FORMAT) {
 		snprintf(msg, msg_cap, "package format %u is not supported (this firmware reads format %u)",
 			 (unsigned)p.format, RT_PACKAGE_FORMAT);
 		return RT_PACKAGE_BAD_FORMAT;
 	}
+	if (p.header_size != RT_PACKAGE_HEADER_SIZE) {
+		snprintf(msg, msg_cap, "package is damaged: header size %u, format %u has %u",
+			 (unsigned)p.header_size, RT_PACKAGE_FORMAT, RT_PACKAGE_HEADER_SIZE);
+		return RT_PACKAGE_BAD_FORMAT;
+	}
 	size_t body = len - RT_PACKAGE_HEADER_SIZE;
-	if (p.bytecode_size == 0 || p.bytecode_size > body ||
-	    (!(p.flags & RT_PACKAGE_FLAG_SIGNED) && p.bytecode_size != body)) {
-		snprintf(msg, msg_cap, "package is damaged: header says %u bytes of code, file has %zu",
-			 (unsigned)p.bytecode_size, body);
-		return body < p.bytecode_size ? RT_PACKAGE_TRUNCATED : RT_PACKAGE_BAD_SIZE;
+	size_t trailer = (p.flags & RT_PACKAGE_FLAG_SIGNED) ? RT_PACKAGE_SIG_SIZE : 0u;
+	if (p.bytecode_size == 0 || p.bytecode_size > body || body - p.bytecode_size != trailer) {
+		if (trailer != 0) {
+			snprintf(msg, msg_cap,
+				 "package is damaged: header says %u bytes of code and a %u-byte signature, file has %zu",
+				 (unsigned)p.bytecode_size, RT_PACKAGE_SIG_SIZE, body);
+		} else {
+			snprintf(msg, msg_cap, "package is damaged: header says %u bytes of code, file has %zu",
+				 (unsigned)p.bytecode_size, body);
+		}
+		bool cut_short = p.bytecode_size > body || body - p.bytecode_size < trailer;
+		return cut_short ? RT_PACKAGE_TRUNCATED : RT_PACKAGE_BAD_SIZE;
 	}
 	uint32_t crc = package_crc(buf, len);
 	if (crc != p.crc) {
@@ -109,6 +122,25 @@ rt_package_status_t rt_package_check(const uint8_t *buf, size_t len, rt_package_
 		snprintf(msg, msg_cap, "package needs API %u.%u.%u, which this firmware does not have",
 			 V3(p.api_version));
 		return RT_PACKAGE_UNKNOWN_API;
+	}
+	if (p.flags & ~RT_PACKAGE_KNOWN_FLAGS) {
+		snprintf(msg, msg_cap, "package uses features this firmware does not know (flags %08x)",
+			 (unsigned)p.flags);
+		return RT_PACKAGE_UNKNOWN_FLAGS;
+	}
+	p.signature = NULL;
+	if (p.flags & RT_PACKAGE_FLAG_SIGNED) {
+		const uint8_t *sig = buf + RT_PACKAGE_HEADER_SIZE + p.bytecode_size;
+		if (memcmp(sig, RT_PACKAGE_SIG_MAGIC, 4) != 0 || get16(sig + 6) != RT_PACKAGE_SIG_SIZE) {
+			snprintf(msg, msg_cap, "package is damaged: no signature block where its header says one is");
+			return RT_PACKAGE_BAD_SIGNATURE_BLOCK;
+		}
+		if (get16(sig + 4) != RT_PACKAGE_SIG_ALG_ED25519_SHA256) {
+			snprintf(msg, msg_cap, "package is signed with algorithm %u, which this firmware does not know",
+				 (unsigned)get16(sig + 4));
+			return RT_PACKAGE_BAD_SIGNATURE_BLOCK;
+		}
+		p.signature = sig;
 	}
 	p.bytecode = buf + RT_PACKAGE_HEADER_SIZE;
 	*out = p;

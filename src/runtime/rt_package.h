@@ -14,13 +14,24 @@
  *    20    4 engine configuration hash (eng_config_hash())
  *    24    4 bytecode size
  *    28    4 ES5 source size (what the bytecode was compiled from; for size reports)
- *    32    4 flags (bit 0: a signature block follows the bytecode)
+ *    32    4 flags (bit 0: a signature block follows the bytecode; other bits must be 0)
  *    36    4 CRC-32 (IEEE 802.3) of bytes 0..35 and everything after the header
  *    40    . bytecode
- *     .    . optional signature block (format reserved for signing)
+ *     .  104 signature block, when flag bit 0 is set:
+ *            +0   4 magic "BSIG"
+ *            +4   2 algorithm: 1 = Ed25519 (RFC 8032, pure) over a SHA-256 digest
+ *            +6   2 block size in bytes (104)
+ *            +8  32 the signer's Ed25519 public key
+ *           +40  64 the signature of SHA-256(package bytes 0..35 || bytecode)
  *
  * A single CRC over header and body means every single-bit flip, any truncation and any
  * wrong header field is caught before a byte of bytecode reaches the engine.
+ *
+ * The signature covers the header (its flags included, so the block cannot be stripped unseen)
+ * and the bytecode, but not the CRC, which covers the signature in turn. It signs a digest, as
+ * MCUboot does for Ed25519 images, so a package is verified where it lies, in pieces, without a
+ * copy. Which keys are trusted is the business of rt_signature.h; rt_package_check() checks the
+ * block's layout only.
  */
 #ifndef RT_PACKAGE_H
 #define RT_PACKAGE_H
@@ -32,6 +43,17 @@
 #define RT_PACKAGE_FORMAT 1u
 #define RT_PACKAGE_HEADER_SIZE 40u
 #define RT_PACKAGE_FLAG_SIGNED 0x1u
+#define RT_PACKAGE_KNOWN_FLAGS RT_PACKAGE_FLAG_SIGNED
+
+#define RT_PACKAGE_SIG_MAGIC "BSIG"
+#define RT_PACKAGE_SIG_ALG_ED25519_SHA256 1u
+#define RT_PACKAGE_SIG_SIZE 104u
+#define RT_PACKAGE_SIG_KEY_OFFSET 8u
+#define RT_PACKAGE_SIG_KEY_SIZE 32u
+#define RT_PACKAGE_SIG_SIGNATURE_OFFSET 40u
+#define RT_PACKAGE_SIG_SIGNATURE_SIZE 64u
+/* Bytes of the header the signature covers (all but the CRC). */
+#define RT_PACKAGE_SIGNED_HEADER_BYTES 36u
 
 typedef struct {
 	uint16_t format;
@@ -44,7 +66,8 @@ typedef struct {
 	uint32_t source_size;
 	uint32_t flags;
 	uint32_t crc;
-	const uint8_t *bytecode; /* points into the checked buffer */
+	const uint8_t *bytecode;  /* points into the checked buffer */
+	const uint8_t *signature; /* the signature block in the buffer, or NULL when unsigned */
 } rt_package_t;
 
 typedef enum {
@@ -58,6 +81,8 @@ typedef enum {
 	RT_PACKAGE_WRONG_ENGINE_VERSION,
 	RT_PACKAGE_WRONG_ENGINE_CONFIG,
 	RT_PACKAGE_UNKNOWN_API,
+	RT_PACKAGE_UNKNOWN_FLAGS,
+	RT_PACKAGE_BAD_SIGNATURE_BLOCK,
 } rt_package_status_t;
 
 uint32_t rt_crc32(uint32_t crc, const uint8_t *data, size_t len);

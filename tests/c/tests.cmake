@@ -51,9 +51,16 @@ foreach(_engine duktape jerryscript)
                   LIBS beacon_port_host beacon_runtime beacon_port_host)
   endif()
 endforeach()
+# The glue tests replace a few runtime functions by recorders (GNU ld's --wrap) to see what the
+# generated bindings hand the runtime where no behaviour shows it yet.
 foreach(_engine duktape jerryscript)
   if(TARGET beacon_engine_${_engine})
     beacon_c_test(test_glue ${_engine} "${CMAKE_CURRENT_LIST_DIR}/test_glue.c"
                   LIBS beacon_port_host beacon_runtime beacon_port_host)
+    target_link_options(test_glue_${_engine} PRIVATE
+      "LINKER:--wrap=rt_advertiser_power" "LINKER:--wrap=rt_advertiser_interval"
+      "LINKER:--wrap=rt_ble_startScan")
   endif()
 endforeach()
+
+include("${CMAKE_CURRENT_LIST_DIR}/../fuzz/fuzz.cmake")

@@ -19,6 +19,8 @@ export interface OptionSpec {
   short?: string;
   /** Placeholder shown in help; set when the option takes a value. */
   value?: string;
+  /** The option may be given more than once; every value is kept (ParsedArgs.lists). */
+  repeatable?: boolean;
   help: string;
 }
 
@@ -38,6 +40,8 @@ export interface ParsedArgs {
   positionals: string[];
   /** Options by long name: the value, or true for flags. The last occurrence wins. */
   options: Map<string, string | true>;
+  /** Every value of each repeatable option, in order. */
+  lists: Map<string, string[]>;
   help: boolean;
 }
 
@@ -45,6 +49,7 @@ const HELP: OptionSpec = { name: 'help', short: 'h', help: 'show this help' };
 
 export function parseArgs(spec: CommandSpec, argv: readonly string[]): ParsedArgs {
   const options = new Map<string, string | true>();
+  const lists = new Map<string, string[]>();
   const positionals: string[] = [];
   const all = [...spec.options, HELP];
   let onlyPositionals = false;
@@ -84,6 +89,7 @@ export function parseArgs(spec: CommandSpec, argv: readonly string[]): ParsedArg
       value = argv[++i];
     }
     options.set(opt.name, value);
+    if (opt.repeatable) lists.set(opt.name, [...(lists.get(opt.name) ?? []), value]);
   }
 
   const help = options.has('help');
@@ -97,7 +103,11 @@ export function parseArgs(spec: CommandSpec, argv: readonly string[]): ParsedArg
       throw new UsageError(`unexpected argument '${positionals[spec.positionals.length]}'`);
     }
   }
-  return { positionals, options, help };
+  return { positionals, options, lists, help };
+}
+
+export function listOption(args: ParsedArgs, name: string): string[] {
+  return args.lists.get(name) ?? [];
 }
 
 export function stringOption(args: ParsedArgs, name: string): string | undefined {
@@ -120,7 +130,8 @@ export function commandHelp(spec: CommandSpec): string {
   }
   lines.push('options:');
   for (const o of [...spec.options, HELP]) {
-    const names = (o.short ? `-${o.short}, ` : '    ') + `--${o.name}` + (o.value ? ` ${o.value}` : '');
+    const names =
+      (o.short ? `-${o.short}, ` : '    ') + `--${o.name}` + (o.value ? ` ${o.value}` : '') + (o.repeatable ? '...' : '');
     lines.push(`  ${names.length < 23 ? names.padEnd(24) : `${names}  `}${o.help}`);
   }
   if (spec.details) lines.push('', spec.details);

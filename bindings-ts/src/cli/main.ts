@@ -7,14 +7,18 @@ import { commandHelp, CommandSpec, parseArgs, ParsedArgs, UsageError } from './a
 import { buildCommand } from './build';
 import { codegenCommand } from './codegen';
 import { CliIo, processIo } from './io';
+import { keygenCommand } from './keygen';
 import { runCommand } from './run';
-import { buildSpec, codegenSpec, COMMANDS, mainHelp, runSpec } from './specs';
+import { buildSpec, codegenSpec, COMMANDS, keygenSpec, mainHelp, runSpec, traceSpec } from './specs';
+import { traceCommand } from './trace';
 
 type Handler = (args: ParsedArgs, io: CliIo) => Promise<number>;
 
 const HANDLERS: ReadonlyMap<CommandSpec, Handler> = new Map<CommandSpec, Handler>([
   [buildSpec, buildCommand],
   [runSpec, runCommand],
+  [traceSpec, (args, io) => traceCommand(args, io)],
+  [keygenSpec, keygenCommand],
   [codegenSpec, codegenCommand],
 ]);
 

@@ -1,9 +1,11 @@
-// `beacon run <app.ts|app.js|app.bapp> [--for I] [--api V] [--engine E] [--realtime] [--utc T]`
+// `beacon run <app.ts|app.js|app.bapp> [--for I] [--api V] [--engine E] [--realtime] [--utc T]
+//  [--trust key.pub]...`
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { flagOption, ParsedArgs, stringOption, UsageError } from './args';
+import type { PackageMap } from '../compiler';
+import { flagOption, listOption, ParsedArgs, stringOption, UsageError } from './args';
 import { apiOption, engineOption, existingFile, isSource, printDiagnostics, reportFailure } from './common';
 import { parseInterval, parseUtc } from './interval';
 import { CliIo } from './io';
@@ -12,6 +14,8 @@ export interface SimOptions {
   forMs?: number;
   realtime: boolean;
   utcMs?: number;
+  /** Public key files the simulated device trusts. */
+  trust?: string[];
 }
 
 /** Arguments of beacon-sim for a package. */
@@ -20,6 +24,7 @@ export function simArgs(pkg: string, o: SimOptions): string[] {
   if (o.forMs !== undefined) args.push('--for', String(o.forMs));
   if (o.realtime) args.push('--realtime');
   if (o.utcMs !== undefined) args.push('--utc', String(o.utcMs));
+  for (const key of o.trust ?? []) args.push('--trust', key);
   args.push(pkg);
   return args;
 }
@@ -40,17 +45,43 @@ function simOptions(args: ParsedArgs): SimOptions {
   const utcMs = optionValue('--utc', stringOption(args, 'utc'), parseUtc);
   if (forMs !== undefined) o.forMs = forMs;
   if (utcMs !== undefined) o.utcMs = utcMs;
+  const trust = listOption(args, 'trust').map((k) => existingFile(k));
+  if (trust.length > 0) o.trust = trust;
   return o;
 }
 
 /**
- * Run the simulator with the terminal as its stdio, so output streams as it comes. An interrupt
- * from the terminal reaches the simulator (same process group); this process waits for it to
- * finish and then cleans up.
+ * The simulator's stderr, line by line, with error locations in the minified script shown in
+ * the app's source. Lines are passed on as soon as they are complete.
  */
-function runSimulator(sim: string, args: string[]): Promise<number> {
+function mappedStderr(map: PackageMap | undefined, rewrite: (text: string, map: PackageMap) => string): (chunk: Buffer | null) => void {
+  let pending = '';
+  const emit = (text: string): void => {
+    process.stderr.write(map ? rewrite(text, map) : text);
+  };
+  return (chunk) => {
+    if (chunk === null) {
+      if (pending) emit(pending);
+      pending = '';
+      return;
+    }
+    pending += chunk.toString('utf8');
+    const end = pending.lastIndexOf('\n');
+    if (end < 0) return;
+    emit(pending.slice(0, end + 1));
+    pending = pending.slice(end + 1);
+  };
+}
+
+/**
+ * Run the simulator with the terminal as its stdout, so output streams as it comes; its stderr
+ * passes through mappedStderr. An interrupt from the terminal reaches the simulator (same
+ * process group); this process waits for it to finish and then cleans up.
+ */
+function runSimulator(sim: string, args: string[], onStderr: (chunk: Buffer | null) => void): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(sim, args, { stdio: 'inherit' });
+    const child = spawn(sim, args, { stdio: ['inherit', 'inherit', 'pipe'] });
+    child.stderr?.on('data', (b: Buffer) => onStderr(b));
     const ignore = (): void => {};
     const forward = (sig: NodeJS.Signals) => (): void => {
       child.kill(sig);
@@ -68,6 +99,7 @@ function runSimulator(sim: string, args: string[]): Promise<number> {
     });
     child.on('close', (code, signal) => {
       done();
+      onStderr(null);
       if (code !== null) resolve(code);
       else resolve(128 + (signal ? os.constants.signals[signal] ?? 0 : 0));
     });
@@ -117,7 +149,10 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     const [simTool] = await compiler.ensureHostTools(['beacon-sim'], engine, {
       onNote: (line) => io.err(`beacon: ${line}\n`),
     });
-    return await runSimulator(simTool, simArgs(pkg, sim));
+    // A package without its map (copied alone) runs all the same, with unmapped locations.
+    const map = compiler.loadPackageMap(pkg);
+    const stderr = mappedStderr(typeof map === 'string' ? undefined : map, compiler.rewriteLocations);
+    return await runSimulator(simTool, simArgs(pkg, sim), stderr);
   } catch (err) {
     return reportFailure(io, 'run', err);
   } finally {

@@ -18,14 +18,19 @@ const engineOption: OptionSpec = {
 export const buildSpec: CommandSpec = {
   name: 'build',
   brief: 'compile a micro-app (.ts/.js) into an app package (.bapp)',
-  summary: 'Compile a micro-app into an app package (.bapp): type-check it against the API version, lower it to ES5, bundle its imports and compile it to engine bytecode.',
+  summary: 'Compile a micro-app into an app package (.bapp): type-check it against the API version, lower it to ES5, bundle its imports, minify it and compile it to engine bytecode. The source map goes beside the package (<package>.map); a size report goes to stderr.',
   positionals: [{ name: 'source', help: 'the app: a .ts or .js file' }],
   options: [
     { name: 'output', short: 'o', value: '<file>', help: 'package to write (default: the source path with .bapp)' },
     apiOption,
     engineOption,
-    { name: 'keep', help: 'keep the ES5 script next to the package (<name>.es5.js)' },
+    { name: 'sign', value: '<key.pem>', help: "sign the package with this Ed25519 private key (from 'beacon keygen')" },
+    { name: 'json', help: 'print the build report as one JSON object on stdout' },
+    { name: 'minify', value: '<lines|dense|none>', help: 'lines (default): a statement per line, for error locations on engines that report lines; dense: the smallest Duktape bytecode; none' },
+    { name: 'keep', help: 'keep the ES5 and the minified script next to the package (<name>.es5.js, <name>.min.js)' },
   ],
+  details:
+    'Device errors name the minified script (app.min.js:<line>); `beacon run` shows them at their place in the source, and `beacon trace <package>` does the same for a device log.',
 };
 
 export const runSpec: CommandSpec = {
@@ -39,10 +44,31 @@ export const runSpec: CommandSpec = {
     { ...engineOption, help: 'engine to run on (default duktape; for a package, the engine it was built for)' },
     { name: 'realtime', help: 'let simulated time pass at wall-clock speed' },
     { name: 'utc', value: '<time>', help: 'UTC time the simulated clock starts at: ISO 8601 (2024-05-01T12:00:00Z) or milliseconds since 1970' },
+    { name: 'trust', value: '<key.pub>', repeatable: true, help: 'run as a device that trusts this signing key: only packages signed with a trusted key run' },
   ],
   details:
     'Intervals are a number, an optional space and a unit: ms; s, sec, secs; m, min, mins; h, hour, hours; d, day, days; w, week, weeks. A bare number is milliseconds.\n' +
+    'Error locations in the simulator\'s messages are shown in the app\'s source, using the source map beside the package.\n' +
     'Exit status: 0 when the run ends normally, 1 when the package is refused or the app\'s top level threw.',
+};
+
+export const traceSpec: CommandSpec = {
+  name: 'trace',
+  brief: "show a device log's error locations in the app's source",
+  summary: "Copy a log (stdin, or --log) to stdout with every error location in the package's minified script (app.min.js:<line>) replaced by the place in the app's source it came from, using the package's source map.",
+  positionals: [{ name: 'package', help: 'the .bapp the log is from (its map is <package>.map)' }],
+  options: [
+    { name: 'log', value: '<file>', help: 'read the log from this file instead of stdin' },
+    { name: 'map', value: '<file>', help: 'the source map, if it is not beside the package' },
+  ],
+};
+
+export const keygenSpec: CommandSpec = {
+  name: 'keygen',
+  brief: 'make an Ed25519 key pair for signing packages',
+  summary: 'Write a new Ed25519 key pair for `beacon build --sign`: <name>.pem (the private key; keep it secret) and <name>.pub (the public key devices trust). Existing files are never overwritten.',
+  positionals: [{ name: 'name', help: 'path of the key files without extension' }],
+  options: [],
 };
 
 export const codegenSpec: CommandSpec = {
@@ -53,7 +79,7 @@ export const codegenSpec: CommandSpec = {
   options: [{ name: 'check', help: 'write nothing; exit 1 if a generated file is out of date' }],
 };
 
-export const COMMANDS: readonly CommandSpec[] = [buildSpec, runSpec, codegenSpec];
+export const COMMANDS: readonly CommandSpec[] = [buildSpec, runSpec, traceSpec, keygenSpec, codegenSpec];
 
 export function mainHelp(): string {
   const lines = [

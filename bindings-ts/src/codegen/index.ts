@@ -23,6 +23,31 @@ export interface CodegenResult {
   stale: string[];
 }
 
+export interface GlueOptions {
+  /** API versions to emit the glue for (see CGlueOptions.versions). */
+  versions: readonly string[];
+  /** Directory for api_glue.h and api_glue.c; created if missing. */
+  outDir: string;
+  /** Repository root; defaults to the parent of bindings-ts. */
+  root?: string;
+}
+
+/**
+ * The C glue of some API versions only, written to outDir rather than over the committed files:
+ * for a firmware that runs apps of those versions alone (it refuses the others as unknown), and
+ * to measure what each version costs. A build uses it by compiling outDir in place of
+ * src/glue/generated. Returns the files written.
+ */
+export function writeGlue(options: GlueOptions): string[] {
+  const root = options.root ?? path.dirname(toolsRoot());
+  const glue = emitC(parseApi(path.join(root, 'bindings-ts', 'api')), { versions: options.versions });
+  fs.mkdirSync(options.outDir, { recursive: true });
+  const files = [path.join(options.outDir, 'api_glue.h'), path.join(options.outDir, 'api_glue.c')];
+  fs.writeFileSync(files[0], glue.header);
+  fs.writeFileSync(files[1], glue.source);
+  return files;
+}
+
 /**
  * Every generated file, by path relative to the repository root, from the declarations in apiDir
  * and the runtime sources in runtimeDir (which say what is implemented). Pure: writes nothing.

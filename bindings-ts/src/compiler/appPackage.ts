@@ -47,3 +47,29 @@ export function readPackageHeader(buf: Uint8Array): PackageHeader | string {
     flags: u32(32),
   };
 }
+
+export const FLAG_SIGNED = 0x1;
+export const SIGNATURE_BLOCK_SIZE = 104;
+
+export interface SignatureBlock {
+  algorithm: number;
+  /** The signer's Ed25519 public key (32 bytes). */
+  publicKey: Uint8Array;
+  signature: Uint8Array;
+}
+
+/** The signature block of a signed package, undefined for an unsigned one, or why it is unreadable. */
+export function readSignatureBlock(buf: Uint8Array): SignatureBlock | undefined | string {
+  const header = readPackageHeader(buf);
+  if (typeof header === 'string') return header;
+  if (!(header.flags & FLAG_SIGNED)) return undefined;
+  const off = PACKAGE_HEADER_SIZE + header.bytecodeSize;
+  if (buf.length !== off + SIGNATURE_BLOCK_SIZE) return 'the signature block is missing or the wrong size';
+  if (String.fromCharCode(buf[off], buf[off + 1], buf[off + 2], buf[off + 3]) !== 'BSIG') return 'the signature block is damaged';
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  return {
+    algorithm: view.getUint16(off + 4, true),
+    publicKey: buf.subarray(off + 8, off + 40),
+    signature: buf.subarray(off + 40, off + 104),
+  };
+}

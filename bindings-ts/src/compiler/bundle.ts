@@ -1,15 +1,19 @@
-// The front end: type-check the app against the typings of its API version, lower it to ES5 and
-// bundle every module it imports (tslib helpers included) into one script with no module system
-// left. Rollup does the bundling, @rollup/plugin-typescript the checking and lowering.
+// The front end: type-check the app against the typings and the built-ins of its API version,
+// lower it to ES5 and bundle every module it imports (tslib helpers included) into one script
+// with no module system left, with a source map back to the modules. Rollup does the bundling,
+// @rollup/plugin-typescript the checking and lowering; languageCheck.ts what the type checker
+// does not see.
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { LoadResult, LogLevel, Plugin, PluginContext, RollupError, RollupLog } from 'rollup';
 import { ApiVersion } from '../codegen/versions';
 import { BuildError, Diagnostic, sortDiagnostics } from './diagnostics';
-import { unavailableGlobalsChecker } from './globalsCheck';
-import { languageLevel } from './languageLevel';
-import { originalPosition, RawSourceMap } from './sourceMap';
+import * as ts from 'typescript';
+import { isDeviceLib, writeDeviceLib } from './deviceLib';
+import { supersededByLanguageCheck, withHint } from './hints';
+import { languageChecker } from './languageCheck';
+import { originalPosition, RawSourceMap, SourceMapV3 } from './sourceMap';
 
 export interface BundleOptions {
   /** Absolute path of the app's entry module (.ts or .js). */
@@ -17,13 +21,22 @@ export interface BundleOptions {
   apiVersion: ApiVersion;
   /** Ambient declarations of the device API for apiVersion. */
   typingsFile: string;
+  /**
+   * Name the bundle is generated as: the map's `file`, and what its sources are relative to
+   * (give a path in the directory the map will be written to).
+   */
+  outputFile?: string;
 }
 
 export interface BundleResult {
   /** One ES5 script. */
   code: string;
+  /** Source map of `code` back to the modules (sources relative to outputFile's directory). */
+  map: SourceMapV3;
   /** Absolute paths of the modules that went into it, entry first. */
   modules: string[];
+  /** Bytes of the modules' source files, tslib's helpers not counted. */
+  sourceBytes: number;
   warnings: Diagnostic[];
 }
 
@@ -42,10 +55,10 @@ function isTslib(id: string): boolean {
   return id.startsWith(tslibDir() + path.sep);
 }
 
-function tsconfigFor(opts: BundleOptions, outDir: string): object {
+function tsconfigFor(opts: BundleOptions, outDir: string, libFile: string): object {
   const script = isScriptEntry(opts.entry);
   return {
-    files: [opts.entry, opts.typingsFile],
+    files: [opts.entry, opts.typingsFile, libFile],
     compilerOptions: {
       target: 'ES5',
       module: 'ESNext',
@@ -53,7 +66,8 @@ function tsconfigFor(opts: BundleOptions, outDir: string): object {
       // Every file is a module, so the helpers a file needs are imported from tslib (and then
       // bundled); a file taken as a global script would only reference them.
       moduleDetection: 'force',
-      lib: [...languageLevel(opts.apiVersion).tsLib],
+      // The device's built-ins and nothing more (deviceLib.ts), instead of TypeScript's libs.
+      noLib: true,
       types: [],
       strict: true,
       alwaysStrict: !script,
@@ -91,7 +105,11 @@ function locOf(log: RollupLog, maps?: SourceMaps): Pick<Diagnostic, 'file' | 'li
   return orig ? { file, ...orig } : { file };
 }
 
-/** Keep the source maps the TypeScript plugin loads modules with, for locOf. */
+/**
+ * Keep the source maps the TypeScript plugin loads modules with, for locOf. Their `sources` are
+ * relative to TypeScript's outDir, while rollup reads them relative to the module: each map is
+ * of its module alone, so it is renamed to the module's own file name.
+ */
 function recordingMaps(plugin: Plugin, maps: Map<string, RawSourceMap>): Plugin {
   const load = plugin.load;
   if (typeof load !== 'function') return plugin;
@@ -100,9 +118,15 @@ function recordingMaps(plugin: Plugin, maps: Map<string, RawSourceMap>): Plugin 
     async load(this: PluginContext, id: string): Promise<LoadResult> {
       const result = await load.call(this, id);
       if (result && typeof result === 'object' && result.map) {
-        const map: unknown = typeof result.map === 'string' ? JSON.parse(result.map) : result.map;
-        const mappings = (map as { mappings?: unknown }).mappings;
-        if (typeof mappings === 'string') maps.set(id, { version: 3, mappings });
+        const map = (typeof result.map === 'string' ? JSON.parse(result.map) : result.map) as {
+          mappings?: unknown;
+          sources?: unknown;
+          sourceRoot?: unknown;
+        };
+        if (typeof map.mappings === 'string') maps.set(id, { version: 3, mappings: map.mappings });
+        if (Array.isArray(map.sources) && map.sources.length === 1) {
+          return { ...result, map: { ...map, sourceRoot: undefined, sources: [path.basename(id)] } as typeof result.map };
+        }
       }
       return result;
     },
@@ -153,6 +177,17 @@ function fromRollupError(err: RollupError, maps: SourceMaps): Diagnostic {
   };
 }
 
+/** One diagnostic per position and message (two checks may find the same thing). */
+function dedupe(list: readonly Diagnostic[]): Diagnostic[] {
+  const seen = new Set<string>();
+  return list.filter((d) => {
+    const key = `${d.file ?? ''}:${d.line ?? ''}:${d.column ?? ''}:${d.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
 export async function bundleApp(opts: BundleOptions): Promise<BundleResult> {
   const entry = path.resolve(opts.entry);
   if (!SOURCE_EXTENSIONS.includes(path.extname(entry)) || entry.endsWith('.d.ts')) {
@@ -172,10 +207,21 @@ export async function bundleApp(opts: BundleOptions): Promise<BundleResult> {
 
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-ts-'));
   const diagnostics: Diagnostic[] = [];
-  const level = languageLevel(opts.apiVersion);
+  let program: ts.Program | undefined;
+  const finish = (list: readonly Diagnostic[]): Diagnostic[] =>
+    dedupe(
+      list
+        .filter((d) => !supersededByLanguageCheck(d))
+        .filter((d) => !(d.file && isDeviceLib(d.file)))
+        .map((d) => withHint(d, { api: opts.apiVersion, ...(program ? { program } : {}) })),
+    );
   try {
     const tsconfig = path.join(workDir, 'tsconfig.json');
-    fs.writeFileSync(tsconfig, JSON.stringify(tsconfigFor({ ...opts, entry }, path.join(workDir, 'out')), null, 2));
+    const libFile = writeDeviceLib(opts.apiVersion, workDir);
+    fs.writeFileSync(
+      tsconfig,
+      JSON.stringify(tsconfigFor({ ...opts, entry }, path.join(workDir, 'out'), libFile), null, 2),
+    );
 
     const maps = new Map<string, RawSourceMap>();
     const tsPlugin = typescript({
@@ -188,8 +234,10 @@ export async function bundleApp(opts: BundleOptions): Promise<BundleResult> {
         before: [
           {
             type: 'program',
-            factory: (program) =>
-              unavailableGlobalsChecker(program, level.unavailableGlobals, (d) => diagnostics.push(d)),
+            factory: (p) => {
+              program = p;
+              return languageChecker(p, { api: opts.apiVersion, report: (d) => diagnostics.push(d) });
+            },
           },
         ],
       },
@@ -215,14 +263,22 @@ export async function bundleApp(opts: BundleOptions): Promise<BundleResult> {
     } catch (err) {
       // Rollup stops at the first error it meets itself; type errors found before it explain more.
       if (!diagnostics.some((d) => d.severity === 'error')) diagnostics.push(fromRollupError(err as RollupError, maps));
-      throw new BuildError(sortDiagnostics(diagnostics));
+      throw new BuildError(sortDiagnostics(finish(diagnostics)));
     }
     try {
-      if (diagnostics.some((d) => d.severity === 'error')) throw new BuildError(sortDiagnostics(diagnostics));
+      const found = finish(diagnostics);
+      if (found.some((d) => d.severity === 'error')) throw new BuildError(sortDiagnostics(found));
+      diagnostics.length = 0;
+      diagnostics.push(...found);
+      const outputFile = opts.outputFile ?? path.join(path.dirname(entry), 'app.js');
       const { output } = await bundle.generate({
         format: 'iife',
         generatedCode: 'es5',
         strict: !isScriptEntry(entry),
+        sourcemap: true,
+        // Absolute here; made relative to outputFile's directory below. (Rollup's `file` option
+        // would do it, but the TypeScript plugin wants its outDir under that file's directory.)
+        sourcemapPathTransform: (relative, mapPath) => path.resolve(path.dirname(mapPath), relative),
       });
       const chunk = output[0];
       if (chunk.exports.length > 0) {
@@ -233,7 +289,27 @@ export async function bundleApp(opts: BundleOptions): Promise<BundleResult> {
         });
       }
       const modules = [entry, ...Object.keys(chunk.modules).filter((m) => m !== entry)];
-      return { code: chunk.code, modules, warnings: sortDiagnostics(diagnostics) };
+      let sourceBytes = 0;
+      for (const m of modules) {
+        if (isTslib(m) || m.startsWith('\0')) continue;
+        try {
+          sourceBytes += fs.statSync(m).size;
+        } catch {
+          // a virtual module: nothing on disk
+        }
+      }
+      if (!chunk.map) throw new BuildError('the bundler produced no source map');
+      const map: SourceMapV3 = {
+        version: 3,
+        file: path.basename(outputFile),
+        sources: chunk.map.sources.map((src) =>
+          path.relative(path.dirname(outputFile), src).split(path.sep).join('/'),
+        ),
+        sourcesContent: chunk.map.sourcesContent ?? [],
+        names: chunk.map.names,
+        mappings: chunk.map.mappings,
+      };
+      return { code: chunk.code, map, modules, sourceBytes, warnings: sortDiagnostics(diagnostics) };
     } finally {
       await bundle.close();
     }

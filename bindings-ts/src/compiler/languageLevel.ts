@@ -1,34 +1,42 @@
-// What the device's JavaScript offers per API version (spec, "Language support"): ES5.1 syntax
-// plus promises, ArrayBuffer and typed arrays; DataView, Map and Set from 0.2.6 on.
+// What the device's JavaScript offers per API version (spec, "Language support"): ES5.1, plus
+// promises, ArrayBuffer and typed arrays in every version, and DataView, Map and Set from 0.2.6
+// on. Nothing else from ES2015 or later exists at run time: no Symbol, no iteration, no
+// Object.values, no WeakMap.
 //
-// TypeScript's lib files cannot express that exactly: lib.es5.d.ts already declares DataView,
-// and lib.es2015.collection.d.ts brings WeakMap and WeakSet along with Map and Set. So every
-// version compiles against es5 + es2015.promise + es2015.collection, and the built-ins the
-// version lacks are rejected by a check of value references (unavailableGlobals), which also
-// covers .js apps that are not type-checked.
-import { ApiVersion, compareVersions } from '../codegen/versions';
+// The type checker enforces it: each version compiles against its own lib (deviceLib.ts), which
+// declares exactly these built-ins, so using anything else is a type error at its position. Syntax
+// that TypeScript lowers to ES5 (let/const, classes, destructuring, spread over arrays, async
+// functions, generators) needs no built-in beyond Promise and is accepted in every version.
+import { API_VERSIONS, ApiVersion, compareVersions } from '../codegen/versions';
 
-export interface LanguageLevel {
-  /** Names for the TypeScript `lib` compiler option. */
-  readonly tsLib: readonly string[];
-  /** Built-ins the lib files declare but the device does not have, with the reason. */
-  readonly unavailableGlobals: ReadonlyMap<string, string>;
+/** A built-in global beyond ES5 that some API versions have. */
+export interface VersionedBuiltin {
+  readonly name: string;
+  readonly since: ApiVersion;
 }
 
-const COLLECTIONS_SINCE = '0.2.6';
+/** Built-in globals beyond ES5.1, with the first API version that has them. */
+export const DEVICE_BUILTINS: readonly VersionedBuiltin[] = [
+  { name: 'Promise', since: '0.0.9' },
+  { name: 'DataView', since: '0.2.6' },
+  { name: 'Map', since: '0.2.6' },
+  { name: 'Set', since: '0.2.6' },
+];
 
-export function languageLevel(api: ApiVersion): LanguageLevel {
-  const unavailable = new Map<string, string>();
-  if (compareVersions(api, COLLECTIONS_SINCE) < 0) {
-    for (const name of ['DataView', 'Map', 'Set']) {
-      unavailable.set(name, `${name} is not available in API ${api} (it is supported from ${COLLECTIONS_SINCE} on)`);
-    }
-  }
-  for (const name of ['WeakMap', 'WeakSet']) {
-    unavailable.set(name, `${name} is not supported by the device runtime`);
-  }
-  return {
-    tsLib: ['es5', 'es2015.promise', 'es2015.collection'],
-    unavailableGlobals: unavailable,
-  };
+export function hasBuiltin(api: ApiVersion, name: string): boolean {
+  const b = DEVICE_BUILTINS.find((x) => x.name === name);
+  return b !== undefined && compareVersions(api, b.since) >= 0;
+}
+
+/** API versions that have a built-in, for messages ("Map is in API 0.2.6, not 0.1.5"). */
+export function versionsWithBuiltin(name: string): ApiVersion[] {
+  return API_VERSIONS.filter((v) => hasBuiltin(v, name));
+}
+
+/** One line for messages and docs: what the version's JavaScript has beyond ES5.1. */
+export function describeLanguage(api: ApiVersion): string {
+  const extra = ['Promise', 'ArrayBuffer', 'typed arrays'];
+  for (const b of DEVICE_BUILTINS) if (b.name !== 'Promise' && hasBuiltin(api, b.name)) extra.push(b.name);
+  const last = extra.pop() as string;
+  return `ES5.1 with ${extra.join(', ')} and ${last}`;
 }

@@ -18,6 +18,8 @@ export interface PackOptions {
   packTool: string;
   apiVersion: string;
   es5File: string;
+  /** Name the engine gives the script (error locations carry it); default: the file's path. */
+  scriptName?: string;
   outFile: string;
 }
 
@@ -59,7 +61,9 @@ function toDiagnostics(stderr: string): Diagnostic[] {
 }
 
 export function packApp(opts: PackOptions): Promise<PackReport> {
-  const args = ['--api', opts.apiVersion, '-o', opts.outFile, opts.es5File];
+  const args = ['--api', opts.apiVersion, '-o', opts.outFile];
+  if (opts.scriptName) args.push('--name', opts.scriptName);
+  args.push(opts.es5File);
   return new Promise((resolve, reject) => {
     const child = spawn(opts.packTool, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const out: Buffer[] = [];

@@ -78,3 +78,62 @@ export function originalPosition(
   const offset = Math.max(0, col0 - best[0]);
   return { line: best[2] + 1, column: best[3] + offset + 1 };
 }
+
+/** A whole source map (version 3), as written beside a package. */
+export interface SourceMapV3 {
+  version: number;
+  file?: string;
+  sourceRoot?: string;
+  sources: string[];
+  sourcesContent?: (string | null)[];
+  names?: string[];
+  mappings: string;
+}
+
+export interface SourcePosition {
+  /** As the map names it (relative to the map's directory unless absolute). */
+  source: string;
+  /** 1-based. */
+  line: number;
+  /** 1-based. */
+  column: number;
+}
+
+/**
+ * Where a generated position came from. Without a column (an engine that reports lines only),
+ * the first mapped segment of the line: the statement that starts it.
+ */
+export function lookupPosition(map: SourceMapV3, line: number, column?: number): SourcePosition | undefined {
+  const segments = decodeMappings(map.mappings)?.[line - 1];
+  if (!segments || segments.length === 0) return undefined;
+  let best = segments[0];
+  if (column !== undefined) {
+    for (const s of segments) {
+      if (s[0] > column - 1) break;
+      best = s;
+    }
+  }
+  const source = map.sources[best[1]];
+  if (source === undefined) return undefined;
+  return { source: (map.sourceRoot ?? '') + source, line: best[2] + 1, column: best[3] + 1 };
+}
+
+/** The map of a script that got `lines` lines put in front of it (mapping to nothing). */
+export function shiftLines<T extends { mappings: string }>(map: T, lines: number): T {
+  return { ...map, mappings: ';'.repeat(lines) + map.mappings };
+}
+
+/** Parse a source map file's text; undefined when it is not one. */
+export function parseSourceMap(text: string): SourceMapV3 | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const o = v as Partial<SourceMapV3>;
+  if (!o || typeof o !== 'object' || o.version !== 3 || typeof o.mappings !== 'string' || !Array.isArray(o.sources)) {
+    return undefined;
+  }
+  return o as SourceMapV3;
+}

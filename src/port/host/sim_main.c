@@ -1,7 +1,10 @@
 /*
  * beacon-sim: runs an app package on the host simulator.
  *
- *   beacon-sim [--for MS] [--realtime] [--utc MS | --no-utc] app.bapp
+ *   beacon-sim [--for MS] [--realtime] [--utc MS | --no-utc] [--trust KEY.pub]... app.bapp
+ *
+ * --trust makes the simulator a device that trusts that signing key (repeatable): it then runs
+ * only packages signed with a trusted key (see rt_signature.h).
  *
  * print() goes to stdout, the runtime's own messages to stderr. Exit status: 0 when the run ended
  * normally (time up, app stopped, nothing left to happen), 1 when the package was refused or the
@@ -16,12 +19,14 @@
 #include "file_util.h"
 #include "hal_clock.h"
 #include "hal_console.h"
+#include "key_file.h"
 #include "rt_app.h"
+#include "rt_signature.h"
 #include "sim.h"
 
 static int usage(const char *why)
 {
-	fprintf(stderr, "beacon-sim: %s\nusage: beacon-sim [--for MS] [--realtime] [--utc MS | --no-utc] app.bapp\n", why);
+	fprintf(stderr, "beacon-sim: %s\nusage: beacon-sim [--for MS] [--realtime] [--utc MS | --no-utc] [--trust KEY.pub]... app.bapp\n", why);
 	return 2;
 }
 
@@ -65,6 +70,16 @@ int main(int argc, char **argv)
 			synced = false;
 		} else if (strcmp(argv[i], "--realtime") == 0) {
 			realtime = true;
+		} else if (strcmp(argv[i], "--trust") == 0 && i + 1 < argc) {
+			uint8_t key[RT_PACKAGE_SIG_KEY_SIZE];
+			char why[256];
+			if (key_file_read_ed25519_public(argv[++i], key, why, sizeof(why)) != 0) {
+				fprintf(stderr, "beacon-sim: --trust: %s\n", why);
+				return 2;
+			}
+			if (rt_signature_trust(key) != 0) {
+				return usage("too many --trust keys");
+			}
 		} else if (argv[i][0] == '-') {
 			return usage("unknown option");
 		} else if (path == NULL) {

@@ -15,6 +15,7 @@
 #include "hal_clock.h"
 #include "hal_device.h"
 #include "rt_app.h"
+#include "rt_signature.h"
 
 LOG_MODULE_DECLARE(beacon, CONFIG_BEACON_LOG_LEVEL);
 
@@ -62,6 +63,11 @@ int main(void)
 	LOG_INF("beacon runtime on %s", hal_device_hardware());
 	if (rt_app_init() != 0) {
 		LOG_ERR("the runtime did not start; no app runs");
+		return 0;
+	}
+	if (rt_signature_trust_list(CONFIG_BEACON_TRUSTED_KEYS) < 0) {
+		/* Refuse to run anything rather than silently run unsigned apps. */
+		LOG_ERR("CONFIG_BEACON_TRUSTED_KEYS is malformed: no app runs");
 		return 0;
 	}
 	if (!installed_package(&package, &package_len)) {

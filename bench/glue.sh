@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Benchmarks of the generated glue, one line per figure, "name: value unit":
+#
+#  - Size per API version: the codegen emits the C glue for one version only (as a firmware that
+#    runs apps of that version alone would carry it) and for all three; each is compiled for
+#    Cortex-M4 at -Os with Debian's arm-none-eabi-gcc (the flags of scripts/cross-compile.sh),
+#    and arm-none-eabi-size gives its bytes (text: code and read-only tables; data; bss).
+#    glue_core.o, the table interpreter, is the same for every set.
+#  - Instructions per call (callgrind, x86-64, the host build in Release) of bindings of 0, 2 and
+#    4 arguments whose runtime function returns at once (see bench/glue_call.c), against an empty
+#    native function called with the same arguments: the difference is what the glue adds.
+#
+#   bash bench/glue.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh >/dev/null
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# ------------------------------------------------------------------ size per version
+
+cc=arm-none-eabi-gcc
+size=arm-none-eabi-size
+flags=(-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 --specs=nano.specs -Os
+	-std=gnu11 -ffunction-sections -fdata-sections -Wall -Wextra -Werror -Wno-unused-parameter
+	-Isrc -Isrc/engine -Isrc/hal -Isrc/runtime -Isrc/glue)
+
+# text data bss of one object file
+sizes() { "$size" "$1" | awk 'NR == 2 { print $1, $2, $3 }'; }
+
+glue_for() { # name versions...
+	local name=$1
+	shift
+	node -e "require('./bindings-ts/dist/src/codegen/index.js').writeGlue({ versions: process.argv.slice(1), outDir: '$work/$name' })" "$@"
+	"$cc" "${flags[@]}" -c "$work/$name/api_glue.c" -o "$work/$name/api_glue.o"
+}
+
+"$cc" "${flags[@]}" -c src/glue/glue_core.c -o "$work/glue_core.o"
+
+for set in 0.0.9 0.1.5 0.2.6 all; do
+	if [ "$set" = all ]; then glue_for all 0.0.9 0.1.5 0.2.6; else glue_for "$set" "$set"; fi
+	read -r text data bss <<<"$(sizes "$work/$set/api_glue.o")"
+	echo "api_glue_${set}.text: $text bytes"
+	[ "$data" = 0 ] || echo "api_glue_${set}.data: $data bytes"
+	[ "$bss" = 0 ] || echo "api_glue_${set}.bss: $bss bytes"
+done
+read -r core_text core_data core_bss <<<"$(sizes "$work/glue_core.o")"
+echo "glue_core.text: $core_text bytes"
+echo "glue_core.data: $core_data bytes"
+echo "glue_core.bss: $core_bss bytes"
+all_text=$(sizes "$work/all/api_glue.o" | cut -d' ' -f1)
+for set in 0.0.9 0.1.5 0.2.6; do
+	text=$(sizes "$work/$set/api_glue.o" | cut -d' ' -f1)
+	echo "glue_total_${set}_only.text: $((text + core_text)) bytes"
+done
+echo "glue_total_all_versions.text: $((all_text + core_text)) bytes"
+
+# ------------------------------------------------------------------ instructions per call
+
+build=build/bench
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j2 --target beacon-bench-glue >/dev/null
+n=100000
+cg() { bash bench/callgrind.sh "$build/beacon-bench-glue" "$1" "$n"; }
+loop=$(cg loop)
+per() { echo $((($(cg "$1") - loop) / n)); }
+for args in 0 2 4; do
+	base=$(per "base$args")
+	glue=$(per "glue$args")
+	echo "empty_native_${args}_args_instructions: $base instr/call"
+	echo "glue_binding_${args}_args_instructions: $glue instr/call"
+	echo "glue_added_${args}_args_instructions: $((glue - base)) instr/call"
+	awk -v a="$glue" -v b="$base" -v n="$args" 'BEGIN { printf "glue_ratio_%s_args: %.2f x empty native\n", n, a / b }'
+done

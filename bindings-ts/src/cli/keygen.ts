@@ -1,0 +1,31 @@
+// `beacon keygen <name>`: an Ed25519 key pair for signing packages.
+import { createPublicKey } from 'crypto';
+import * as fs from 'fs';
+import * as path from 'path';
+import { ParsedArgs, UsageError } from './args';
+import { CliIo } from './io';
+
+export async function keygenCommand(args: ParsedArgs, io: CliIo): Promise<number> {
+  const base = path.resolve(args.positionals[0].replace(/\.(pem|pub)$/, ''));
+  const privateFile = `${base}.pem`;
+  const publicFile = `${base}.pub`;
+  if (!fs.existsSync(path.dirname(base))) throw new UsageError(`directory does not exist: ${path.dirname(base)}`, false);
+  for (const f of [privateFile, publicFile]) {
+    if (fs.existsSync(f)) throw new UsageError(`${f} exists; not overwriting a key`, false);
+  }
+  const { generateKeyPair } = await import('../compiler');
+  const keys = generateKeyPair();
+  // The private key is readable by its owner only; 'wx' fails rather than replace a file that
+  // appeared meanwhile.
+  fs.writeFileSync(privateFile, keys.privatePem, { mode: 0o600, flag: 'wx' });
+  fs.writeFileSync(publicFile, keys.publicPem, { flag: 'wx' });
+  // Firmware takes trusted keys as hex in CONFIG_BEACON_TRUSTED_KEYS.
+  const jwk = createPublicKey(keys.publicPem).export({ format: 'jwk' });
+  const hex = Buffer.from(String(jwk.x), 'base64url').toString('hex');
+  io.err(
+    `${path.relative(process.cwd(), privateFile) || privateFile}: private key (keep it secret; beacon build --sign)\n` +
+      `${path.relative(process.cwd(), publicFile) || publicFile}: public key ${keys.id} (what devices trust)\n` +
+      `firmware: CONFIG_BEACON_TRUSTED_KEYS="${hex}"\n`,
+  );
+  return 0;
+}

@@ -1,0 +1,16 @@
+# fuzz_api (tests/fuzz/fuzz_api.c): every API function and handle method of every version, called
+# with random argument lists; one test per engine built. BEACON_FUZZ_LISTS sets the lists per
+# function and version (the seed is fixed, so a run is reproducible).
+set(BEACON_FUZZ_LISTS 2000 CACHE STRING "Random argument lists per function and API version in the fuzz test")
+
+foreach(_engine duktape jerryscript)
+  if(TARGET beacon_engine_${_engine})
+    add_executable(fuzz_api_${_engine} "${CMAKE_CURRENT_LIST_DIR}/fuzz_api.c")
+    target_link_libraries(fuzz_api_${_engine} PRIVATE beacon_port_host beacon_runtime
+                          beacon_engine_${_engine} beacon_port_host m)
+    target_compile_options(fuzz_api_${_engine} PRIVATE ${BEACON_WARNINGS})
+    add_test(NAME fuzz_api_${_engine}
+             COMMAND fuzz_api_${_engine} --seed 1 --lists ${BEACON_FUZZ_LISTS})
+    set_tests_properties(fuzz_api_${_engine} PROPERTIES TIMEOUT 600)
+  endif()
+endforeach()
