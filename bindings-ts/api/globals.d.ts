@@ -70,6 +70,7 @@ declare function clearInterval(handler?: LegacyTimer | null): void;
 
 /**
  * Handle of a timer made by setTimeout or setInterval.
+ * @until 0.1.5
  * @handle timer
  */
 interface LegacyTimer {

@@ -77,6 +77,7 @@ interface AtTimer {
 
 /**
  * Handle of timers.count.
+ * @since 0.2.6
  * @handle timer
  */
 interface CountTimer {

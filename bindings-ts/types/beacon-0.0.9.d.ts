@@ -473,14 +473,6 @@ interface AtTimer {
   stop(): void;
 }
 
-/** Handle of timers.count. */
-interface CountTimer {
-  /** Stops the timer; stopping a stopped timer has no effect. */
-  stop(): void;
-  /** A promise completed after the last call (at once if the timer already finished). */
-  end(): Promise<void>;
-}
-
 /** Memory statistics, in bytes. */
 interface MemStats {
   total: number;

@@ -557,12 +557,6 @@ interface Advertiser {
   power(power: number): Advertiser;
 }
 
-/** Handle of a timer made by setTimeout or setInterval. */
-interface LegacyTimer {
-  /** Stops the timer; stopping a stopped timer has no effect. */
-  stop(): void;
-}
-
 /** Handle of timers.single. */
 interface SingleTimer {
   /** Stops the timer; stopping a stopped timer has no effect. */

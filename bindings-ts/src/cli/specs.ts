@@ -76,7 +76,11 @@ export const codegenSpec: CommandSpec = {
   brief: 'generate C glue, typings and API docs from the declarations',
   summary: 'Generate the C glue, the per-version typings and the API docs from the declarations in bindings-ts/api.',
   positionals: [],
-  options: [{ name: 'check', help: 'write nothing; exit 1 if a generated file is out of date' }],
+  options: [
+    { name: 'check', help: 'write nothing; exit 1 if a generated file is out of date' },
+    { name: 'versions', value: '<v1,v2>', help: 'with --out: C glue for only these API versions (a firmware that runs only their apps)' },
+    { name: 'out', value: '<dir>', help: 'with --versions: directory to write that api_glue.h and api_glue.c to' },
+  ],
 };
 
 export const COMMANDS: readonly CommandSpec[] = [buildSpec, runSpec, traceSpec, keygenSpec, codegenSpec];

@@ -297,6 +297,10 @@ function argumentRecords(api: ApiIR, fns: FunctionIR[], vm: VersionMap): RecordI
   return out;
 }
 
+function article(noun: string): string {
+  return /^[AEIOU]/i.test(noun) ? 'an' : 'a';
+}
+
 function firstLine(s: string): string {
   return s.split('\n')[0];
 }
@@ -451,8 +455,8 @@ function emitFunction(c: string[], fn: FunctionIR, n: NativeInfo, api: ApiIR, vm
     const hd = api.handles.find((x) => x.name === fn.owner)!;
     c.push(`\tstruct rt_${n.method} *self = eng_get_native(call->this_value, &rt_${n.method}_native_type);`);
     c.push('\tif (self == NULL) {');
-    c.push(`\t\treturn eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not a %s", ` +
-      `${cString(jsName(fn))}, ${cString(hd.name)});`);
+    c.push(`\t\treturn eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", ` +
+      `${cString(jsName(fn))}, ${cString(article(hd.name) + ' ' + hd.name)});`);
     c.push('\t}');
     callArgs.push('self', 'call->this_value');
   }

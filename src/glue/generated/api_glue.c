@@ -1414,7 +1414,7 @@ static eng_value_t glue_w_Advertiser_stop(const eng_call_t *call)
 {
 	struct rt_advertiser *self = eng_get_native(call->this_value, &rt_advertiser_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not a %s", "Advertiser.stop", "Advertiser");
+		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "Advertiser.stop", "an Advertiser");
 	}
 	(void)call;
 	return rt_advertiser_stop(self, call->this_value);
@@ -1424,7 +1424,7 @@ static eng_value_t glue_w_Advertiser_pause(const eng_call_t *call)
 {
 	struct rt_advertiser *self = eng_get_native(call->this_value, &rt_advertiser_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not a %s", "Advertiser.pause", "Advertiser");
+		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "Advertiser.pause", "an Advertiser");
 	}
 	(void)call;
 	return rt_advertiser_pause(self, call->this_value);
@@ -1434,7 +1434,7 @@ static eng_value_t glue_w_Advertiser_resume(const eng_call_t *call)
 {
 	struct rt_advertiser *self = eng_get_native(call->this_value, &rt_advertiser_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not a %s", "Advertiser.resume", "Advertiser");
+		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "Advertiser.resume", "an Advertiser");
 	}
 	(void)call;
 	return rt_advertiser_resume(self, call->this_value);
@@ -1451,7 +1451,7 @@ static eng_value_t glue_w_Advertiser_interval(const eng_call_t *call)
 {
 	struct rt_advertiser *self = eng_get_native(call->this_value, &rt_advertiser_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not a %s", "Advertiser.interval", "Advertiser");
+		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "Advertiser.interval", "an Advertiser");
 	}
 	rt_advertiser_interval_args_t args = {0};
 	eng_value_t error;
@@ -1474,7 +1474,7 @@ static eng_value_t glue_w_Advertiser_power(const eng_call_t *call)
 {
 	struct rt_advertiser *self = eng_get_native(call->this_value, &rt_advertiser_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not a %s", "Advertiser.power", "Advertiser");
+		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "Advertiser.power", "an Advertiser");
 	}
 	rt_advertiser_power_args_t args = {0};
 	eng_value_t error;
@@ -1488,7 +1488,7 @@ static eng_value_t glue_w_LegacyTimer_stop(const eng_call_t *call)
 {
 	struct rt_timer *self = eng_get_native(call->this_value, &rt_timer_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not a %s", "LegacyTimer.stop", "LegacyTimer");
+		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "LegacyTimer.stop", "a LegacyTimer");
 	}
 	(void)call;
 	return rt_timer_stop(self, call->this_value);
@@ -1498,7 +1498,7 @@ static eng_value_t glue_w_SingleTimer_stop(const eng_call_t *call)
 {
 	struct rt_timer *self = eng_get_native(call->this_value, &rt_timer_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not a %s", "SingleTimer.stop", "SingleTimer");
+		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "SingleTimer.stop", "a SingleTimer");
 	}
 	(void)call;
 	return rt_timer_stop(self, call->this_value);
@@ -1508,7 +1508,7 @@ static eng_value_t glue_w_SingleTimer_end(const eng_call_t *call)
 {
 	struct rt_timer *self = eng_get_native(call->this_value, &rt_timer_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not a %s", "SingleTimer.end", "SingleTimer");
+		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "SingleTimer.end", "a SingleTimer");
 	}
 	(void)call;
 	return rt_timer_end(self, call->this_value);
@@ -1525,7 +1525,7 @@ static eng_value_t glue_w_SingleTimer_reset(const eng_call_t *call)
 {
 	struct rt_timer *self = eng_get_native(call->this_value, &rt_timer_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not a %s", "SingleTimer.reset", "SingleTimer");
+		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "SingleTimer.reset", "a SingleTimer");
 	}
 	rt_timer_reset_args_t args = {0};
 	eng_value_t error;
@@ -1539,7 +1539,7 @@ static eng_value_t glue_w_RepeatTimer_stop(const eng_call_t *call)
 {
 	struct rt_timer *self = eng_get_native(call->this_value, &rt_timer_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not a %s", "RepeatTimer.stop", "RepeatTimer");
+		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "RepeatTimer.stop", "a RepeatTimer");
 	}
 	(void)call;
 	return rt_timer_stop(self, call->this_value);
@@ -1556,7 +1556,7 @@ static eng_value_t glue_w_RepeatTimer_restart(const eng_call_t *call)
 {
 	struct rt_timer *self = eng_get_native(call->this_value, &rt_timer_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not a %s", "RepeatTimer.restart", "RepeatTimer");
+		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "RepeatTimer.restart", "a RepeatTimer");
 	}
 	rt_timer_restart_args_t args = {0};
 	eng_value_t error;
@@ -1570,7 +1570,7 @@ static eng_value_t glue_w_AtTimer_stop(const eng_call_t *call)
 {
 	struct rt_timer *self = eng_get_native(call->this_value, &rt_timer_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not a %s", "AtTimer.stop", "AtTimer");
+		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "AtTimer.stop", "an AtTimer");
 	}
 	(void)call;
 	return rt_timer_stop(self, call->this_value);
@@ -1580,7 +1580,7 @@ static eng_value_t glue_w_CountTimer_stop(const eng_call_t *call)
 {
 	struct rt_timer *self = eng_get_native(call->this_value, &rt_timer_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not a %s", "CountTimer.stop", "CountTimer");
+		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "CountTimer.stop", "a CountTimer");
 	}
 	(void)call;
 	return rt_timer_stop(self, call->this_value);
@@ -1590,7 +1590,7 @@ static eng_value_t glue_w_CountTimer_end(const eng_call_t *call)
 {
 	struct rt_timer *self = eng_get_native(call->this_value, &rt_timer_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not a %s", "CountTimer.end", "CountTimer");
+		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "CountTimer.end", "a CountTimer");
 	}
 	(void)call;
 	return rt_timer_end(self, call->this_value);
@@ -1778,7 +1778,7 @@ static const glue_method_t glue_methods_Advertiser[] = {
 	{ "power", glue_w_Advertiser_power, 0x7 },
 };
 static const glue_method_t glue_methods_LegacyTimer[] = {
-	{ "stop", glue_w_LegacyTimer_stop, 0x7 },
+	{ "stop", glue_w_LegacyTimer_stop, 0x3 },
 };
 static const glue_method_t glue_methods_SingleTimer[] = {
 	{ "stop", glue_w_SingleTimer_stop, 0x7 },
@@ -1793,8 +1793,8 @@ static const glue_method_t glue_methods_AtTimer[] = {
 	{ "stop", glue_w_AtTimer_stop, 0x7 },
 };
 static const glue_method_t glue_methods_CountTimer[] = {
-	{ "stop", glue_w_CountTimer_stop, 0x7 },
-	{ "end", glue_w_CountTimer_end, 0x7 },
+	{ "stop", glue_w_CountTimer_stop, 0x4 },
+	{ "end", glue_w_CountTimer_end, 0x4 },
 };
 
 static const glue_proto_t glue_protos[] = {

@@ -186,7 +186,7 @@ static eng_value_t glue_w_DemoHandle_stop(const eng_call_t *call)
 {
 	struct rt_demo *self = eng_get_native(call->this_value, &rt_demo_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not a %s", "DemoHandle.stop", "DemoHandle");
+		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "DemoHandle.stop", "a DemoHandle");
 	}
 	(void)call;
 	return rt_demo_stop(self, call->this_value);
@@ -203,7 +203,7 @@ static eng_value_t glue_w_DemoHandle_level(const eng_call_t *call)
 {
 	struct rt_demo *self = eng_get_native(call->this_value, &rt_demo_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not a %s", "DemoHandle.level", "DemoHandle");
+		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "DemoHandle.level", "a DemoHandle");
 	}
 	rt_demo_level_args_t args = {0};
 	eng_value_t error;
