@@ -138,9 +138,8 @@ static bool is_bytes_like(eng_type_t t)
 }
 
 /* Cheap test whether a value could be meant for this parameter: picks between overloads. */
-static bool could_match(const glue_param_t *p, eng_value_t v)
+static bool could_match(const glue_param_t *p, eng_value_t v, eng_type_t t)
 {
-	eng_type_t t = eng_typeof(v);
 	if (t == ENG_TYPE_UNDEFINED && (p->flags & GLUE_OPTIONAL)) {
 		return true;
 	}
@@ -182,7 +181,7 @@ static int hex_digit(char c)
 }
 
 static bool convert_one(const glue_param_t *p, const glue_where_t *at, eng_value_t v,
-			uint8_t *base, eng_value_t *error);
+			eng_type_t t, uint8_t *base, eng_value_t *error);
 
 static bool convert_record(const glue_param_t *p, const glue_where_t *at, eng_value_t obj,
 			   uint8_t *dest, eng_value_t *error)
@@ -199,7 +198,7 @@ static bool convert_record(const glue_param_t *p, const glue_where_t *at, eng_va
 			return false;
 		}
 		glue_where_t fat = {at->function, at->name, f->name, f->esr ? f->esr : at->esr};
-		bool ok = convert_one(f, &fat, fv, dest, error);
+		bool ok = convert_one(f, &fat, fv, eng_typeof(fv), dest, error);
 		eng_release(fv);
 		if (!ok) {
 			return false;
@@ -306,9 +305,8 @@ static bool convert_tuple(const glue_param_t *p, const glue_where_t *at, eng_val
 }
 
 static bool convert_one(const glue_param_t *p, const glue_where_t *at, eng_value_t v,
-			uint8_t *base, eng_value_t *error)
+			eng_type_t t, uint8_t *base, eng_value_t *error)
 {
-	eng_type_t t = eng_typeof(v);
 	uint8_t *slot = base + p->offset;
 
 	if (t == ENG_TYPE_UNDEFINED && (p->flags & GLUE_OPTIONAL)) {
@@ -623,16 +621,35 @@ static bool convert_one(const glue_param_t *p, const glue_where_t *at, eng_value
 	return false;
 }
 
+/* The arguments of one call with their types, each asked of the engine once: choosing the form
+ * and converting would otherwise ask again for every argument. */
+#define GLUE_TYPED_ARGS 8
+
+typedef struct {
+	const eng_call_t *call;
+	eng_type_t types[GLUE_TYPED_ARGS];
+} glue_args_t;
+
+static eng_type_t arg_type(const glue_args_t *a, uint32_t k)
+{
+	return k < GLUE_TYPED_ARGS ? a->types[k] : eng_typeof(a->call->argv[k]);
+}
+
+static bool could_match_arg(const glue_param_t *p, const glue_args_t *a, uint32_t k)
+{
+	return could_match(p, a->call->argv[k], arg_type(a, k));
+}
+
 /* Whether a form takes this many arguments: all its required ones and none beyond its last. */
 static bool takes(const glue_overload_t *o, uint32_t argc)
 {
 	return argc >= o->required && argc <= o->count;
 }
 
-static bool fits(const glue_overload_t *o, const eng_call_t *call)
+static bool fits(const glue_overload_t *o, const glue_args_t *a)
 {
-	for (uint8_t k = 0; k < o->count && k < call->argc; k++) {
-		if (!could_match(&o->params[k], call->argv[k])) {
+	for (uint8_t k = 0; k < o->count && k < a->call->argc; k++) {
+		if (!could_match_arg(&o->params[k], a, k)) {
 			return false;
 		}
 	}
@@ -649,13 +666,14 @@ static bool fits(const glue_overload_t *o, const eng_call_t *call)
  * argument) rather than only listing what was passed: the one form that takes this many
  * arguments, else the one that fits the most leading arguments.
  */
-static int pick_overload(const glue_function_t *fn, const eng_call_t *call, uint32_t bit)
+static int pick_overload(const glue_function_t *fn, const glue_args_t *a, uint32_t bit)
 {
+	const eng_call_t *call = a->call;
 	int taking = 0, taking_index = -1;
 	for (uint8_t i = 0; i < fn->count; i++) {
 		const glue_overload_t *o = &fn->overloads[i];
 		if ((o->mask & bit) && takes(o, call->argc)) {
-			if (fits(o, call)) {
+			if (fits(o, a)) {
 				return i;
 			}
 			taking++;
@@ -665,7 +683,7 @@ static int pick_overload(const glue_function_t *fn, const eng_call_t *call, uint
 	if (taking == 0) {
 		for (uint8_t i = 0; i < fn->count; i++) {
 			const glue_overload_t *o = &fn->overloads[i];
-			if ((o->mask & bit) && call->argc >= o->required && fits(o, call)) {
+			if ((o->mask & bit) && call->argc >= o->required && fits(o, a)) {
 				return i;
 			}
 		}
@@ -682,7 +700,7 @@ static int pick_overload(const glue_function_t *fn, const eng_call_t *call, uint
 		}
 		int score = 0;
 		while (score < o->count && (uint32_t)score < call->argc &&
-		       could_match(&o->params[score], call->argv[score])) {
+		       could_match_arg(&o->params[score], a, (uint32_t)score)) {
 			score++;
 		}
 		if (score > best_score) {
@@ -707,9 +725,13 @@ bool glue_convert(const eng_call_t *call, const glue_function_t *fn, void *args,
 			only = i;
 		}
 	}
+	glue_args_t a = {.call = call};
+	for (uint32_t k = 0; k < call->argc && k < GLUE_TYPED_ARGS; k++) {
+		a.types[k] = eng_typeof(call->argv[k]);
+	}
 	/* A function with one form in this version takes it whatever was passed: its checks say
 	 * what is wrong, and extra arguments are ignored. */
-	int chosen_index = candidates == 1 ? only : pick_overload(fn, call, bit);
+	int chosen_index = candidates == 1 ? only : pick_overload(fn, &a, bit);
 	const glue_overload_t *chosen = chosen_index >= 0 ? &fn->overloads[chosen_index] : NULL;
 	if (chosen == NULL) {
 		char got[160] = "";
@@ -727,12 +749,19 @@ bool glue_convert(const eng_call_t *call, const glue_function_t *fn, void *args,
 	if (fn->variant_offset != GLUE_NO_HAS) {
 		base[fn->variant_offset] = (uint8_t)chosen_index;
 	}
-	eng_value_t undefined = eng_undefined();
+	eng_value_t undefined = 0;
+	bool have_undefined = false;
 	for (uint8_t k = 0; k < chosen->count; k++) {
 		const glue_param_t *p = &chosen->params[k];
 		glue_where_t at = {fn->name, NULL, p->name, p->esr};
-		eng_value_t v = k < call->argc ? call->argv[k] : undefined;
-		if (!convert_one(p, &at, v, base, error)) {
+		bool given = k < call->argc;
+		if (!given && !have_undefined) {
+			undefined = eng_undefined(); /* made only when an argument was left out */
+			have_undefined = true;
+		}
+		eng_value_t v = given ? call->argv[k] : undefined;
+		eng_type_t t = given ? arg_type(&a, k) : ENG_TYPE_UNDEFINED;
+		if (!convert_one(p, &at, v, t, base, error)) {
 			return false;
 		}
 	}
