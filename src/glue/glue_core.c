@@ -625,17 +625,25 @@ static bool convert_one(const glue_param_t *p, const glue_where_t *at, eng_value
  * and converting would otherwise ask again for every argument. */
 #define GLUE_TYPED_ARGS 8
 
+#define GLUE_TYPE_UNKNOWN 0xffu
+
 typedef struct {
 	const eng_call_t *call;
-	eng_type_t types[GLUE_TYPED_ARGS];
+	uint8_t types[GLUE_TYPED_ARGS]; /* eng_type_t, or GLUE_TYPE_UNKNOWN until first asked */
 } glue_args_t;
 
-static eng_type_t arg_type(const glue_args_t *a, uint32_t k)
+static eng_type_t arg_type(glue_args_t *a, uint32_t k)
 {
-	return k < GLUE_TYPED_ARGS ? a->types[k] : eng_typeof(a->call->argv[k]);
+	if (k >= GLUE_TYPED_ARGS) {
+		return eng_typeof(a->call->argv[k]);
+	}
+	if (a->types[k] == GLUE_TYPE_UNKNOWN) {
+		a->types[k] = (uint8_t)eng_typeof(a->call->argv[k]);
+	}
+	return (eng_type_t)a->types[k];
 }
 
-static bool could_match_arg(const glue_param_t *p, const glue_args_t *a, uint32_t k)
+static bool could_match_arg(const glue_param_t *p, glue_args_t *a, uint32_t k)
 {
 	return could_match(p, a->call->argv[k], arg_type(a, k));
 }
@@ -646,7 +654,7 @@ static bool takes(const glue_overload_t *o, uint32_t argc)
 	return argc >= o->required && argc <= o->count;
 }
 
-static bool fits(const glue_overload_t *o, const glue_args_t *a)
+static bool fits(const glue_overload_t *o, glue_args_t *a)
 {
 	for (uint8_t k = 0; k < o->count && k < a->call->argc; k++) {
 		if (!could_match_arg(&o->params[k], a, k)) {
@@ -666,7 +674,7 @@ static bool fits(const glue_overload_t *o, const glue_args_t *a)
  * argument) rather than only listing what was passed: the one form that takes this many
  * arguments, else the one that fits the most leading arguments.
  */
-static int pick_overload(const glue_function_t *fn, const glue_args_t *a, uint32_t bit)
+static int pick_overload(const glue_function_t *fn, glue_args_t *a, uint32_t bit)
 {
 	const eng_call_t *call = a->call;
 	int taking = 0, taking_index = -1;
@@ -725,9 +733,10 @@ bool glue_convert(const eng_call_t *call, const glue_function_t *fn, void *args,
 			only = i;
 		}
 	}
-	glue_args_t a = {.call = call};
-	for (uint32_t k = 0; k < call->argc && k < GLUE_TYPED_ARGS; k++) {
-		a.types[k] = eng_typeof(call->argv[k]);
+	glue_args_t a;
+	a.call = call;
+	if (candidates > 1) {
+		memset(a.types, GLUE_TYPE_UNKNOWN, sizeof(a.types));
 	}
 	/* A function with one form in this version takes it whatever was passed: its checks say
 	 * what is wrong, and extra arguments are ignored. */
@@ -760,7 +769,10 @@ bool glue_convert(const eng_call_t *call, const glue_function_t *fn, void *args,
 			have_undefined = true;
 		}
 		eng_value_t v = given ? call->argv[k] : undefined;
-		eng_type_t t = given ? arg_type(&a, k) : ENG_TYPE_UNDEFINED;
+		/* With one form, each type is asked once anyway; the cache only pays off when forms
+		 * were compared first. */
+		eng_type_t t = !given ? ENG_TYPE_UNDEFINED
+			       : candidates == 1 ? eng_typeof(call->argv[k]) : arg_type(&a, k);
 		if (!convert_one(p, &at, v, t, base, error)) {
 			return false;
 		}
