@@ -12,7 +12,8 @@ export BEACON_HOST_BUILD="$PWD/$build"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cg() { bash bench/callgrind.sh "$@"; }
-beacon() { node bindings-ts/bin/beacon.js "$@"; }
+# Builds print a size report on stderr; only a failure's output is shown.
+beacon() { local log; log=$(node bindings-ts/bin/beacon.js "$@" 2>&1) || { echo "$log" >&2; return 1; }; }
 
 # Boot to the first print: the whole simulator run of the hello app, which prints once and
 # ends (engine start, API install, bytecode load, one print, teardown).
