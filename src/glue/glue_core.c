@@ -8,6 +8,7 @@
 
 #include "rt_errors.h"
 #include "rt_interval.h"
+#include "rt_hex.h"
 
 #define GLUE_PURE_DEPTH 32
 #define GLUE_MAX_PROTOS 32
@@ -170,14 +171,6 @@ static bool could_match(const glue_param_t *p, eng_value_t v, eng_type_t t)
 	case GLUE_HANDLE: return eng_is_object(v) && t != ENG_TYPE_FUNCTION;
 	}
 	return false;
-}
-
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9') return c - '0';
-	if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-	return -1;
 }
 
 static bool convert_one(const glue_param_t *p, const glue_where_t *at, eng_value_t v,
@@ -460,7 +453,7 @@ static bool convert_one(const glue_param_t *p, const glue_where_t *at, eng_value
 					return false;
 				}
 				for (size_t i = 0; i < n; i += 2) {
-					int hi = hex_digit(text[i]), lo = hex_digit(text[i + 1]);
+					int hi = rt_hex_digit(text[i]), lo = rt_hex_digit(text[i + 1]);
 					if (hi < 0 || lo < 0) {
 						*error = fail(ENG_ERROR_TYPE, at, v, "an ArrayBuffer or a hex string");
 						return false;

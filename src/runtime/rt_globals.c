@@ -6,6 +6,7 @@
 #include "hal_console.h"
 #include "rt_config.h"
 #include "rt_errors.h"
+#include "rt_hex.h"
 
 /* Room for the longest 0.2.6 text (1024 characters) in UTF-8. */
 #define PRINT_BUFFER (CONFIG_BEACON_PRINT_MAX * 3 + 1)
@@ -28,8 +29,6 @@ eng_value_t rt_print(const rt_print_args_t *args)
 	}
 	return eng_undefined();
 }
-
-static const char hex_digits[] = "0123456789abcdef";
 
 eng_value_t rt_toHex(const rt_toHex_args_t *args)
 {
@@ -78,8 +77,7 @@ eng_value_t rt_toHex(const rt_toHex_args_t *args)
 		} else {
 			b = bytes[i];
 		}
-		out[2 * i] = hex_digits[b >> 4];
-		out[2 * i + 1] = hex_digits[b & 0xf];
+		rt_hex_byte(b, out + 2 * i);
 	}
 	eng_value_t result = eng_string(out, 2 * n);
 	free(out);

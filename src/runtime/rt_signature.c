@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hal_crypto.h"
+#include "rt_hex.h"
 
 static uint8_t trusted[RT_SIGNATURE_MAX_KEYS][RT_PACKAGE_SIG_KEY_SIZE];
 static size_t trusted_count;
@@ -31,14 +32,6 @@ int rt_signature_trust(const uint8_t key[RT_PACKAGE_SIG_KEY_SIZE])
 	return 0;
 }
 
-static int hex_nibble(char c)
-{
-	if (c >= '0' && c <= '9') return c - '0';
-	if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-	return -1;
-}
-
 int rt_signature_trust_list(const char *list)
 {
 	uint8_t keys[RT_SIGNATURE_MAX_KEYS][RT_PACKAGE_SIG_KEY_SIZE];
@@ -56,8 +49,8 @@ int rt_signature_trust_list(const char *list)
 			return -1;
 		}
 		for (size_t i = 0; i < RT_PACKAGE_SIG_KEY_SIZE; i++) {
-			int hi = hex_nibble(p[2 * i]);
-			int lo = hi < 0 ? -1 : hex_nibble(p[2 * i + 1]);
+			int hi = rt_hex_digit(p[2 * i]);
+			int lo = hi < 0 ? -1 : rt_hex_digit(p[2 * i + 1]);
 			if (lo < 0) {
 				return -1;
 			}
@@ -92,12 +85,7 @@ size_t rt_signature_trusted_count(void)
 /* Keys are named by their first 8 bytes in hex, as `beacon keygen` and `beacon build` show them. */
 static void key_id(const uint8_t *key, char out[17])
 {
-	static const char hex[] = "0123456789abcdef";
-	for (size_t i = 0; i < 8; i++) {
-		out[2 * i] = hex[key[i] >> 4];
-		out[2 * i + 1] = hex[key[i] & 0xfu];
-	}
-	out[16] = '\0';
+	rt_hex_encode(key, 8, out);
 }
 
 rt_signature_status_t rt_signature_check(const uint8_t *package, const rt_package_t *pkg,

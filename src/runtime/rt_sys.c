@@ -1,19 +1,17 @@
 /* sys: identity, firmware version and uptime of the device. */
-#include <stdio.h>
 
 #include "api_glue.h"
 #include "hal_clock.h"
 #include "hal_device.h"
 #include "rt_app.h"
+#include "rt_hex.h"
 
 eng_value_t rt_sys_getPublicId(void)
 {
 	uint8_t id[32];
 	size_t n = hal_device_public_id(id, sizeof(id));
 	char hex[2 * sizeof(id) + 1];
-	for (size_t i = 0; i < n; i++) {
-		snprintf(hex + 2 * i, 3, "%02x", id[i]);
-	}
+	rt_hex_encode(id, n, hex);
 	return eng_string(hex, 2 * n);
 }
 
