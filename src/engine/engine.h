@@ -78,10 +78,30 @@ uint32_t eng_version(void);
 uint32_t eng_config_hash(void);
 const char *eng_name(void);
 
-/* Returns 0 on success, -1 when the heap cannot be created. */
+/*
+ * Contexts: one engine instance (its own heap, references and job queue) per simulated device.
+ * Every other function of this header works on the selected context. The device firmware has one
+ * context; the host simulator runs many devices in one process and selects each device's context
+ * before running it. With a JerryScript build that keeps its context in static memory (the
+ * device configuration) only one context can exist at a time.
+ */
+typedef struct eng_context eng_context_t;
+
+/* Create an engine instance and select it. NULL when the heap cannot be created (then the
+ * previously selected context stays selected). */
+eng_context_t *eng_create(const eng_config_t *config);
+/* Destroy a context, selected or not; when it was selected, none is selected afterwards. */
+void eng_destroy(eng_context_t *context);
+/* Select the context the other functions work on (NULL: none). */
+void eng_select(eng_context_t *context);
+eng_context_t *eng_selected(void);
+
+/* eng_create() whose context eng_deinit() destroys: for code that only ever has one engine.
+ * Returns 0 on success, -1 when the heap cannot be created. */
 int eng_init(const eng_config_t *config);
+/* Destroy the selected context. */
 void eng_deinit(void);
-/* Free every reference and the heap, then create a fresh one (app.restart()). */
+/* Free every reference and the heap of the selected context, then give it a fresh one. */
 int eng_reset(void);
 
 void eng_scope_enter(void);

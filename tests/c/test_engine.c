@@ -1329,6 +1329,85 @@ static void test_reset(void **state)
 	assert_eval_string("typeof Promise", "function");
 }
 
+/* ------------------------------------------------------------------ contexts */
+
+static int finalized_in_b;
+
+static void count_finalize(void *ptr)
+{
+	(void) ptr;
+	finalized_in_b++;
+}
+
+static const eng_native_type_t counted_type = { "counted", count_finalize };
+
+static double eval_number(const char *src)
+{
+	eng_value_t v = check_ok(eng_eval(src, strlen(src), "ctx.js"), src);
+	double n = eng_get_number(v);
+
+	eng_release(v);
+	return n;
+}
+
+/* Several engine instances in one process (one per simulated device): each has its own globals,
+ * references, job queue and heap accounting, and destroying one leaves the others untouched. */
+static void test_contexts(void **state)
+{
+	eng_config_t config = { TEST_HEAP_SIZE, TEST_EXEC_LIMIT_MS };
+	eng_context_t *a = eng_selected();
+	static int marker;
+
+	(void) state;
+	assert_non_null(a);
+	eval_number("var who = 1; who");
+	eng_ref_t ref_a = eng_ref_new(eng_global());
+	uint32_t refs_a = eng_ref_count();
+
+	finalized_in_b = 0;
+	eng_context_t *b = eng_create(&config);
+	assert_non_null(b);
+	assert_ptr_equal(eng_selected(), b);
+	eng_scope_enter();
+	assert_int_equal(eng_ref_count(), 0);
+	assert_true(eval_number("typeof who === 'undefined' ? 2 : -1") == 2.0);
+	eval_number("var who = 2; who");
+	eng_value_t obj = eng_object();
+	eng_set_native(obj, &counted_type, &marker);
+	eng_ref_t keep = eng_ref_new(obj);
+	eng_release(obj);
+	eng_value_t p = eng_promise_new();
+	eng_set(eng_global(), "p", p);
+	eval_number("p.then(function () { who = 3; }); 0");
+	eng_promise_resolve(p, eng_undefined());
+	eng_scope_leave();
+
+	/* Back to a: its globals, references and (empty) job queue are its own. */
+	eng_select(a);
+	assert_true(eval_number("who") == 1.0);
+	assert_int_equal(eng_ref_count(), refs_a);
+	assert_false(eng_has_pending_jobs());
+
+	eng_select(b);
+	eng_scope_enter();
+	assert_true(eng_has_pending_jobs());
+	eng_value_t r = eng_run_jobs();
+	assert_false(eng_is_exception(r));
+	assert_true(eval_number("who") == 3.0);
+	assert_int_equal(eng_ref_count(), 1);
+	eng_ref_free(keep);
+	eng_scope_leave();
+
+	/* Destroying b while a is selected finishes b's finalizers (the handle's ran once, when it
+	 * was collected or at the latest now) and keeps a selected. */
+	eng_select(a);
+	eng_destroy(b);
+	assert_int_equal(finalized_in_b, 1);
+	assert_ptr_equal(eng_selected(), a);
+	assert_true(eval_number("who") == 1.0);
+	eng_ref_free(ref_a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1360,6 +1439,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_watchdog, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_date_follows_port_clock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reset, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_contexts, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name(eng_name(), tests, NULL, NULL);

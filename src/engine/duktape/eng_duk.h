@@ -102,14 +102,16 @@ typedef struct {
 	bool destroying;
 } eng_duk_state_t;
 
-extern eng_duk_state_t eng_duk;
+/* The selected context (engine.h's eng_context_t is an eng_duk_state_t). Never NULL: with no
+ * context selected it points at an empty state, whose NULL heap makes every call a no-op. */
+extern eng_duk_state_t *eng_duk;
 
 /* Store index of a handle; invalid or stale handles read as the undefined slot. */
 static inline duk_idx_t eng_duk_index(eng_value_t value)
 {
 	uint32_t raw = value & ENG_DUK_INDEX_MASK;
 
-	if (raw == 0 || eng_duk.store == NULL || (duk_idx_t) (raw - 1) >= duk_get_top(eng_duk.store)) {
+	if (raw == 0 || eng_duk->store == NULL || (duk_idx_t) (raw - 1) >= duk_get_top(eng_duk->store)) {
 		return ENG_DUK_SLOT_UNDEFINED;
 	}
 	return (duk_idx_t) (raw - 1);

@@ -163,7 +163,7 @@ int eng_compile(const char *source, size_t len, const char *filename, uint8_t **
 		{ source != NULL ? source : "", source != NULL ? len : 0, filename }, NULL, 0
 	};
 	eng_duk_mem_t scratch_mem = { SIZE_MAX, 0, 0 };
-	duk_context *ctx = eng_duk_ready() ? eng_duk.exec : NULL;
+	duk_context *ctx = eng_duk_ready() ? eng_duk->exec : NULL;
 	duk_context *scratch = NULL;
 	int result = 0;
 

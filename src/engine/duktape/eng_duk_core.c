@@ -9,7 +9,8 @@
 #include "eng_duk.h"
 #include "eng_duk_embedded.h"
 
-eng_duk_state_t eng_duk;
+static eng_duk_state_t eng_duk_none;
+eng_duk_state_t *eng_duk = &eng_duk_none;
 
 /* ------------------------------------------------------------------ identity */
 
@@ -112,14 +113,14 @@ void eng_mem_stats(eng_mem_stats_t *stats)
 	if (stats == NULL) {
 		return;
 	}
-	stats->total = eng_duk.config.heap_size;
-	stats->used = eng_duk.mem.used;
-	stats->peak = eng_duk.mem.peak;
+	stats->total = eng_duk->config.heap_size;
+	stats->used = eng_duk->mem.used;
+	stats->peak = eng_duk->mem.peak;
 }
 
 void eng_mem_reset_peak(void)
 {
-	eng_duk.mem.peak = eng_duk.mem.used;
+	eng_duk->mem.peak = eng_duk->mem.used;
 }
 
 void eng_gc(void)
@@ -128,8 +129,8 @@ void eng_gc(void)
 		return;
 	}
 	/* Twice: the first pass runs finalizers, the second frees what they released. */
-	duk_gc(eng_duk.exec, 0);
-	duk_gc(eng_duk.exec, 0);
+	duk_gc(eng_duk->exec, 0);
+	duk_gc(eng_duk->exec, 0);
 }
 
 /* ------------------------------------------------------------------ port glue */
@@ -145,49 +146,49 @@ void eng_duk_fatal(void *heap_udata, const char *msg)
 int eng_duk_exec_timeout_check(void *heap_udata)
 {
 	(void) heap_udata;
-	if (!eng_duk.wd_armed) {
+	if (!eng_duk->wd_armed) {
 		return 0;
 	}
 	/* Once fired, keep reporting the timeout so the error cannot be caught and ignored by
 	 * JavaScript: Duktape rethrows at every instruction until the call has unwound. */
-	if (!eng_duk.wd_fired && eng_port_real_ms() >= eng_duk.wd_deadline) {
-		eng_duk.wd_fired = true;
+	if (!eng_duk->wd_fired && eng_port_real_ms() >= eng_duk->wd_deadline) {
+		eng_duk->wd_fired = true;
 	}
-	return eng_duk.wd_fired;
+	return eng_duk->wd_fired;
 }
 
 void eng_watchdog_arm(void)
 {
-	eng_duk.wd_fired = false;
-	eng_duk.wd_armed = eng_duk.config.exec_limit_ms != 0;
-	if (eng_duk.wd_armed) {
-		eng_duk.wd_deadline = eng_port_real_ms() + eng_duk.config.exec_limit_ms;
+	eng_duk->wd_fired = false;
+	eng_duk->wd_armed = eng_duk->config.exec_limit_ms != 0;
+	if (eng_duk->wd_armed) {
+		eng_duk->wd_deadline = eng_port_real_ms() + eng_duk->config.exec_limit_ms;
 	}
 }
 
 void eng_watchdog_disarm(void)
 {
-	eng_duk.wd_armed = false;
-	eng_duk.wd_fired = false;
+	eng_duk->wd_armed = false;
+	eng_duk->wd_fired = false;
 }
 
 /* ------------------------------------------------------------------ handle store */
 
 bool eng_duk_ready(void)
 {
-	return eng_duk.main != NULL && !eng_duk.destroying;
+	return eng_duk->main != NULL && !eng_duk->destroying;
 }
 
 bool eng_duk_store_reserve(duk_idx_t extra)
 {
-	return eng_duk.store != NULL && duk_check_stack(eng_duk.store, extra + 1);
+	return eng_duk->store != NULL && duk_check_stack(eng_duk->store, extra + 1);
 }
 
 void eng_duk_push_value(duk_context *ctx, eng_value_t value)
 {
 	/* The store always keeps a free slot for this dup (see eng_duk_store_reserve). */
-	duk_dup(eng_duk.store, eng_duk_index(value));
-	duk_xmove_top(ctx, eng_duk.store, 1);
+	duk_dup(eng_duk->store, eng_duk_index(value));
+	duk_xmove_top(ctx, eng_duk->store, 1);
 }
 
 eng_value_t eng_duk_take(duk_context *ctx, bool exception)
@@ -196,8 +197,8 @@ eng_value_t eng_duk_take(duk_context *ctx, bool exception)
 		duk_pop(ctx);
 		return eng_duk_nomem();
 	}
-	duk_xmove_top(eng_duk.store, ctx, 1);
-	return eng_duk_handle(duk_get_top(eng_duk.store) - 1, exception);
+	duk_xmove_top(eng_duk->store, ctx, 1);
+	return eng_duk_handle(duk_get_top(eng_duk->store) - 1, exception);
 }
 
 static duk_ret_t eng_duk_timeout_error(duk_context *ctx, void *udata)
@@ -209,7 +210,7 @@ static duk_ret_t eng_duk_timeout_error(duk_context *ctx, void *udata)
 
 void eng_duk_rewrite_timeout(duk_context *ctx)
 {
-	if (!eng_duk.wd_fired) {
+	if (!eng_duk->wd_fired) {
 		return;
 	}
 	duk_pop(ctx);
@@ -220,10 +221,10 @@ void eng_duk_rewrite_timeout(duk_context *ctx)
 bool eng_duk_safe(duk_safe_call_function fn, void *udata, const eng_value_t *in, duk_idx_t n,
 		  eng_value_t *out)
 {
-	duk_context *ctx = eng_duk.exec;
+	duk_context *ctx = eng_duk->exec;
 	duk_int_t rc;
 
-	if (!eng_duk_ready() || eng_duk.in_finalizer != 0) {
+	if (!eng_duk_ready() || eng_duk->in_finalizer != 0) {
 		if (out != NULL) {
 			*out = eng_duk_ready() ? eng_duk_nomem() : 0;
 		}
@@ -259,9 +260,9 @@ void eng_release(eng_value_t value)
 		return;
 	}
 	index = eng_duk_index(value);
-	if (index >= ENG_DUK_SLOT_COUNT && index >= eng_duk.floor &&
-	    index == duk_get_top(eng_duk.store) - 1) {
-		duk_pop(eng_duk.store);
+	if (index >= ENG_DUK_SLOT_COUNT && index >= eng_duk->floor &&
+	    index == duk_get_top(eng_duk->store) - 1) {
+		duk_pop(eng_duk->store);
 	}
 }
 
@@ -270,33 +271,33 @@ void eng_scope_enter(void)
 	if (!eng_duk_ready()) {
 		return;
 	}
-	if (eng_duk.scope_depth < ENG_DUK_MAX_SCOPES) {
-		eng_duk_scope_t *scope = &eng_duk.scopes[eng_duk.scope_depth];
+	if (eng_duk->scope_depth < ENG_DUK_MAX_SCOPES) {
+		eng_duk_scope_t *scope = &eng_duk->scopes[eng_duk->scope_depth];
 
-		scope->base = duk_get_top(eng_duk.store);
-		scope->floor = eng_duk.floor;
-		eng_duk.floor = scope->base;
+		scope->base = duk_get_top(eng_duk->store);
+		scope->floor = eng_duk->floor;
+		eng_duk->floor = scope->base;
 	}
 	/* Deeper scopes are counted but merged into the deepest recorded one. */
-	eng_duk.scope_depth++;
+	eng_duk->scope_depth++;
 }
 
 void eng_scope_leave(void)
 {
 	eng_duk_scope_t *scope;
 
-	if (!eng_duk_ready() || eng_duk.scope_depth == 0) {
+	if (!eng_duk_ready() || eng_duk->scope_depth == 0) {
 		return;
 	}
-	eng_duk.scope_depth--;
-	if (eng_duk.scope_depth >= ENG_DUK_MAX_SCOPES) {
+	eng_duk->scope_depth--;
+	if (eng_duk->scope_depth >= ENG_DUK_MAX_SCOPES) {
 		return;
 	}
-	scope = &eng_duk.scopes[eng_duk.scope_depth];
-	if (duk_get_top(eng_duk.store) > scope->base) {
-		duk_set_top(eng_duk.store, scope->base);
+	scope = &eng_duk->scopes[eng_duk->scope_depth];
+	if (duk_get_top(eng_duk->store) > scope->base) {
+		duk_set_top(eng_duk->store, scope->base);
 	}
-	eng_duk.floor = scope->floor;
+	eng_duk->floor = scope->floor;
 }
 
 /* ------------------------------------------------------------------ lifecycle */
@@ -318,114 +319,167 @@ static duk_ret_t eng_duk_setup(duk_context *ctx, void *udata)
 	stash = duk_get_top_index(ctx);
 
 	duk_push_thread(ctx);
-	eng_duk.store = duk_get_context(ctx, -1);
+	eng_duk->store = duk_get_context(ctx, -1);
 	duk_put_prop_string(ctx, stash, "store");
 	duk_push_thread(ctx);
-	eng_duk.refs = duk_get_context(ctx, -1);
+	eng_duk->refs = duk_get_context(ctx, -1);
 	duk_put_prop_string(ctx, stash, "refs");
 
 	duk_push_string(ctx, DUK_HIDDEN_SYMBOL("engNative"));
-	eng_duk.key_native = eng_duk_stash_keep(ctx, stash, "keyNative");
+	eng_duk->key_native = eng_duk_stash_keep(ctx, stash, "keyNative");
 	duk_push_string(ctx, DUK_HIDDEN_SYMBOL("engFunction"));
-	eng_duk.key_function = eng_duk_stash_keep(ctx, stash, "keyFunction");
+	eng_duk->key_function = eng_duk_stash_keep(ctx, stash, "keyFunction");
 	duk_push_string(ctx, DUK_HIDDEN_SYMBOL("engPromise"));
-	eng_duk.key_promise = eng_duk_stash_keep(ctx, stash, "keyPromise");
+	eng_duk->key_promise = eng_duk_stash_keep(ctx, stash, "keyPromise");
 
 	duk_push_c_function(ctx, eng_duk_native_finalizer, 2);
-	eng_duk.finalizer = eng_duk_stash_keep(ctx, stash, "finalizer");
+	eng_duk->finalizer = eng_duk_stash_keep(ctx, stash, "finalizer");
 
 	duk_get_global_string(ctx, "Object");
 	duk_get_prop_string(ctx, -1, "keys");
-	eng_duk.fn_object_keys = eng_duk_stash_keep(ctx, stash, "objectKeys");
+	eng_duk->fn_object_keys = eng_duk_stash_keep(ctx, stash, "objectKeys");
 	duk_get_prop_string(ctx, -1, "setPrototypeOf");
-	eng_duk.fn_set_prototype_of = eng_duk_stash_keep(ctx, stash, "setPrototypeOf");
+	eng_duk->fn_set_prototype_of = eng_duk_stash_keep(ctx, stash, "setPrototypeOf");
 	duk_get_prop_string(ctx, -1, "prototype");
 	duk_get_prop_string(ctx, -1, "hasOwnProperty");
-	eng_duk.fn_has_own = eng_duk_stash_keep(ctx, stash, "hasOwn");
+	eng_duk->fn_has_own = eng_duk_stash_keep(ctx, stash, "hasOwn");
 	duk_pop_2(ctx);
 
 	eng_duk_promise_setup(ctx);
 
 	/* Fixed store slots, in ENG_DUK_SLOT_* order. */
-	if (!duk_check_stack(eng_duk.store, ENG_DUK_SLOT_COUNT + 8) ||
-	    !duk_check_stack(eng_duk.refs, 8)) {
+	if (!duk_check_stack(eng_duk->store, ENG_DUK_SLOT_COUNT + 8) ||
+	    !duk_check_stack(eng_duk->refs, 8)) {
 		return DUK_RET_RANGE_ERROR;
 	}
-	duk_push_undefined(eng_duk.store);
-	duk_push_null(eng_duk.store);
-	duk_push_false(eng_duk.store);
-	duk_push_true(eng_duk.store);
+	duk_push_undefined(eng_duk->store);
+	duk_push_null(eng_duk->store);
+	duk_push_false(eng_duk->store);
+	duk_push_true(eng_duk->store);
 	duk_push_global_object(ctx);
-	duk_xmove_top(eng_duk.store, ctx, 1);
+	duk_xmove_top(eng_duk->store, ctx, 1);
 	duk_push_error_object_raw(ctx, DUK_ERR_RANGE_ERROR, NULL, 0, "out of memory");
-	duk_xmove_top(eng_duk.store, ctx, 1);
+	duk_xmove_top(eng_duk->store, ctx, 1);
 	/* refs slot 0 stays undefined: ids start at 1 and freed slots are overwritten from it. */
-	duk_push_undefined(eng_duk.refs);
+	duk_push_undefined(eng_duk->refs);
 
 	duk_pop(ctx);
 	return 0;
+}
+
+/* The state behind an eng_context_t. */
+struct eng_context {
+	eng_duk_state_t state;
+};
+
+static void heap_destroy(void)
+{
+	if (eng_duk->main != NULL) {
+		/* Destroying the heap runs the finalizers of the native handles still alive; they
+		 * may free references, which then only touches the C side. */
+		eng_duk->destroying = true;
+		duk_destroy_heap(eng_duk->main);
+		eng_duk->main = NULL;
+	}
+	free(eng_duk->ref_link);
+	eng_duk->ref_link = NULL;
+}
+
+/* Build a heap in the selected (zeroed) state; false when it cannot be made. */
+static bool heap_create(const eng_config_t *config)
+{
+	duk_context *ctx;
+
+	eng_duk->config = *config;
+	/* Duktape cannot fail gracefully while it builds its built-ins (an allocation failure there
+	 * is fatal), so the limit applies once the heap is complete: a heap_size too small for
+	 * that is refused afterwards. */
+	eng_duk->mem.limit = SIZE_MAX;
+
+	ctx = duk_create_heap(eng_duk_alloc, eng_duk_realloc, eng_duk_free, &eng_duk->mem,
+			      eng_duk_fatal);
+	if (ctx == NULL) {
+		return false;
+	}
+	eng_duk->main = ctx;
+	eng_duk->exec = ctx;
+	if (duk_safe_call(ctx, eng_duk_setup, NULL, 0, 1) != DUK_EXEC_SUCCESS) {
+		duk_pop(ctx);
+		heap_destroy();
+		return false;
+	}
+	duk_pop(ctx);
+	eng_duk->floor = ENG_DUK_SLOT_COUNT;
+	if (config->heap_size != 0) {
+		if (eng_duk->mem.used > config->heap_size) {
+			heap_destroy();
+			return false;
+		}
+		eng_duk->mem.limit = config->heap_size;
+	}
+	return true;
+}
+
+eng_context_t *eng_create(const eng_config_t *config)
+{
+	eng_duk_state_t *previous = eng_duk;
+	eng_context_t *context;
+
+	if (config == NULL || (context = calloc(1, sizeof(*context))) == NULL) {
+		return NULL;
+	}
+	eng_duk = &context->state;
+	if (!heap_create(config)) {
+		free(context);
+		eng_duk = previous;
+		return NULL;
+	}
+	return context;
+}
+
+void eng_destroy(eng_context_t *context)
+{
+	eng_duk_state_t *previous = eng_duk;
+
+	if (context == NULL) {
+		return;
+	}
+	eng_duk = &context->state;
+	heap_destroy();
+	free(context);
+	eng_duk = previous == &context->state ? &eng_duk_none : previous;
+}
+
+void eng_select(eng_context_t *context)
+{
+	eng_duk = context != NULL ? &context->state : &eng_duk_none;
+}
+
+eng_context_t *eng_selected(void)
+{
+	return eng_duk == &eng_duk_none ? NULL : (eng_context_t *)eng_duk;
 }
 
 int eng_init(const eng_config_t *config)
 {
-	duk_context *ctx;
-
-	if (config == NULL) {
-		return -1;
-	}
-	if (eng_duk.main != NULL) {
-		eng_deinit();
-	}
-	memset(&eng_duk, 0, sizeof(eng_duk));
-	eng_duk.config = *config;
-	/* Duktape cannot fail gracefully while it builds its built-ins (an allocation failure there
-	 * is fatal), so the limit applies once the heap is complete: a heap_size too small for
-	 * that is refused afterwards. */
-	eng_duk.mem.limit = SIZE_MAX;
-
-	ctx = duk_create_heap(eng_duk_alloc, eng_duk_realloc, eng_duk_free, &eng_duk.mem,
-			      eng_duk_fatal);
-	if (ctx == NULL) {
-		return -1;
-	}
-	eng_duk.main = ctx;
-	eng_duk.exec = ctx;
-	if (duk_safe_call(ctx, eng_duk_setup, NULL, 0, 1) != DUK_EXEC_SUCCESS) {
-		duk_pop(ctx);
-		eng_deinit();
-		return -1;
-	}
-	duk_pop(ctx);
-	eng_duk.floor = ENG_DUK_SLOT_COUNT;
-	if (config->heap_size != 0) {
-		if (eng_duk.mem.used > config->heap_size) {
-			eng_deinit();
-			return -1;
-		}
-		eng_duk.mem.limit = config->heap_size;
-	}
-	return 0;
+	return eng_create(config) != NULL ? 0 : -1;
 }
 
 void eng_deinit(void)
 {
-	eng_config_t config = eng_duk.config;
-
-	if (eng_duk.main != NULL) {
-		/* Destroying the heap runs the finalizers of the native handles still alive; they
-		 * may free references, which then only touches the C side. */
-		eng_duk.destroying = true;
-		duk_destroy_heap(eng_duk.main);
-	}
-	free(eng_duk.ref_link);
-	memset(&eng_duk, 0, sizeof(eng_duk));
-	eng_duk.config = config;
+	eng_destroy(eng_selected());
 }
 
 int eng_reset(void)
 {
-	eng_config_t config = eng_duk.config;
+	eng_context_t *context = eng_selected();
+	eng_config_t config;
 
-	eng_deinit();
-	return eng_init(&config);
+	if (context == NULL) {
+		return -1;
+	}
+	config = eng_duk->config;
+	heap_destroy();
+	memset(eng_duk, 0, sizeof(*eng_duk));
+	return heap_create(&config) ? 0 : -1;
 }

@@ -265,7 +265,7 @@ void eng_duk_describe_top(duk_context *ctx, char *buf, size_t cap)
 
 void eng_describe(eng_value_t value, char *buf, size_t cap)
 {
-	duk_context *ctx = eng_duk.exec;
+	duk_context *ctx = eng_duk->exec;
 
 	if (buf == NULL || cap == 0) {
 		return;

@@ -23,7 +23,7 @@ typedef struct {
 static void *eng_duk_native_record(duk_context *ctx, duk_idx_t index)
 {
 	size_t size = 0;
-	void *data = eng_duk_own_buffer(ctx, index, eng_duk.key_native, &size);
+	void *data = eng_duk_own_buffer(ctx, index, eng_duk->key_native, &size);
 
 	return data != NULL && size == sizeof(eng_duk_native_t) ? data : NULL;
 }
@@ -44,9 +44,9 @@ duk_ret_t eng_duk_native_finalizer(duk_context *ctx)
 	}
 	/* Cleared first so a rescued and collected-again object is not finalized twice. */
 	memset((char *) stored + offsetof(eng_duk_native_t, ptr), 0, sizeof(record.ptr));
-	eng_duk.in_finalizer++;
+	eng_duk->in_finalizer++;
 	record.type->finalize(record.ptr);
-	eng_duk.in_finalizer--;
+	eng_duk->in_finalizer--;
 	return 0;
 }
 
@@ -60,13 +60,13 @@ static duk_ret_t eng_duk_set_native_safe(duk_context *ctx, void *udata)
 	const eng_duk_native_args_t *args = udata;
 	void *data;
 
-	duk_push_heapptr(ctx, eng_duk.key_native);
+	duk_push_heapptr(ctx, eng_duk->key_native);
 	data = duk_push_fixed_buffer(ctx, sizeof(args->record));
 	memcpy(data, &args->record, sizeof(args->record));
 	/* FORCE: the record is attached even to a frozen object. */
 	duk_def_prop(ctx, -3, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_FORCE);
 	if (args->record.type->finalize != NULL) {
-		duk_push_heapptr(ctx, eng_duk.finalizer);
+		duk_push_heapptr(ctx, eng_duk->finalizer);
 		duk_set_finalizer(ctx, -2);
 	}
 	return 0;
@@ -80,7 +80,7 @@ void eng_set_native(eng_value_t object, const eng_native_type_t *type, void *ptr
 	if (type == NULL || !eng_is_object(object) || eng_is_exception(object)) {
 		return;
 	}
-	stored = eng_duk_native_record(eng_duk.store, eng_duk_index(object));
+	stored = eng_duk_native_record(eng_duk->store, eng_duk_index(object));
 	if (stored != NULL) {
 		eng_duk_native_t old;
 
@@ -103,7 +103,7 @@ void *eng_get_native(eng_value_t object, const eng_native_type_t *type)
 	if (type == NULL || !eng_duk_ready() || eng_is_exception(object)) {
 		return NULL;
 	}
-	stored = eng_duk_native_record(eng_duk.store, eng_duk_index(object));
+	stored = eng_duk_native_record(eng_duk->store, eng_duk_index(object));
 	if (stored == NULL) {
 		return NULL;
 	}
@@ -119,7 +119,7 @@ void eng_clear_native(eng_value_t object, const eng_native_type_t *type)
 	if (type == NULL || !eng_duk_ready() || eng_is_exception(object)) {
 		return;
 	}
-	stored = eng_duk_native_record(eng_duk.store, eng_duk_index(object));
+	stored = eng_duk_native_record(eng_duk->store, eng_duk_index(object));
 	if (stored == NULL) {
 		return;
 	}
@@ -153,7 +153,7 @@ bool eng_set_internal(eng_value_t object, const char *key, eng_value_t value)
 	eng_value_t in[2] = { object, value };
 
 	if (!eng_duk_ready() || eng_is_exception(object) || eng_is_exception(value) ||
-	    !duk_is_object(eng_duk.store, eng_duk_index(object))) {
+	    !duk_is_object(eng_duk->store, eng_duk_index(object))) {
 		return false;
 	}
 	return eng_duk_safe(eng_duk_set_internal_safe, (void *) key, in, 2, NULL);
@@ -172,7 +172,7 @@ eng_value_t eng_get_internal(eng_value_t object, const char *key)
 	eng_value_t out;
 
 	if (!eng_duk_ready() || eng_is_exception(object) ||
-	    !duk_is_object(eng_duk.store, eng_duk_index(object))) {
+	    !duk_is_object(eng_duk->store, eng_duk_index(object))) {
 		return eng_undefined();
 	}
 	if (!eng_duk_safe(eng_duk_get_internal_safe, (void *) key, &object, 1, &out)) {

@@ -107,7 +107,7 @@ bool eng_define_const(eng_value_t object, const char *key, eng_value_t value)
 /* [ object ] -> [ boolean ], through the original Object.prototype.hasOwnProperty */
 static duk_ret_t eng_duk_has_own_safe(duk_context *ctx, void *udata)
 {
-	duk_push_heapptr(ctx, eng_duk.fn_has_own);
+	duk_push_heapptr(ctx, eng_duk->fn_has_own);
 	duk_dup(ctx, -2);
 	eng_duk_push_key(ctx, udata);
 	duk_call_method(ctx, 1);
@@ -132,7 +132,7 @@ bool eng_has_own(eng_value_t object, const char *key)
 static duk_ret_t eng_duk_keys_safe(duk_context *ctx, void *udata)
 {
 	(void) udata;
-	duk_push_heapptr(ctx, eng_duk.fn_object_keys);
+	duk_push_heapptr(ctx, eng_duk->fn_object_keys);
 	duk_swap_top(ctx, -2);
 	duk_call(ctx, 1);
 	return 1;
@@ -155,10 +155,10 @@ uint32_t eng_array_length(eng_value_t array)
 	}
 	index = eng_duk_index(array);
 	/* An Array's length is a plain internal field: reading it runs nothing. */
-	if (eng_duk_class(eng_duk.store, index) != ENG_DUK_CLASS_ARRAY) {
+	if (eng_duk_class(eng_duk->store, index) != ENG_DUK_CLASS_ARRAY) {
 		return 0;
 	}
-	return (uint32_t) duk_get_length(eng_duk.store, index);
+	return (uint32_t) duk_get_length(eng_duk->store, index);
 }
 
 /* [ object prototype ] -> [ ], through the original Object.setPrototypeOf, which refuses
@@ -169,7 +169,7 @@ static duk_ret_t eng_duk_set_prototype_safe(duk_context *ctx, void *udata)
 	if (!duk_check_type_mask(ctx, -1, DUK_TYPE_MASK_OBJECT | DUK_TYPE_MASK_NULL)) {
 		return DUK_RET_TYPE_ERROR;
 	}
-	duk_push_heapptr(ctx, eng_duk.fn_set_prototype_of);
+	duk_push_heapptr(ctx, eng_duk->fn_set_prototype_of);
 	duk_insert(ctx, -3);
 	duk_call(ctx, 2);
 	return 0;

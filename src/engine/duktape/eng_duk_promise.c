@@ -28,16 +28,16 @@ void eng_duk_promise_setup(duk_context *ctx)
 	duk_push_string(ctx, "promise.js");
 	duk_compile(ctx, DUK_COMPILE_EVAL);
 	duk_call(ctx, 0);
-	duk_push_heapptr(ctx, eng_duk.key_promise);
+	duk_push_heapptr(ctx, eng_duk->key_promise);
 	duk_push_global_object(ctx);
 	duk_call(ctx, 2);
 	ctl = duk_get_top_index(ctx);
-	eng_duk.promise_create = eng_duk_promise_entry(ctx, ctl, "create");
-	eng_duk.promise_resolve = eng_duk_promise_entry(ctx, ctl, "resolve");
-	eng_duk.promise_reject = eng_duk_promise_entry(ctx, ctl, "reject");
-	eng_duk.promise_run = eng_duk_promise_entry(ctx, ctl, "run");
-	eng_duk.promise_pending = eng_duk_promise_entry(ctx, ctl, "pending");
-	eng_duk.promise_unhandled = eng_duk_promise_entry(ctx, ctl, "unhandled");
+	eng_duk->promise_create = eng_duk_promise_entry(ctx, ctl, "create");
+	eng_duk->promise_resolve = eng_duk_promise_entry(ctx, ctl, "resolve");
+	eng_duk->promise_reject = eng_duk_promise_entry(ctx, ctl, "reject");
+	eng_duk->promise_run = eng_duk_promise_entry(ctx, ctl, "run");
+	eng_duk->promise_pending = eng_duk_promise_entry(ctx, ctl, "pending");
+	eng_duk->promise_unhandled = eng_duk_promise_entry(ctx, ctl, "unhandled");
 	/* The stash keeps the entry points (and through them the queue) alive. */
 	duk_put_prop_string(ctx, stash, "promise");
 }
@@ -60,7 +60,7 @@ static duk_ret_t eng_duk_entry_safe(duk_context *ctx, void *udata)
 
 eng_value_t eng_promise_new(void)
 {
-	eng_duk_entry_t entry = { eng_duk.promise_create, 0 };
+	eng_duk_entry_t entry = { eng_duk->promise_create, 0 };
 	eng_value_t out;
 
 	(void) eng_duk_safe(eng_duk_entry_safe, &entry, NULL, 0, &out);
@@ -69,7 +69,7 @@ eng_value_t eng_promise_new(void)
 
 void eng_promise_resolve(eng_value_t promise, eng_value_t value)
 {
-	eng_duk_entry_t entry = { eng_duk.promise_resolve, 2 };
+	eng_duk_entry_t entry = { eng_duk->promise_resolve, 2 };
 	eng_value_t in[2] = { promise, value };
 
 	(void) eng_duk_safe(eng_duk_entry_safe, &entry, in, 2, NULL);
@@ -77,7 +77,7 @@ void eng_promise_resolve(eng_value_t promise, eng_value_t value)
 
 void eng_promise_reject(eng_value_t promise, eng_value_t reason)
 {
-	eng_duk_entry_t entry = { eng_duk.promise_reject, 2 };
+	eng_duk_entry_t entry = { eng_duk->promise_reject, 2 };
 	eng_value_t in[2] = { promise, reason };
 
 	(void) eng_duk_safe(eng_duk_entry_safe, &entry, in, 2, NULL);
@@ -88,10 +88,10 @@ static duk_ret_t eng_duk_run_jobs_safe(duk_context *ctx, void *udata)
 {
 	bool *unhandled = udata;
 
-	duk_push_heapptr(ctx, eng_duk.promise_run);
+	duk_push_heapptr(ctx, eng_duk->promise_run);
 	duk_call(ctx, 0);
 	duk_pop(ctx);
-	duk_push_heapptr(ctx, eng_duk.promise_unhandled);
+	duk_push_heapptr(ctx, eng_duk->promise_unhandled);
 	duk_call(ctx, 0);
 	if (duk_is_object(ctx, -1)) {
 		duk_get_prop_string(ctx, -1, "reason");
@@ -118,7 +118,7 @@ eng_value_t eng_run_jobs(void)
 
 bool eng_has_pending_jobs(void)
 {
-	eng_duk_entry_t entry = { eng_duk.promise_pending, 0 };
+	eng_duk_entry_t entry = { eng_duk->promise_pending, 0 };
 	eng_value_t out;
 	bool pending;
 

@@ -37,8 +37,8 @@ eng_value_t eng_number(double value)
 	if (!eng_duk_store_reserve(1)) {
 		return eng_duk_nomem();
 	}
-	duk_push_number(eng_duk.store, value);
-	return eng_duk_handle(duk_get_top(eng_duk.store) - 1, false);
+	duk_push_number(eng_duk->store, value);
+	return eng_duk_handle(duk_get_top(eng_duk->store) - 1, false);
 }
 
 typedef struct {
@@ -134,7 +134,7 @@ bool eng_is_exception(eng_value_t value)
 
 eng_type_t eng_typeof(eng_value_t value)
 {
-	duk_context *store = eng_duk.store;
+	duk_context *store = eng_duk->store;
 	duk_idx_t index;
 
 	if (eng_is_exception(value)) {
@@ -180,7 +180,7 @@ eng_type_t eng_typeof(eng_value_t value)
 	default:
 		break;
 	}
-	if (eng_duk_has_own(store, index, eng_duk.key_promise)) {
+	if (eng_duk_has_own(store, index, eng_duk->key_promise)) {
 		return ENG_TYPE_PROMISE;
 	}
 	if (duk_is_error(store, index)) {
@@ -192,13 +192,13 @@ eng_type_t eng_typeof(eng_value_t value)
 bool eng_is_callable(eng_value_t value)
 {
 	return eng_duk_ready() && !eng_is_exception(value) &&
-	       duk_is_callable(eng_duk.store, eng_duk_index(value));
+	       duk_is_callable(eng_duk->store, eng_duk_index(value));
 }
 
 bool eng_is_object(eng_value_t value)
 {
 	return eng_duk_ready() && !eng_is_exception(value) &&
-	       duk_check_type_mask(eng_duk.store, eng_duk_index(value),
+	       duk_check_type_mask(eng_duk->store, eng_duk_index(value),
 				   DUK_TYPE_MASK_OBJECT | DUK_TYPE_MASK_BUFFER |
 					   DUK_TYPE_MASK_LIGHTFUNC);
 }
@@ -211,7 +211,7 @@ bool eng_get_boolean(eng_value_t value)
 		return false;
 	}
 	index = eng_duk_index(value);
-	return duk_is_boolean(eng_duk.store, index) && duk_get_boolean(eng_duk.store, index);
+	return duk_is_boolean(eng_duk->store, index) && duk_get_boolean(eng_duk->store, index);
 }
 
 double eng_get_number(eng_value_t value)
@@ -222,12 +222,12 @@ double eng_get_number(eng_value_t value)
 		return NAN;
 	}
 	index = eng_duk_index(value);
-	return duk_is_number(eng_duk.store, index) ? duk_get_number(eng_duk.store, index) : NAN;
+	return duk_is_number(eng_duk->store, index) ? duk_get_number(eng_duk->store, index) : NAN;
 }
 
 bool eng_to_boolean(eng_value_t value)
 {
-	duk_context *store = eng_duk.store;
+	duk_context *store = eng_duk->store;
 	duk_idx_t index;
 	duk_size_t len = 0;
 	double number;
@@ -262,7 +262,7 @@ double eng_date_value(eng_value_t date)
 	double time;
 
 	if (!eng_duk_ready() || eng_is_exception(date) ||
-	    !eng_duk_date_value(eng_duk.store, eng_duk_index(date), &time)) {
+	    !eng_duk_date_value(eng_duk->store, eng_duk_index(date), &time)) {
 		return NAN;
 	}
 	return time;
@@ -273,7 +273,7 @@ bool eng_strict_equals(eng_value_t a, eng_value_t b)
 	if (!eng_duk_ready()) {
 		return false;
 	}
-	return duk_strict_equals(eng_duk.store, eng_duk_index(a), eng_duk_index(b));
+	return duk_strict_equals(eng_duk->store, eng_duk_index(a), eng_duk_index(b));
 }
 
 /* ------------------------------------------------------------------ strings */
@@ -426,10 +426,10 @@ static const uint8_t *eng_duk_string_bytes(eng_value_t value, size_t *len)
 		return NULL;
 	}
 	index = eng_duk_index(value);
-	if (!duk_is_string(eng_duk.store, index) || duk_is_symbol(eng_duk.store, index)) {
+	if (!duk_is_string(eng_duk->store, index) || duk_is_symbol(eng_duk->store, index)) {
 		return NULL;
 	}
-	data = duk_get_lstring(eng_duk.store, index, &size);
+	data = duk_get_lstring(eng_duk->store, index, &size);
 	*len = size;
 	return (const uint8_t *) data;
 }
@@ -470,7 +470,7 @@ size_t eng_string_length(eng_value_t string)
 	if (eng_duk_string_bytes(string, &len) == NULL) {
 		return 0;
 	}
-	return duk_get_length(eng_duk.store, eng_duk_index(string));
+	return duk_get_length(eng_duk->store, eng_duk_index(string));
 }
 
 size_t eng_string_copy(eng_value_t string, char *buf, size_t cap)
@@ -502,8 +502,8 @@ uint8_t *eng_buffer_data(eng_value_t value, size_t *len)
 
 	if (eng_duk_ready() && !eng_is_exception(value)) {
 		index = eng_duk_index(value);
-		if (duk_is_buffer_data(eng_duk.store, index)) {
-			data = duk_get_buffer_data(eng_duk.store, index, &size);
+		if (duk_is_buffer_data(eng_duk->store, index)) {
+			data = duk_get_buffer_data(eng_duk->store, index, &size);
 		}
 	}
 	if (len != NULL) {

@@ -8,48 +8,21 @@
 #include "eng_hash.h"
 #include "eng_jerry_internal.h"
 
-/* The heap is a static array of JERRY_GLOBAL_HEAP_SIZE KB inside the engine. */
+/* Static-context builds: the heap is a static array of JERRY_GLOBAL_HEAP_SIZE KB inside the
+ * engine. External-context builds give each instance the heap its configuration asks for, or
+ * this much when it asks for none. */
 #define ENG_JERRY_HEAP_BYTES ((size_t)JERRY_GLOBAL_HEAP_SIZE * 1024u)
 
 /* The halt hook runs on backward jumps; reading the clock on every one would dominate tight
  * loops, and 128 iterations of even a heavy loop body stay far below the limit's resolution. */
 #define ENG_JERRY_HALT_INTERVAL 128u
 
-#define ENG_JERRY_SCOPE_DEPTH 16u
 #define ENG_JERRY_HANDLES_MIN 64u
 #define ENG_JERRY_REFS_MIN 32u
 #define ENG_JERRY_REF_IN_USE UINT32_MAX
 
-eng_jerry_intrinsics_t eng_jerry_intrinsics;
-
-static bool initialized;
-static eng_config_t active_config;
-/* A block taken at eng_init() so that a heap_size below the build-time heap is what the app
- * gets: the static heap cannot shrink, but part of it can be fenced off. */
-static void *heap_fence;
-static size_t heap_fence_size;
-
-/* Handle table: values handed out, innermost scope on top. Slots freed early by eng_release()
- * become undefined (freeing undefined is a no-op) and are dropped once they reach the top. */
-static jerry_value_t *handles;
-static uint32_t handle_count;
-static uint32_t handle_cap;
-static uint32_t handle_floor; /* first slot of the innermost scope */
-static uint32_t scope_saved[ENG_JERRY_SCOPE_DEPTH];
-static uint32_t scope_depth;
-
-/* Reference table: a copy of each kept value; ids are slot index + 1. */
-typedef struct {
-	jerry_value_t value;
-	uint32_t next; /* ENG_JERRY_REF_IN_USE, or the id of the next free slot (0: none) */
-} eng_jerry_ref_slot_t;
-
-static eng_jerry_ref_slot_t *refs;
-static uint32_t ref_cap;
-static uint32_t ref_live;
-static uint32_t ref_free_head;
-
-static uint64_t watchdog_deadline;
+static eng_jerry_state_t eng_jerry_none;
+eng_jerry_state_t *eng_jerry = &eng_jerry_none;
 
 /* ------------------------------------------------------------------ identity */
 
@@ -115,35 +88,35 @@ static bool is_untracked(jerry_value_t value)
 
 eng_value_t eng_jerry_track(jerry_value_t value)
 {
-	if (is_untracked(value) || !initialized) {
+	if (is_untracked(value) || !eng_jerry->initialized) {
 		return value;
 	}
-	if (handle_count == handle_cap) {
-		uint32_t cap = handle_cap ? handle_cap * 2u : ENG_JERRY_HANDLES_MIN;
+	if (eng_jerry->handle_count == eng_jerry->handle_cap) {
+		uint32_t cap = eng_jerry->handle_cap ? eng_jerry->handle_cap * 2u : ENG_JERRY_HANDLES_MIN;
 		jerry_value_t *grown = eng_jerry_alloc(cap * sizeof(*grown));
 
 		if (grown == NULL) {
-			out_of_memory("JS heap exhausted (value handles)");
+			out_of_memory("JS heap exhausted (value eng_jerry->handles)");
 		}
-		if (handles != NULL) {
-			memcpy(grown, handles, handle_count * sizeof(*grown));
-			eng_jerry_free(handles, handle_cap * sizeof(*handles));
+		if (eng_jerry->handles != NULL) {
+			memcpy(grown, eng_jerry->handles, eng_jerry->handle_count * sizeof(*grown));
+			eng_jerry_free(eng_jerry->handles, eng_jerry->handle_cap * sizeof(*eng_jerry->handles));
 		}
-		handles = grown;
-		handle_cap = cap;
+		eng_jerry->handles = grown;
+		eng_jerry->handle_cap = cap;
 	}
-	handles[handle_count++] = value;
+	eng_jerry->handles[eng_jerry->handle_count++] = value;
 	return value;
 }
 
 bool eng_jerry_untrack(jerry_value_t value)
 {
-	for (uint32_t i = handle_count; i-- > handle_floor;) {
-		if (handles[i] == value) {
-			handles[i] = jerry_undefined();
-			while (handle_count > handle_floor &&
-			       jerry_value_is_undefined(handles[handle_count - 1])) {
-				handle_count--;
+	for (uint32_t i = eng_jerry->handle_count; i-- > eng_jerry->handle_floor;) {
+		if (eng_jerry->handles[i] == value) {
+			eng_jerry->handles[i] = jerry_undefined();
+			while (eng_jerry->handle_count > eng_jerry->handle_floor &&
+			       jerry_value_is_undefined(eng_jerry->handles[eng_jerry->handle_count - 1])) {
+				eng_jerry->handle_count--;
 			}
 			return true;
 		}
@@ -153,39 +126,39 @@ bool eng_jerry_untrack(jerry_value_t value)
 
 uint32_t eng_jerry_scope_open(void)
 {
-	uint32_t saved = handle_floor;
+	uint32_t saved = eng_jerry->handle_floor;
 
-	handle_floor = handle_count;
+	eng_jerry->handle_floor = eng_jerry->handle_count;
 	return saved;
 }
 
 void eng_jerry_scope_close(uint32_t saved)
 {
-	while (handle_count > handle_floor) {
-		jerry_value_free(handles[--handle_count]);
+	while (eng_jerry->handle_count > eng_jerry->handle_floor) {
+		jerry_value_free(eng_jerry->handles[--eng_jerry->handle_count]);
 	}
-	handle_floor = saved;
-	/* A burst of handles (a big conversion) must not keep its table in the JS heap. */
-	if (handle_count == 0 && handle_cap > ENG_JERRY_HANDLES_MIN) {
-		eng_jerry_free(handles, handle_cap * sizeof(*handles));
-		handles = NULL;
-		handle_cap = 0;
+	eng_jerry->handle_floor = saved;
+	/* A burst of eng_jerry->handles (a big conversion) must not keep its table in the JS heap. */
+	if (eng_jerry->handle_count == 0 && eng_jerry->handle_cap > ENG_JERRY_HANDLES_MIN) {
+		eng_jerry_free(eng_jerry->handles, eng_jerry->handle_cap * sizeof(*eng_jerry->handles));
+		eng_jerry->handles = NULL;
+		eng_jerry->handle_cap = 0;
 	}
 }
 
 void eng_scope_enter(void)
 {
-	if (scope_depth == ENG_JERRY_SCOPE_DEPTH) {
+	if (eng_jerry->scope_depth == ENG_JERRY_SCOPE_DEPTH) {
 		eng_port_fatal("engine value scopes nested too deeply");
 		abort();
 	}
-	scope_saved[scope_depth++] = eng_jerry_scope_open();
+	eng_jerry->scope_saved[eng_jerry->scope_depth++] = eng_jerry_scope_open();
 }
 
 void eng_scope_leave(void)
 {
-	if (scope_depth > 0) {
-		eng_jerry_scope_close(scope_saved[--scope_depth]);
+	if (eng_jerry->scope_depth > 0) {
+		eng_jerry_scope_close(eng_jerry->scope_saved[--eng_jerry->scope_depth]);
 	}
 }
 
@@ -200,61 +173,61 @@ void eng_release(eng_value_t value)
 
 static void free_all_handles(void)
 {
-	scope_depth = 0;
-	handle_floor = 0;
-	while (handle_count > 0) {
-		jerry_value_free(handles[--handle_count]);
+	eng_jerry->scope_depth = 0;
+	eng_jerry->handle_floor = 0;
+	while (eng_jerry->handle_count > 0) {
+		jerry_value_free(eng_jerry->handles[--eng_jerry->handle_count]);
 	}
-	eng_jerry_free(handles, handle_cap * sizeof(*handles));
-	handles = NULL;
-	handle_cap = 0;
+	eng_jerry_free(eng_jerry->handles, eng_jerry->handle_cap * sizeof(*eng_jerry->handles));
+	eng_jerry->handles = NULL;
+	eng_jerry->handle_cap = 0;
 }
 
 /* ------------------------------------------------------------------ references */
 
 static bool refs_grow(void)
 {
-	uint32_t cap = ref_cap ? ref_cap * 2u : ENG_JERRY_REFS_MIN;
+	uint32_t cap = eng_jerry->ref_cap ? eng_jerry->ref_cap * 2u : ENG_JERRY_REFS_MIN;
 	eng_jerry_ref_slot_t *grown = eng_jerry_alloc(cap * sizeof(*grown));
 
 	if (grown == NULL) {
 		return false;
 	}
-	if (refs != NULL) {
-		memcpy(grown, refs, ref_cap * sizeof(*grown));
-		eng_jerry_free(refs, ref_cap * sizeof(*refs));
+	if (eng_jerry->refs != NULL) {
+		memcpy(grown, eng_jerry->refs, eng_jerry->ref_cap * sizeof(*grown));
+		eng_jerry_free(eng_jerry->refs, eng_jerry->ref_cap * sizeof(*eng_jerry->refs));
 	}
 	/* New slots join the free list in index order. */
-	for (uint32_t i = ref_cap; i < cap; i++) {
+	for (uint32_t i = eng_jerry->ref_cap; i < cap; i++) {
 		grown[i].value = jerry_undefined();
-		grown[i].next = (i + 1 < cap) ? i + 2 : ref_free_head;
+		grown[i].next = (i + 1 < cap) ? i + 2 : eng_jerry->ref_free_head;
 	}
-	ref_free_head = ref_cap + 1;
-	refs = grown;
-	ref_cap = cap;
+	eng_jerry->ref_free_head = eng_jerry->ref_cap + 1;
+	eng_jerry->refs = grown;
+	eng_jerry->ref_cap = cap;
 	return true;
 }
 
 static eng_jerry_ref_slot_t *ref_slot(eng_ref_t ref)
 {
-	if (ref == 0 || ref > ref_cap || refs[ref - 1].next != ENG_JERRY_REF_IN_USE) {
+	if (ref == 0 || ref > eng_jerry->ref_cap || eng_jerry->refs[ref - 1].next != ENG_JERRY_REF_IN_USE) {
 		return NULL;
 	}
-	return &refs[ref - 1];
+	return &eng_jerry->refs[ref - 1];
 }
 
 eng_ref_t eng_ref_new(eng_value_t value)
 {
-	if (!initialized || (ref_free_head == 0 && !refs_grow())) {
+	if (!eng_jerry->initialized || (eng_jerry->ref_free_head == 0 && !refs_grow())) {
 		return 0;
 	}
-	eng_ref_t id = ref_free_head;
-	eng_jerry_ref_slot_t *slot = &refs[id - 1];
+	eng_ref_t id = eng_jerry->ref_free_head;
+	eng_jerry_ref_slot_t *slot = &eng_jerry->refs[id - 1];
 
-	ref_free_head = slot->next;
+	eng_jerry->ref_free_head = slot->next;
 	slot->value = jerry_value_copy(value);
 	slot->next = ENG_JERRY_REF_IN_USE;
-	ref_live++;
+	eng_jerry->ref_live++;
 	return id;
 }
 
@@ -278,30 +251,30 @@ void eng_ref_free(eng_ref_t ref)
 	jerry_value_t value = slot->value;
 
 	slot->value = jerry_undefined();
-	slot->next = ref_free_head;
-	ref_free_head = ref;
-	ref_live--;
+	slot->next = eng_jerry->ref_free_head;
+	eng_jerry->ref_free_head = ref;
+	eng_jerry->ref_live--;
 	/* Last: freeing may run finalizers that free other references. */
 	jerry_value_free(value);
 }
 
 uint32_t eng_ref_count(void)
 {
-	return ref_live;
+	return eng_jerry->ref_live;
 }
 
 static void free_all_refs(void)
 {
-	for (uint32_t i = 0; i < ref_cap; i++) {
-		if (refs[i].next == ENG_JERRY_REF_IN_USE) {
+	for (uint32_t i = 0; i < eng_jerry->ref_cap; i++) {
+		if (eng_jerry->refs[i].next == ENG_JERRY_REF_IN_USE) {
 			eng_ref_free(i + 1);
 		}
 	}
-	eng_jerry_free(refs, ref_cap * sizeof(*refs));
-	refs = NULL;
-	ref_cap = 0;
-	ref_live = 0;
-	ref_free_head = 0;
+	eng_jerry_free(eng_jerry->refs, eng_jerry->ref_cap * sizeof(*eng_jerry->refs));
+	eng_jerry->refs = NULL;
+	eng_jerry->ref_cap = 0;
+	eng_jerry->ref_live = 0;
+	eng_jerry->ref_free_head = 0;
 }
 
 /* ------------------------------------------------------------------ lifecycle */
@@ -326,25 +299,34 @@ static void take_intrinsics(void)
 	static const char *const get_time[] = {"Date", "prototype", "getTime"};
 	jerry_value_t global = jerry_current_realm();
 
-	eng_jerry_intrinsics.object_freeze = get_path(global, freeze, 2);
-	eng_jerry_intrinsics.json_stringify = get_path(global, stringify, 2);
-	eng_jerry_intrinsics.date_get_time = get_path(global, get_time, 3);
+	eng_jerry->intrinsics.object_freeze = get_path(global, freeze, 2);
+	eng_jerry->intrinsics.json_stringify = get_path(global, stringify, 2);
+	eng_jerry->intrinsics.date_get_time = get_path(global, get_time, 3);
 	jerry_value_free(global);
 }
 
 static void free_intrinsics(void)
 {
-	jerry_value_free(eng_jerry_intrinsics.object_freeze);
-	jerry_value_free(eng_jerry_intrinsics.json_stringify);
-	jerry_value_free(eng_jerry_intrinsics.date_get_time);
-	memset(&eng_jerry_intrinsics, 0, sizeof(eng_jerry_intrinsics));
+	jerry_value_free(eng_jerry->intrinsics.object_freeze);
+	jerry_value_free(eng_jerry->intrinsics.json_stringify);
+	jerry_value_free(eng_jerry->intrinsics.date_get_time);
+	memset(&eng_jerry->intrinsics, 0, sizeof(eng_jerry->intrinsics));
 }
 
 bool eng_jerry_initialized(void)
 {
-	return initialized;
+	return eng_jerry->initialized;
 }
 
+
+#if JERRY_EXTERNAL_CONTEXT
+/* Each instance has exactly the heap it was configured with: nothing to fence. */
+static bool fence_heap(size_t heap_size)
+{
+	(void)heap_size;
+	return true;
+}
+#else
 static size_t heap_area_size(void)
 {
 	jerry_heap_stats_t heap = {0};
@@ -362,36 +344,61 @@ static bool fence_heap(size_t heap_size)
 	if (heap_size == 0 || heap_size >= area) {
 		return true;
 	}
-	heap_fence_size = area - heap_size;
-	heap_fence = eng_jerry_alloc(heap_fence_size);
-	if (heap_fence == NULL) {
+	eng_jerry->heap_fence_size = area - heap_size;
+	eng_jerry->heap_fence = eng_jerry_alloc(eng_jerry->heap_fence_size);
+	if (eng_jerry->heap_fence == NULL) {
 		/* The built-ins alone do not fit in the requested heap. */
-		heap_fence_size = 0;
+		eng_jerry->heap_fence_size = 0;
 		return false;
 	}
 	return true;
 }
+#endif
 
-int eng_init(const eng_config_t *config)
+/* The state behind an eng_context_t. */
+struct eng_context {
+	eng_jerry_state_t state;
+};
+
+#if !JERRY_EXTERNAL_CONTEXT
+/* The engine's context is static memory: one instance at a time. */
+static eng_context_t *static_owner;
+#endif
+
+/* Start the engine in the selected (zeroed) state. */
+static bool instance_start(const eng_config_t *config)
 {
-	if (initialized) {
-		eng_deinit();
+	eng_jerry->active_config = config != NULL ? *config : (eng_config_t){0};
+#if JERRY_EXTERNAL_CONTEXT
+	/* Allocated here rather than in jerry_port_context_alloc(), which cannot fail: jerry_init()
+	 * writes to the block it gets. */
+	size_t heap = eng_jerry->active_config.heap_size != 0 ? eng_jerry->active_config.heap_size
+							      : ENG_JERRY_HEAP_BYTES;
+	/* JerryScript's 16-bit compressed pointers address at most 512 KB of heap. */
+	if (heap > 512u * 1024u) {
+		heap = 512u * 1024u;
 	}
-	active_config = config != NULL ? *config : (eng_config_t){0};
+	eng_jerry->jerry_context_size = ((eng_jerry_private_context_size() + 7u) & ~(size_t)7u) + heap;
+	eng_jerry->jerry_context = calloc(1, eng_jerry->jerry_context_size);
+	if (eng_jerry->jerry_context == NULL) {
+		return false;
+	}
+#endif
 	jerry_init(JERRY_INIT_EMPTY);
-	initialized = true;
+	eng_jerry->initialized = true;
 	take_intrinsics();
 	eng_jerry_promises_init();
-	if (!fence_heap(active_config.heap_size)) {
-		eng_deinit();
-		return -1;
-	}
-	return 0;
+	return fence_heap(eng_jerry->active_config.heap_size);
 }
 
-void eng_deinit(void)
+static void instance_stop(void)
 {
-	if (!initialized) {
+	if (!eng_jerry->initialized) {
+#if JERRY_EXTERNAL_CONTEXT
+		/* Started no engine (or failed before jerry_init): only the block to give back. */
+		free(eng_jerry->jerry_context);
+		eng_jerry->jerry_context = NULL;
+#endif
 		return;
 	}
 	eng_watchdog_disarm();
@@ -399,21 +406,111 @@ void eng_deinit(void)
 	free_all_refs();
 	eng_jerry_promises_free();
 	free_intrinsics();
-	eng_jerry_free(heap_fence, heap_fence_size);
-	heap_fence = NULL;
-	heap_fence_size = 0;
+	eng_jerry_free(eng_jerry->heap_fence, eng_jerry->heap_fence_size);
+	eng_jerry->heap_fence = NULL;
+	eng_jerry->heap_fence_size = 0;
 	/* From here finalizers of remaining objects run; what they do with references is a no-op. */
-	initialized = false;
+	eng_jerry->initialized = false;
 	jerry_cleanup();
+}
+
+eng_context_t *eng_create(const eng_config_t *config)
+{
+	eng_jerry_state_t *previous = eng_jerry;
+	eng_context_t *context;
+
+#if !JERRY_EXTERNAL_CONTEXT
+	if (static_owner != NULL) {
+		return NULL;
+	}
+#endif
+	context = calloc(1, sizeof(*context));
+	if (context == NULL) {
+		return NULL;
+	}
+	eng_jerry = &context->state;
+	if (!instance_start(config)) {
+		instance_stop();
+		free(context);
+		eng_jerry = previous;
+		return NULL;
+	}
+#if !JERRY_EXTERNAL_CONTEXT
+	static_owner = context;
+#endif
+	return context;
+}
+
+void eng_destroy(eng_context_t *context)
+{
+	eng_jerry_state_t *previous = eng_jerry;
+
+	if (context == NULL) {
+		return;
+	}
+	eng_jerry = &context->state;
+	instance_stop();
+#if !JERRY_EXTERNAL_CONTEXT
+	if (static_owner == context) {
+		static_owner = NULL;
+	}
+#endif
+	free(context);
+	eng_jerry = previous == &context->state ? &eng_jerry_none : previous;
+}
+
+void eng_select(eng_context_t *context)
+{
+	eng_jerry = context != NULL ? &context->state : &eng_jerry_none;
+}
+
+eng_context_t *eng_selected(void)
+{
+	return eng_jerry == &eng_jerry_none ? NULL : (eng_context_t *)eng_jerry;
+}
+
+int eng_init(const eng_config_t *config)
+{
+	return eng_create(config) != NULL ? 0 : -1;
+}
+
+void eng_deinit(void)
+{
+	eng_destroy(eng_selected());
 }
 
 int eng_reset(void)
 {
-	eng_config_t config = active_config;
+	eng_config_t config = eng_jerry->active_config;
 
-	eng_deinit();
-	return eng_init(&config);
+	if (eng_selected() == NULL) {
+		return -1;
+	}
+	instance_stop();
+	memset(eng_jerry, 0, sizeof(*eng_jerry));
+	return instance_start(&config) ? 0 : -1;
 }
+
+#if JERRY_EXTERNAL_CONTEXT
+/* The engine's own context and heap, one block per instance; jerry_init() asks for it. */
+size_t jerry_port_context_alloc(size_t context_size)
+{
+	(void)context_size; /* eng_jerry_private_context_size() is the same figure */
+	return eng_jerry->jerry_context_size;
+}
+
+struct jerry_context_t *jerry_port_context_get(void)
+{
+	return eng_jerry->jerry_context;
+}
+
+void jerry_port_context_free(void)
+{
+	free(eng_jerry->jerry_context);
+	eng_jerry->jerry_context = NULL;
+	eng_jerry->jerry_context_size = 0;
+}
+#endif
 
 /* ------------------------------------------------------------------ resources */
 
@@ -422,9 +519,9 @@ void eng_mem_stats(eng_mem_stats_t *stats)
 	jerry_heap_stats_t heap = {0};
 
 	if (jerry_heap_stats(&heap)) {
-		stats->total = heap.size - heap_fence_size;
-		stats->used = heap.allocated_bytes - heap_fence_size;
-		stats->peak = heap.peak_allocated_bytes - heap_fence_size;
+		stats->total = heap.size - eng_jerry->heap_fence_size;
+		stats->used = heap.allocated_bytes - eng_jerry->heap_fence_size;
+		stats->peak = heap.peak_allocated_bytes - eng_jerry->heap_fence_size;
 	} else {
 		stats->total = ENG_JERRY_HEAP_BYTES;
 		stats->used = 0;
@@ -447,7 +544,7 @@ void eng_gc(void)
 static jerry_value_t watchdog_check(void *user)
 {
 	(void)user;
-	if (eng_port_real_ms() < watchdog_deadline) {
+	if (eng_port_real_ms() < eng_jerry->watchdog_deadline) {
 		return jerry_undefined();
 	}
 	/* Returned from the halt hook this becomes an abort: JavaScript cannot catch it, so the
@@ -458,16 +555,16 @@ static jerry_value_t watchdog_check(void *user)
 
 void eng_watchdog_arm(void)
 {
-	if (!initialized || active_config.exec_limit_ms == 0) {
+	if (!eng_jerry->initialized || eng_jerry->active_config.exec_limit_ms == 0) {
 		return;
 	}
-	watchdog_deadline = eng_port_real_ms() + active_config.exec_limit_ms;
+	eng_jerry->watchdog_deadline = eng_port_real_ms() + eng_jerry->active_config.exec_limit_ms;
 	jerry_halt_handler(ENG_JERRY_HALT_INTERVAL, watchdog_check, NULL);
 }
 
 void eng_watchdog_disarm(void)
 {
-	if (initialized) {
+	if (eng_jerry->initialized) {
 		jerry_halt_handler(ENG_JERRY_HALT_INTERVAL, NULL, NULL);
 	}
 }

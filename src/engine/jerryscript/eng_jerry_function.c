@@ -305,36 +305,33 @@ void eng_promise_reject(eng_value_t promise, eng_value_t reason)
 /* Promises rejected while nobody handles them, oldest first. One that gets a handler later
  * leaves the list; what is still here once the job queue is drained is reported by
  * eng_run_jobs(), once, like an uncaught exception. */
-static jerry_value_t *rejected;
-static uint32_t rejected_count;
-static uint32_t rejected_cap;
 
 static void rejected_add(jerry_value_t promise)
 {
-	if (rejected_count == rejected_cap) {
-		uint32_t cap = rejected_cap ? rejected_cap * 2u : 8u;
+	if (eng_jerry->rejected_count == eng_jerry->rejected_cap) {
+		uint32_t cap = eng_jerry->rejected_cap ? eng_jerry->rejected_cap * 2u : 8u;
 		jerry_value_t *grown = eng_jerry_alloc(cap * sizeof(*grown));
 
 		if (grown == NULL) {
 			return; /* the heap is exhausted; the rejection goes unreported */
 		}
-		if (rejected != NULL) {
-			memcpy(grown, rejected, rejected_count * sizeof(*grown));
-			eng_jerry_free(rejected, rejected_cap * sizeof(*rejected));
+		if (eng_jerry->rejected != NULL) {
+			memcpy(grown, eng_jerry->rejected, eng_jerry->rejected_count * sizeof(*grown));
+			eng_jerry_free(eng_jerry->rejected, eng_jerry->rejected_cap * sizeof(*eng_jerry->rejected));
 		}
-		rejected = grown;
-		rejected_cap = cap;
+		eng_jerry->rejected = grown;
+		eng_jerry->rejected_cap = cap;
 	}
-	rejected[rejected_count++] = jerry_value_copy(promise);
+	eng_jerry->rejected[eng_jerry->rejected_count++] = jerry_value_copy(promise);
 }
 
 static void rejected_remove(uint32_t index)
 {
-	jerry_value_t promise = rejected[index];
+	jerry_value_t promise = eng_jerry->rejected[index];
 
-	rejected_count--;
-	memmove(&rejected[index], &rejected[index + 1],
-		(rejected_count - index) * sizeof(*rejected));
+	eng_jerry->rejected_count--;
+	memmove(&eng_jerry->rejected[index], &eng_jerry->rejected[index + 1],
+		(eng_jerry->rejected_count - index) * sizeof(*eng_jerry->rejected));
 	jerry_value_free(promise);
 }
 
@@ -346,8 +343,8 @@ static void promise_event(jerry_promise_event_type_t type, const jerry_value_t o
 	if (type == JERRY_PROMISE_EVENT_REJECT_WITHOUT_HANDLER) {
 		rejected_add(object);
 	} else if (type == JERRY_PROMISE_EVENT_CATCH_HANDLER_ADDED) {
-		for (uint32_t i = 0; i < rejected_count; i++) {
-			if (rejected[i] == object) {
+		for (uint32_t i = 0; i < eng_jerry->rejected_count; i++) {
+			if (eng_jerry->rejected[i] == object) {
 				rejected_remove(i);
 				break;
 			}
@@ -362,12 +359,12 @@ void eng_jerry_promises_init(void)
 
 void eng_jerry_promises_free(void)
 {
-	while (rejected_count > 0) {
-		rejected_remove(rejected_count - 1);
+	while (eng_jerry->rejected_count > 0) {
+		rejected_remove(eng_jerry->rejected_count - 1);
 	}
-	eng_jerry_free(rejected, rejected_cap * sizeof(*rejected));
-	rejected = NULL;
-	rejected_cap = 0;
+	eng_jerry_free(eng_jerry->rejected, eng_jerry->rejected_cap * sizeof(*eng_jerry->rejected));
+	eng_jerry->rejected = NULL;
+	eng_jerry->rejected_cap = 0;
 }
 
 eng_value_t eng_run_jobs(void)
@@ -379,8 +376,8 @@ eng_value_t eng_run_jobs(void)
 		return eng_jerry_track(result);
 	}
 	jerry_value_free(result);
-	if (rejected_count > 0) {
-		jerry_value_t reason = jerry_promise_result(rejected[0]);
+	if (eng_jerry->rejected_count > 0) {
+		jerry_value_t reason = jerry_promise_result(eng_jerry->rejected[0]);
 
 		rejected_remove(0);
 		return eng_jerry_track(jerry_throw_value(reason, true));
@@ -390,7 +387,7 @@ eng_value_t eng_run_jobs(void)
 
 bool eng_has_pending_jobs(void)
 {
-	return eng_jerry_private_pending_jobs() || rejected_count > 0;
+	return eng_jerry_private_pending_jobs() || eng_jerry->rejected_count > 0;
 }
 
 /* ------------------------------------------------------------------ descriptions */

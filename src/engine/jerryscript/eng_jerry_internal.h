@@ -28,7 +28,57 @@ typedef struct {
 	jerry_value_t date_get_time;
 } eng_jerry_intrinsics_t;
 
-extern eng_jerry_intrinsics_t eng_jerry_intrinsics;
+#define ENG_JERRY_SCOPE_DEPTH 16u
+
+/* Reference table slot: a copy of each kept value; ids are slot index + 1. */
+typedef struct {
+	jerry_value_t value;
+	uint32_t next; /* ENG_JERRY_REF_IN_USE, or the id of the next free slot (0: none) */
+} eng_jerry_ref_slot_t;
+
+/*
+ * Everything the backend keeps per engine instance (engine.h's eng_context_t). With an external
+ * JerryScript context (the host simulator's many devices) the engine's own context and heap live
+ * in `jerry_context`; with the static context of the device build only one instance exists.
+ */
+typedef struct {
+	bool initialized;
+	eng_config_t active_config;
+	/* Static-context builds: a block taken at eng_init() so that a heap_size below the
+	 * build-time heap is what the app gets (the static heap cannot shrink, but part of it can
+	 * be fenced off). */
+	void *heap_fence;
+	size_t heap_fence_size;
+	/* External-context builds: the engine's context followed by its heap. */
+	void *jerry_context;
+	size_t jerry_context_size;
+
+	/* Handle table: values handed out, innermost scope on top. Slots freed early by
+	 * eng_release() become undefined (freeing undefined is a no-op) and are dropped once they
+	 * reach the top. */
+	jerry_value_t *handles;
+	uint32_t handle_count;
+	uint32_t handle_cap;
+	uint32_t handle_floor; /* first slot of the innermost scope */
+	uint32_t scope_saved[ENG_JERRY_SCOPE_DEPTH];
+	uint32_t scope_depth;
+
+	eng_jerry_ref_slot_t *refs;
+	uint32_t ref_cap;
+	uint32_t ref_live;
+	uint32_t ref_free_head;
+
+	uint64_t watchdog_deadline;
+	eng_jerry_intrinsics_t intrinsics;
+
+	/* Promises rejected while nobody handles them, oldest first (eng_jerry_function.c). */
+	jerry_value_t *rejected;
+	uint32_t rejected_count;
+	uint32_t rejected_cap;
+} eng_jerry_state_t;
+
+/* The selected instance; never NULL (an empty, uninitialised state when none is selected). */
+extern eng_jerry_state_t *eng_jerry;
 
 bool eng_jerry_initialized(void);
 
@@ -69,6 +119,8 @@ bool eng_jerry_private_pending_jobs(void);
 void eng_jerry_private_reset_peak(void);
 /* "NAME=value;..." for every configuration switch that changes the snapshot format. */
 const char *eng_jerry_private_config(void);
+/* sizeof the engine's context structure (external-context builds allocate it with the heap). */
+size_t eng_jerry_private_context_size(void);
 /* JerryScript measures stack use from the frame that called jerry_init(); JavaScript entered
  * from a shallower frame (an event loop above the init code) would look like an overflow. Every
  * entry point that may run JavaScript raises the base to its own frame when that is shallower

@@ -23,6 +23,11 @@ void eng_jerry_private_reset_peak(void)
 #endif
 }
 
+size_t eng_jerry_private_context_size(void)
+{
+	return sizeof(jerry_context_t);
+}
+
 void eng_jerry_private_stack_mark(uintptr_t frame)
 {
 #if JERRY_STACK_LIMIT != 0

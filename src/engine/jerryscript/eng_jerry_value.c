@@ -308,7 +308,7 @@ double eng_date_value(eng_value_t date)
 	if (jerry_object_type(date) != JERRY_OBJECT_TYPE_DATE) {
 		return NAN;
 	}
-	jerry_value_t time = jerry_call(eng_jerry_intrinsics.date_get_time, date, NULL, 0);
+	jerry_value_t time = jerry_call(eng_jerry->intrinsics.date_get_time, date, NULL, 0);
 	double result = jerry_value_is_number(time) ? jerry_value_as_number(time) : NAN;
 
 	jerry_value_free(time);
@@ -541,7 +541,7 @@ void eng_freeze(eng_value_t object)
 {
 	ENG_JERRY_STACK_MARK();
 	if (jerry_value_is_object(object)) {
-		jerry_value_free(jerry_call(eng_jerry_intrinsics.object_freeze, jerry_undefined(),
+		jerry_value_free(jerry_call(eng_jerry->intrinsics.object_freeze, jerry_undefined(),
 					    &object, 1));
 	}
 }
@@ -587,7 +587,7 @@ eng_value_t eng_json_stringify(eng_value_t value)
 		return eng_jerry_track(jerry_throw_sz(JERRY_ERROR_TYPE, "not a value"));
 	}
 	return eng_jerry_track(
-		jerry_call(eng_jerry_intrinsics.json_stringify, jerry_undefined(), &value, 1));
+		jerry_call(eng_jerry->intrinsics.json_stringify, jerry_undefined(), &value, 1));
 }
 
 eng_value_t eng_json_parse(const char *utf8, size_t len)

@@ -54,6 +54,12 @@ else()
       "$<IF:$<CONFIG:Debug>,${_beacon_jerry_stack_debug},${_beacon_jerry_stack_limit}>")
 endif()
 
+if(TARGET zephyr_interface OR BEACON_BARE_METAL)
+  set(_beacon_jerry_external_context 0)
+else()
+  set(_beacon_jerry_external_context 1)
+endif()
+
 set(BEACON_JERRY_DEFINES
   # ES.next profile minus what micro-apps cannot use (the language level is ES5.1 plus a few
   # ES2015 built-ins, see the runtime API spec). Promise, ArrayBuffer/typed arrays, DataView and
@@ -87,7 +93,10 @@ set(BEACON_JERRY_DEFINES
   # pointers (heaps up to 512 KB).
   JERRY_CPOINTER_32_BIT=0
   JERRY_SYSTEM_ALLOCATOR=0
-  JERRY_EXTERNAL_CONTEXT=0
+  # The host simulator runs many devices in one process, each with its own engine instance:
+  # there the engine's context (and heap) is allocated per instance. The device has one, in
+  # static memory (no indirection on every context access). The snapshot format is the same.
+  JERRY_EXTERNAL_CONTEXT=${_beacon_jerry_external_context}
   JERRY_NUMBER_TYPE_FLOAT64=1
   JERRY_FUNCTION_TO_STRING=0
   JERRY_DEBUGGER=0
