@@ -4,8 +4,10 @@
 #  - Size per API version: the codegen emits the C glue for one version only (as a firmware that
 #    runs apps of that version alone would carry it) and for all three; each is compiled for
 #    Cortex-M4 at -Os with Debian's arm-none-eabi-gcc (the flags of scripts/cross-compile.sh),
-#    and arm-none-eabi-size gives its bytes (text: code and read-only tables; data; bss).
-#    glue_core.o, the table interpreter, is the same for every set.
+#    and arm-none-eabi-size gives its bytes (text: code and read-only tables; data; bss). The
+#    generated part of a set is api_glue.o (argument tables, wrappers, install tables) plus
+#    api_types.o (record makers); glue_core, the table interpreter (glue_convert.c,
+#    glue_messages.c, glue_install.c), is the same for every set.
 #  - Instructions per call (callgrind, x86-64, the host build in Release) of bindings of 0, 2 and
 #    4 arguments whose runtime function returns at once (see bench/glue_call.c), against an empty
 #    native function called with the same arguments: the difference is what the glue adds.
@@ -25,6 +27,9 @@ flags=(-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 --specs=nano.s
 	-std=gnu11 -ffunction-sections -fdata-sections -Wall -Wextra -Werror -Wno-unused-parameter
 	-Isrc -Isrc/engine -Isrc/hal -Isrc/runtime -Isrc/glue)
 
+# text data bss summed over object files
+sum_sizes() { "$size" "$@" | awk 'NR > 1 { t += $1; d += $2; b += $3 } END { print t, d, b }'; }
+
 # text data bss of one object file
 sizes() { "$size" "$1" | awk 'NR == 2 { print $1, $2, $3 }'; }
 
@@ -32,25 +37,31 @@ glue_for() { # name versions...
 	local name=$1
 	shift
 	node -e "require('./bindings-ts/dist/src/codegen/index.js').writeGlue({ versions: process.argv.slice(1), outDir: '$work/$name' })" "$@"
-	"$cc" "${flags[@]}" -c "$work/$name/api_glue.c" -o "$work/$name/api_glue.o"
+	for unit in api_glue api_types; do
+		"$cc" "${flags[@]}" -I"$work/$name" -c "$work/$name/$unit.c" -o "$work/$name/$unit.o"
+	done
 }
 
-"$cc" "${flags[@]}" -c src/glue/glue_core.c -o "$work/glue_core.o"
+core_objs=()
+for unit in glue_convert glue_messages glue_install; do
+	"$cc" "${flags[@]}" -Isrc/runtime/generated -c "src/glue/$unit.c" -o "$work/$unit.o"
+	core_objs+=("$work/$unit.o")
+done
 
 for set in 0.0.9 0.1.5 0.2.6 all; do
 	if [ "$set" = all ]; then glue_for all 0.0.9 0.1.5 0.2.6; else glue_for "$set" "$set"; fi
-	read -r text data bss <<<"$(sizes "$work/$set/api_glue.o")"
+	read -r text data bss <<<"$(sum_sizes "$work/$set/api_glue.o" "$work/$set/api_types.o")"
 	echo "api_glue_${set}.text: $text bytes"
 	[ "$data" = 0 ] || echo "api_glue_${set}.data: $data bytes"
 	[ "$bss" = 0 ] || echo "api_glue_${set}.bss: $bss bytes"
 done
-read -r core_text core_data core_bss <<<"$(sizes "$work/glue_core.o")"
+read -r core_text core_data core_bss <<<"$(sum_sizes "${core_objs[@]}")"
 echo "glue_core.text: $core_text bytes"
 echo "glue_core.data: $core_data bytes"
 echo "glue_core.bss: $core_bss bytes"
-all_text=$(sizes "$work/all/api_glue.o" | cut -d' ' -f1)
+all_text=$(sum_sizes "$work/all/api_glue.o" "$work/all/api_types.o" | cut -d' ' -f1)
 for set in 0.0.9 0.1.5 0.2.6; do
-	text=$(sizes "$work/$set/api_glue.o" | cut -d' ' -f1)
+	text=$(sum_sizes "$work/$set/api_glue.o" "$work/$set/api_types.o" | cut -d' ' -f1)
 	echo "glue_total_${set}_only.text: $((text + core_text)) bytes"
 done
 echo "glue_total_all_versions.text: $((all_text + core_text)) bytes"

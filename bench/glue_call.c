@@ -22,7 +22,10 @@
 #include "api_glue.h"
 #include "engine.h"
 #include "glue_core.h"
+#include "rt_api_version.h"
 #include "rt_app.h"
+#include "rt_device.h"
+#include "rt_handle.h"
 #include "rt_config.h"
 #include "sim.h"
 
@@ -93,8 +96,14 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	sim_clock_configure(false, true, 0);
-	eng_config_t config = {.heap_size = RT_JS_HEAP_BYTES, .exec_limit_ms = 0};
-	if (eng_init(&config) != 0 || glue_install(glue_version_bit(0x000206)) != 0) {
+	static rt_device_t device;
+	rt_device_init(&device, 0);
+	device.api_version = RT_API_VERSION(0, 2, 6);
+	device.api_bit = rt_api_version_bit_of(device.api_version);
+	device.engine_config.exec_limit_ms = 0;
+	rt_device_select(&device);
+	device.engine = eng_create(&device.engine_config);
+	if (device.engine == NULL || glue_install() != 0) {
 		fprintf(stderr, "beacon-bench-glue: engine start failed\n");
 		return 1;
 	}
@@ -114,7 +123,7 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 	eng_scope_leave();
-	glue_uninstall();
-	eng_deinit();
+	rt_handle_reset();
+	eng_destroy(device.engine);
 	return rc;
 }

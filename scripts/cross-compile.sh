@@ -97,8 +97,9 @@ set(CMAKE_C_STANDARD 11)
 set(CMAKE_C_STANDARD_REQUIRED ON)
 set(BEACON_WARNINGS -Wall -Wextra -Werror -Wno-unused-parameter)
 set(BEACON_INCLUDES "${BEACON_ROOT}/src" "${BEACON_ROOT}/src/engine" "${BEACON_ROOT}/src/hal"
-    "${BEACON_ROOT}/src/runtime" "${BEACON_ROOT}/src/glue" "${BEACON_ROOT}/src/glue/generated")
-file(GLOB _runtime "${BEACON_ROOT}/src/runtime/*.c")
+    "${BEACON_ROOT}/src/runtime" "${BEACON_ROOT}/src/runtime/generated" "${BEACON_ROOT}/src/glue"
+    "${BEACON_ROOT}/src/glue/generated")
+file(GLOB_RECURSE _runtime "${BEACON_ROOT}/src/runtime/*.c")
 file(GLOB_RECURSE _glue "${BEACON_ROOT}/src/glue/*.c")
 foreach(_part runtime glue)
   if(_${_part})
@@ -214,7 +215,7 @@ done <"$OUT/objects.txt"
 if [ "$failed_project" -eq 0 ] && [ "$failed_third_party" -eq 0 ] && [ "${#link_objs[@]}" -gt 0 ]; then
 	defined="$("$NM" --defined-only "${link_objs[@]}" 2>/dev/null | awk '{print $3}')"
 	missing=""
-	for sym in rt_app_init rt_app_install rt_app_run; do
+	for sym in rt_device_init glue_app_install rt_app_run; do
 		grep -qx "$sym" <<<"$defined" || missing="$missing $sym"
 	done
 	if [ -n "$missing" ]; then
@@ -224,15 +225,19 @@ if [ "$failed_project" -eq 0 ] && [ "$failed_third_party" -eq 0 ] && [ "${#link_
 /* Keeps what a firmware keeps: the runtime entry points and everything they reach. */
 #include <stddef.h>
 #include <stdint.h>
+#include "glue_app.h"
 #include "hal_clock.h"
 #include "rt_app.h"
+#include "rt_device.h"
 extern const uint8_t beacon_cross_package[];
 extern size_t beacon_cross_package_len;
+static rt_device_t device;
 int main(void)
 {
 	char msg[128];
-	if (rt_app_init() == 0 &&
-	    rt_app_install(beacon_cross_package, beacon_cross_package_len, msg, sizeof(msg)) == 0) {
+	rt_device_init(&device, 0);
+	rt_device_select(&device);
+	if (glue_app_install(beacon_cross_package, beacon_cross_package_len, msg, sizeof(msg)) == 0) {
 		(void)rt_app_run(HAL_CLOCK_FOREVER);
 	}
 	return 0;
@@ -242,6 +247,7 @@ size_t beacon_cross_package_len = sizeof(beacon_cross_package);
 EOF
 		link_flags=("${CPU_FLAGS[@]}" -Os --specs=nano.specs --specs=nosys.specs "-Wl,--gc-sections")
 		if "$CC" "${CPU_FLAGS[@]}" -Os -std=gnu11 -I"$ROOT/src/hal" -I"$ROOT/src/runtime" \
+			-I"$ROOT/src/runtime/generated" -I"$ROOT/src/glue" -I"$ROOT/src/engine" \
 			-c "$OUT/link_main.c" -o "$OUT/link_main.o" 2>>"$OUT/link.log"; then
 			# First without tolerance, to learn what is left for the port to provide.
 			"$CC" "${link_flags[@]}" "$OUT/link_main.o" "${link_objs[@]}" -lm \

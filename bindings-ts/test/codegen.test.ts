@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { after, test } from 'node:test';
-import { emitC } from '../src/codegen/emit-c';
+import { emitC, type CGlue } from '../src/codegen/emit-c';
 import { DeclarationError, generate, parseApi } from '../src/codegen/index';
 import { toolsRoot } from '../src/codegen/versions';
 
@@ -52,12 +52,12 @@ test('golden: basic', () => {
 
 test('generated C compiles with the glue core', () => {
   const out = generate(apiDir(caseFiles('basic')), path.join(casesDir, 'basic', 'runtime'));
-  const dir = tempDir('beacon-glue-');
-  fs.writeFileSync(path.join(dir, 'api_glue.h'), out.get('src/glue/generated/api_glue.h')!);
-  fs.writeFileSync(path.join(dir, 'api_glue.c'), out.get('src/glue/generated/api_glue.c')!);
-  const r = spawnSync('cc', ['-std=c11', '-Wall', '-Wextra', '-Werror', '-Wno-unused-parameter', '-c',
-    '-o', path.join(dir, 'api_glue.o'), `-I${dir}`, `-I${path.join(repo, 'src/glue')}`,
-    `-I${path.join(repo, 'src/engine')}`, path.join(dir, 'api_glue.c')], { encoding: 'utf8' });
+  const r = compileGlue({
+    typesHeader: out.get('src/runtime/generated/api_types.h')!,
+    typesSource: out.get('src/runtime/generated/api_types.c')!,
+    header: out.get('src/glue/generated/api_glue.h')!,
+    source: out.get('src/glue/generated/api_glue.c')!,
+  });
   assert.equal(r.status, 0, r.stderr);
 });
 
@@ -97,7 +97,7 @@ test('IR: versions, overloads, defaults and enums', () => {
 test('C glue: defaults of OneOfEach are masks, null records clear has_, @invalid sets the code', () => {
   const out = generate(apiDir(caseFiles('basic')), path.join(casesDir, 'basic', 'runtime'));
   const source = out.get('src/glue/generated/api_glue.c')!;
-  const header = out.get('src/glue/generated/api_glue.h')!;
+  const header = out.get('src/runtime/generated/api_types.h')!;
   // channels default [37, 39]: bits 0 and 2
   assert.match(source, /\{ "channels", GLUE_ONE_OF_EACH, GLUE_OPTIONAL \| GLUE_HAS_DEFAULT, 0x7, 0, [^}]*, 5\.0, &/);
   assert.match(source, /\{ "rgb", GLUE_NUM_TUPLE, 0, 0xff, 3, offsetof\([^)]*\), GLUE_NO_HAS, 1703, 0\.0, 1\.0, /);
@@ -105,14 +105,23 @@ test('C glue: defaults of OneOfEach are masks, null records clear has_, @invalid
   assert.match(header, /rt_tuple_t rgb;/);
 });
 
-/** Compile C glue (header and source) with the glue core; returns the compiler's messages. */
-function compileGlue(header: string, source: string): { status: number | null; stderr: string } {
+/** Compile generated C (the services' contract and the glue) with the glue core and the runtime
+ * headers; returns the compiler's status and messages. */
+function compileGlue(glue: CGlue): { status: number | null; stderr: string } {
   const dir = tempDir('beacon-glue-');
-  fs.writeFileSync(path.join(dir, 'api_glue.h'), header);
-  fs.writeFileSync(path.join(dir, 'api_glue.c'), source);
-  return spawnSync('cc', ['-std=c11', '-Wall', '-Wextra', '-Werror', '-Wno-unused-parameter', '-c',
-    '-o', path.join(dir, 'api_glue.o'), `-I${dir}`, `-I${path.join(repo, 'src/glue')}`,
-    `-I${path.join(repo, 'src/engine')}`, path.join(dir, 'api_glue.c')], { encoding: 'utf8' });
+  const files: [string, string][] = [['api_types.h', glue.typesHeader], ['api_types.c', glue.typesSource],
+    ['api_glue.h', glue.header], ['api_glue.c', glue.source]];
+  for (const [name, text] of files) fs.writeFileSync(path.join(dir, name), text);
+  let stderr = '';
+  for (const unit of ['api_types', 'api_glue']) {
+    const r = spawnSync('cc', ['-std=c11', '-Wall', '-Wextra', '-Werror', '-Wno-unused-parameter', '-c',
+      '-o', path.join(dir, `${unit}.o`), `-I${dir}`, `-I${path.join(repo, 'src/glue')}`,
+      `-I${path.join(repo, 'src/runtime')}`, `-I${path.join(repo, 'src/engine')}`,
+      path.join(dir, `${unit}.c`)], { encoding: 'utf8' });
+    stderr += r.stderr;
+    if (r.status !== 0) return { status: r.status, stderr };
+  }
+  return { status: 0, stderr };
 }
 
 test('C glue for some versions: their tables only, the runtime\'s view unchanged', () => {
@@ -123,11 +132,12 @@ test('C glue for some versions: their tables only, the runtime\'s view unchanged
   assert.deepEqual(emitC(api, { versions: ['0.0.9', '0.1.5', '0.2.6'] }), full);
   // The header differs in the version numbers alone: struct layouts, has_ flags and prototypes
   // are the full build's, since the runtime defines every function.
-  const noVersions = (h: string) => h.replace(/#define GLUE_V_.*\n|#define GLUE_VERSION_COUNT.*\n/g, '');
-  assert.equal(noVersions(only026.header), noVersions(full.header));
-  assert.match(only026.header, /#define GLUE_V_0_2_6 0\n#define GLUE_VERSION_COUNT 1\n/);
-  assert.doesNotMatch(only026.header, /GLUE_V_0_0_9/);
-  assert.match(pair.header, /#define GLUE_V_0_0_9 0\n#define GLUE_V_0_2_6 1\n/);
+  const noVersions = (h: string) => h.replace(/#define API_V_.*\n|#define API_VERSION_COUNT.*\n/g, '');
+  assert.equal(noVersions(only026.typesHeader), noVersions(full.typesHeader));
+  assert.match(only026.typesHeader, /#define API_V_0_2_6 0\n#define API_VERSION_COUNT 1\n/);
+  assert.doesNotMatch(only026.typesHeader, /API_V_0_0_9/);
+  assert.match(pair.typesHeader, /#define API_V_0_0_9 0\n#define API_V_0_2_6 1\n/);
+  assert.match(only026.typesSource, /api_versions\[API_VERSION_COUNT\] = \{\n\t0x000206u, \/\* 0\.2\.6 \*\/\n\};/);
   // Masks are of the chosen versions: gap is 0.0.9 and 0.2.6, so both bits of the pair.
   assert.match(pair.source, /\{ "demo", "gap", glue_w_demo_gap, 0x3 \}/);
   assert.match(only026.source, /\{ "demo", "gap", glue_w_demo_gap, 0x1 \}/);
@@ -145,7 +155,7 @@ test('C glue for some versions: their tables only, the runtime\'s view unchanged
   assert.doesNotMatch(only009.source, /glue_w_demo_inner_deep/);
   assert.doesNotMatch(only009.source, /glue_w_DemoHandle_level/);
   for (const [name, glue] of [['0.2.6', only026], ['0.0.9', only009], ['0.0.9 + 0.2.6', pair]] as const) {
-    const r = compileGlue(glue.header, glue.source);
+    const r = compileGlue(glue);
     assert.equal(r.status, 0, `${name}: ${r.stderr}`);
   }
   assert.throws(() => emitC(api, { versions: ['0.3.0'] }), /unknown API version '0\.3\.0'/);

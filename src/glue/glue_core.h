@@ -7,6 +7,10 @@
  * arguments and the app's API version, checks and converts every argument, and builds the
  * error that names the argument when one does not fit. Keeping the checks here, once, rather than
  * as emitted if-chains per function keeps the glue small on the device and the checks uniform.
+ *
+ * The glue is the top layer: it calls the runtime services (rt_*), never the other way round.
+ * glue_convert.c converts arguments, glue_messages.c words the errors, glue_install.c builds the
+ * API surface of an app's version.
  */
 #ifndef GLUE_CORE_H
 #define GLUE_CORE_H
@@ -17,21 +21,7 @@
 
 #include "engine.h"
 
-/* Longest byte string any Bytes<> parameter accepts (AltBeacon ids are 20 bytes). */
-#define GLUE_BYTES_MAX 32
-
-typedef struct {
-	uint8_t len;
-	uint8_t data[GLUE_BYTES_MAX];
-} rt_bytes_t;
-
-/* Longest NumTuple<> (an RGB colour is 3). */
-#define GLUE_TUPLE_MAX 4
-
-typedef struct {
-	uint8_t len;
-	double item[GLUE_TUPLE_MAX];
-} rt_tuple_t;
+#include "rt_types.h"
 
 typedef enum {
 	GLUE_ANY = 0,      /* eng_value_t, anything */
@@ -165,20 +155,8 @@ typedef struct {
 /* The API surface, emitted by the codegen. */
 extern const glue_api_t glue_api;
 
-/* Bit of the given packed API version in the masks, or -1 for a version the firmware lacks. */
-int glue_version_bit(uint32_t api_version);
-/* Create the global objects of the surface that version_bit sees. Returns 0 or -1. */
-int glue_install(int version_bit);
-/* Release the prototypes made by glue_install (before the engine is reset). */
-void glue_uninstall(void);
-/* The version bit glue_install was given. */
-int glue_current_version_bit(void);
-
-/* A new handle object with the prototype of protos[proto] carrying ptr. */
-eng_value_t glue_new_handle(size_t proto, void *ptr);
-
-/* True when the value contains nothing JSON cannot carry (functions, promises, handles,
- * symbols, cycles, nesting deeper than 32). */
-bool glue_is_pure(eng_value_t value);
+/* Create the global objects of the surface of the selected device's API version
+ * (rt_api_version_bit()) and register the handle prototypes with rt_handle. Returns 0 or -1. */
+int glue_install(void);
 
 #endif /* GLUE_CORE_H */

@@ -2,84 +2,85 @@
 
 #include <stdio.h>
 
-#include "api_glue.h"
+#include "api_types.h"
 #include "hal_clock.h"
 #include "hal_console.h"
+#include "rt_alarm.h"
+#include "rt_api_version.h"
 #include "rt_config.h"
+#include "rt_device.h"
 #include "rt_errors.h"
+#include "rt_handle.h"
 #include "rt_loop.h"
 #include "rt_package.h"
 #include "rt_signature.h"
 #include "rt_timers.h"
 
-static rt_app_state_t state = RT_APP_NONE;
-static uint32_t api_version;
-static uint64_t started_ms;
-static bool engine_up;
-
-int rt_app_init(void)
+static rt_app_lifecycle_t *life(void)
 {
-	state = RT_APP_NONE;
-	rt_loop_init();
-	return 0;
+	return &rt_device()->app;
 }
 
 static void teardown(void)
 {
-	if (!engine_up) {
+	rt_device_t *dev = rt_device();
+	if (dev->engine == NULL) {
 		return;
 	}
+	eng_select(dev->engine);
 	eng_scope_enter();
 	rt_timers_reset();
+	rt_alarm_reset();
 	rt_loop_reset();
-	glue_uninstall();
+	rt_handle_reset();
 	eng_scope_leave();
-	eng_deinit();
-	engine_up = false;
+	eng_destroy(dev->engine);
+	dev->engine = NULL;
+	dev->api_bit = -1;
 }
 
 void rt_app_deinit(void)
 {
 	teardown();
-	state = RT_APP_NONE;
+	life()->state = RT_APP_NONE;
 }
 
-int rt_app_install(const uint8_t *package, size_t len, char *msg, size_t msg_cap)
+int rt_app_prepare(const uint8_t *package, size_t len, rt_package_t *pkg, char *msg,
+		   size_t msg_cap)
 {
+	rt_device_t *dev = rt_device();
 	teardown();
-	rt_package_t pkg;
-	if (rt_package_check(package, len, &pkg, msg, msg_cap) != RT_PACKAGE_OK ||
-	    rt_signature_check(package, &pkg, msg, msg_cap) != RT_SIGNATURE_OK) {
-		state = RT_APP_FAILED;
+	if (rt_package_check(package, len, pkg, msg, msg_cap) != RT_PACKAGE_OK ||
+	    rt_signature_check(package, pkg, msg, msg_cap) != RT_SIGNATURE_OK) {
+		life()->state = RT_APP_FAILED;
 		return -1;
 	}
-	int bit = glue_version_bit(pkg.api_version);
-	api_version = pkg.api_version;
-	eng_config_t config = {
-		.heap_size = RT_JS_HEAP_BYTES,
-		.exec_limit_ms = CONFIG_BEACON_EXEC_LIMIT_MS,
-	};
-	if (eng_init(&config) != 0) {
+	dev->api_version = pkg->api_version;
+	dev->api_bit = rt_api_version_bit_of(pkg->api_version);
+	dev->engine = eng_create(&dev->engine_config);
+	if (dev->engine == NULL) {
 		snprintf(msg, msg_cap, "the JavaScript engine could not start (heap of %u bytes)",
-			 (unsigned)config.heap_size);
-		state = RT_APP_FAILED;
+			 (unsigned)dev->engine_config.heap_size);
+		life()->state = RT_APP_FAILED;
 		return -1;
 	}
-	engine_up = true;
-	eng_scope_enter();
-	if (glue_install(bit) != 0) {
-		eng_scope_leave();
-		snprintf(msg, msg_cap, "the API %u.%u.%u could not be installed",
-			 (unsigned)(pkg.api_version >> 16), (unsigned)((pkg.api_version >> 8) & 0xff),
-			 (unsigned)(pkg.api_version & 0xff));
-		state = RT_APP_FAILED;
-		return -1;
-	}
-	started_ms = hal_clock_ms();
-	state = RT_APP_RUNNING;
+	return 0;
+}
+
+void rt_app_fail(char *msg, size_t msg_cap, const char *why)
+{
+	snprintf(msg, msg_cap, "%s", why);
+	life()->state = RT_APP_FAILED;
+}
+
+int rt_app_start(const rt_package_t *pkg, char *msg, size_t msg_cap)
+{
+	life()->started_ms = hal_clock_ms();
+	life()->state = RT_APP_RUNNING;
 	eng_mem_reset_peak();
+	eng_scope_enter();
 	eng_watchdog_arm();
-	eng_value_t result = eng_run_bytecode(pkg.bytecode, pkg.bytecode_size);
+	eng_value_t result = eng_run_bytecode(pkg->bytecode, pkg->bytecode_size);
 	eng_watchdog_disarm();
 	int rc = 0;
 	if (eng_is_exception(result)) {
@@ -88,7 +89,7 @@ int rt_app_install(const uint8_t *package, size_t len, char *msg, size_t msg_cap
 		eng_describe(thrown, text, sizeof(text));
 		snprintf(msg, msg_cap, "the app failed while starting: %s", text);
 		eng_release(thrown);
-		state = RT_APP_FAILED;
+		life()->state = RT_APP_FAILED;
 		rc = -1;
 	} else {
 		eng_release(result);
@@ -98,23 +99,25 @@ int rt_app_install(const uint8_t *package, size_t len, char *msg, size_t msg_cap
 	return rc;
 }
 
-rt_run_result_t rt_app_run(uint64_t until_ms)
+rt_run_result_t rt_app_step(uint64_t *next_ms)
 {
-	if (state != RT_APP_RUNNING) {
+	if (life()->state != RT_APP_RUNNING) {
 		return RT_RUN_APP_STOPPED;
 	}
-	rt_run_result_t result = rt_loop_run(until_ms);
-	return result;
+	return rt_loop_step(next_ms);
+}
+
+rt_run_result_t rt_app_run(uint64_t until_ms)
+{
+	if (life()->state != RT_APP_RUNNING) {
+		return RT_RUN_APP_STOPPED;
+	}
+	return rt_loop_run(until_ms);
 }
 
 rt_app_state_t rt_app_state(void)
 {
-	return state;
-}
-
-uint32_t rt_app_api_version(void)
-{
-	return api_version;
+	return (rt_app_state_t)life()->state;
 }
 
 /* ------------------------------------------------------------------ app namespace */
@@ -128,7 +131,7 @@ eng_value_t rt_app_setErrorHandler(const rt_app_setErrorHandler_args_t *args)
 
 eng_value_t rt_app_stop(void)
 {
-	state = RT_APP_STOPPED;
+	life()->state = RT_APP_STOPPED;
 	hal_log(HAL_LOG_INFO, "app stopped itself (app.stop())");
 	rt_loop_request_exit(RT_RUN_APP_STOPPED);
 	return eng_undefined();
@@ -136,7 +139,7 @@ eng_value_t rt_app_stop(void)
 
 eng_value_t rt_app_remove(void)
 {
-	state = RT_APP_REMOVED;
+	life()->state = RT_APP_REMOVED;
 	hal_log(HAL_LOG_INFO, "app removed itself (app.remove())");
 	rt_loop_request_exit(RT_RUN_APP_STOPPED);
 	return eng_undefined();
@@ -151,7 +154,7 @@ eng_value_t rt_app_restart(void)
 
 eng_value_t rt_app_getUptime(void)
 {
-	return eng_number((double)(hal_clock_ms() - started_ms));
+	return eng_number((double)(hal_clock_ms() - life()->started_ms));
 }
 
 eng_value_t rt_app_gc(void)
@@ -170,5 +173,5 @@ eng_value_t rt_app_getMemStats(void)
 		.free = (double)(stats.total - stats.used),
 		.peak = (double)stats.peak,
 	};
-	return glue_make_MemStats(&v);
+	return api_make_MemStats(&v);
 }

@@ -1,9 +1,14 @@
 /*
- * rt_app.h: the app lifecycle, the entry point that a port's main() calls.
+ * rt_app.h: the app lifecycle of the selected device.
  *
- *   rt_app_init();                      once, after the HAL is up
- *   rt_app_install(pkg, len, msg, cap)  check a package and run its top level
- *   rt_app_run(until_ms)                the event loop, until the app stops or time is up
+ * Ports start an app with glue_app_install() (glue_app.h: installing an app means installing its
+ * API surface, which is the glue's work), which calls rt_app_prepare(), glue_install() and
+ * rt_app_start(); then they run it:
+ *
+ *   rt_device_init(&dev, 0); rt_device_select(&dev);
+ *   glue_app_install(pkg, len, msg, cap)  check a package, build its API, run its top level
+ *   rt_app_step(&next) / rt_app_run()     run what is due; sleep until next
+ *   rt_app_deinit()                       stop the app and free its engine instance
  */
 #ifndef RT_APP_H
 #define RT_APP_H
@@ -11,6 +16,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "rt_loop.h"
+#include "rt_package.h"
 
 typedef enum {
 	RT_APP_NONE = 0,  /* nothing installed */
@@ -20,21 +28,26 @@ typedef enum {
 	RT_APP_FAILED,    /* the top level threw or the package was refused */
 } rt_app_state_t;
 
-typedef enum {
-	RT_RUN_APP_STOPPED = 0, /* the app stopped or removed itself */
-	RT_RUN_TIME_UP,         /* until_ms was reached */
-	RT_RUN_IDLE,            /* nothing can happen any more */
-	RT_RUN_RESTART,         /* app.restart(): the port reinstalls the package */
-} rt_run_result_t;
+typedef struct {
+	uint8_t state; /* rt_app_state_t */
+	uint64_t started_ms;
+} rt_app_lifecycle_t;
 
-int rt_app_init(void);
-void rt_app_deinit(void);
-/* Check and start a package. The buffer must stay valid while the app runs. Returns 0, or -1 with
- * a message for the user in msg. */
-int rt_app_install(const uint8_t *package, size_t len, char *msg, size_t msg_cap);
+/* Stop the previous app, check a package (header, CRC, signature, versions) and create its engine
+ * instance with the device's engine configuration. The buffer must stay valid while the app runs.
+ * Returns 0, or -1 with a message for the user in msg. */
+int rt_app_prepare(const uint8_t *package, size_t len, rt_package_t *pkg, char *msg,
+		   size_t msg_cap);
+/* Mark the app failed with the message why (installing its API failed). */
+void rt_app_fail(char *msg, size_t msg_cap, const char *why);
+/* Run the package's top level (the API is installed). Returns 0, or -1 with a message. */
+int rt_app_start(const rt_package_t *pkg, char *msg, size_t msg_cap);
+/* Run what is due now (rt_loop_step) while the app runs; RT_RUN_APP_STOPPED once it does not. */
+rt_run_result_t rt_app_step(uint64_t *next_ms);
+/* Run until until_ms on a port with a blocking sleep (rt_loop_run). */
 rt_run_result_t rt_app_run(uint64_t until_ms);
+/* Stop the app and free its engine instance. */
+void rt_app_deinit(void);
 rt_app_state_t rt_app_state(void);
-/* API version the running app was built for (major << 16 | minor << 8 | patch). */
-uint32_t rt_app_api_version(void);
 
 #endif /* RT_APP_H */

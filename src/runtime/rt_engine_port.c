@@ -3,6 +3,7 @@
 #include "hal_clock.h"
 #include "hal_console.h"
 #include "hal_device.h"
+#include "rt_device.h"
 
 double eng_port_utc_now_ms(void)
 {
@@ -11,9 +12,9 @@ double eng_port_utc_now_ms(void)
 		return (double)utc;
 	}
 	/* Not synced: say so once, and count from the epoch so that time still moves forward. */
-	static bool warned;
-	if (!warned) {
-		warned = true;
+	rt_device_t *dev = rt_device();
+	if (dev != NULL && !dev->utc_warned) {
+		dev->utc_warned = true;
 		hal_log(HAL_LOG_WARN, "ESR0005 Time is not valid: UTC is not synced yet");
 	}
 	return (double)hal_clock_ms();

@@ -2,7 +2,7 @@
 
 #include <stdio.h>
 
-#include "rt_app.h"
+#include "rt_api_version.h"
 
 typedef struct {
 	const char *code;
@@ -31,7 +31,7 @@ static const rt_esr_info_t esr_table[RT_ESR_COUNT] = {
 	[RT_ESR1805_BAD_DATA_FORMAT] = {"ESR1805", "Bad data format", NULL},
 };
 
-#define RT_API_0_1_0 0x000100u
+#define RT_API_0_1_0 RT_API_VERSION(0, 1, 0)
 
 const char *rt_esr_code(rt_esr_t esr)
 {
@@ -49,7 +49,7 @@ static eng_value_t make_error(bool thrown, rt_esr_t esr, const char *fmt, va_lis
 		esr = RT_ESR0001_UNKNOWN;
 	}
 	const rt_esr_info_t *info = &esr_table[esr];
-	bool coded = rt_app_api_version() >= RT_API_0_1_0;
+	bool coded = rt_api_version() >= RT_API_0_1_0;
 	const char *text = (!coded && info->legacy) ? info->legacy : info->text;
 	char detail[160] = "";
 	if (fmt != NULL) {

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api_glue.h"
+#include "api_types.h"
 #include "hal_console.h"
 #include "rt_config.h"
 #include "rt_errors.h"

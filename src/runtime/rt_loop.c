@@ -5,54 +5,51 @@
 #include "hal_clock.h"
 #include "hal_console.h"
 #include "hal_lock.h"
-#include "rt_config.h"
+#include "rt_alarm.h"
+#include "rt_api_version.h"
+#include "rt_device.h"
 #include "rt_timers.h"
 
-static rt_event_t queue[CONFIG_BEACON_EVENT_QUEUE_SIZE];
-static size_t queue_head, queue_count;
-static uint32_t dropped;
-static eng_ref_t error_handler;
-static bool exit_requested;
-static rt_run_result_t exit_reason;
-static bool in_error_handler;
-
-void rt_loop_init(void)
+static rt_loop_state_t *state(void)
 {
-	rt_loop_reset();
+	return &rt_device()->loop;
 }
 
 void rt_loop_reset(void)
 {
+	rt_loop_state_t *st = state();
 	hal_lock_key_t key = hal_lock();
-	queue_head = 0;
-	queue_count = 0;
-	dropped = 0;
+	st->head = 0;
+	st->count = 0;
+	st->dropped = 0;
 	hal_unlock(key);
-	if (error_handler) {
-		eng_ref_free(error_handler);
-		error_handler = 0;
+	if (st->error_handler) {
+		eng_ref_free(st->error_handler);
+		st->error_handler = 0;
 	}
-	exit_requested = false;
-	in_error_handler = false;
+	st->exit_requested = false;
+	st->in_error_handler = false;
 }
 
-bool rt_loop_post(rt_event_handler_t handler, const void *payload, size_t len)
+bool rt_loop_post_to(struct rt_device *device, rt_event_handler_t handler, const void *payload,
+		     size_t len)
 {
-	if (len > RT_EVENT_PAYLOAD_MAX) {
+	if (len > RT_EVENT_PAYLOAD_MAX || device == NULL) {
 		return false;
 	}
+	rt_loop_state_t *st = &device->loop;
 	hal_lock_key_t key = hal_lock();
-	bool ok = queue_count < CONFIG_BEACON_EVENT_QUEUE_SIZE;
+	bool ok = st->count < CONFIG_BEACON_EVENT_QUEUE_SIZE;
 	if (ok) {
-		rt_event_t *ev = &queue[(queue_head + queue_count) % CONFIG_BEACON_EVENT_QUEUE_SIZE];
+		rt_event_t *ev = &st->queue[(st->head + st->count) % CONFIG_BEACON_EVENT_QUEUE_SIZE];
 		ev->handler = handler;
 		ev->len = (uint8_t)len;
 		if (len) {
 			memcpy(ev->payload, payload, len);
 		}
-		queue_count++;
+		st->count++;
 	} else {
-		dropped++;
+		st->dropped++;
 	}
 	hal_unlock(key);
 	if (ok) {
@@ -61,19 +58,34 @@ bool rt_loop_post(rt_event_handler_t handler, const void *payload, size_t len)
 	return ok;
 }
 
+bool rt_loop_post(rt_event_handler_t handler, const void *payload, size_t len)
+{
+	return rt_loop_post_to(rt_device(), handler, payload, len);
+}
+
 uint32_t rt_loop_dropped_events(void)
 {
-	return dropped;
+	return state()->dropped;
+}
+
+bool rt_loop_has_events(void)
+{
+	rt_loop_state_t *st = state();
+	hal_lock_key_t key = hal_lock();
+	bool any = st->count > 0;
+	hal_unlock(key);
+	return any;
 }
 
 static bool pop_event(rt_event_t *out)
 {
+	rt_loop_state_t *st = state();
 	hal_lock_key_t key = hal_lock();
-	bool ok = queue_count > 0;
+	bool ok = st->count > 0;
 	if (ok) {
-		*out = queue[queue_head];
-		queue_head = (queue_head + 1) % CONFIG_BEACON_EVENT_QUEUE_SIZE;
-		queue_count--;
+		*out = st->queue[st->head];
+		st->head = (st->head + 1) % CONFIG_BEACON_EVENT_QUEUE_SIZE;
+		st->count--;
 	}
 	hal_unlock(key);
 	return ok;
@@ -81,10 +93,11 @@ static bool pop_event(rt_event_t *out)
 
 void rt_loop_set_error_handler(eng_ref_t handler)
 {
-	if (error_handler) {
-		eng_ref_free(error_handler);
+	rt_loop_state_t *st = state();
+	if (st->error_handler) {
+		eng_ref_free(st->error_handler);
 	}
-	error_handler = handler;
+	st->error_handler = handler;
 }
 
 static void log_error(const char *what, eng_value_t error)
@@ -98,15 +111,16 @@ void rt_loop_report(rt_error_type_t type, eng_value_t error)
 {
 	static const char *const what[] = {"", "uncaught exception in a callback",
 					   "unhandled promise rejection", "system error"};
+	rt_loop_state_t *st = state();
 	const char *label = what[type <= RT_ERROR_SYSTEM ? type : 0];
-	if (!error_handler || in_error_handler) {
+	if (!st->error_handler || st->in_error_handler) {
 		log_error(label, error);
 		return;
 	}
-	eng_value_t handler = eng_ref_get(error_handler);
+	eng_value_t handler = eng_ref_get(st->error_handler);
 	eng_value_t args[2];
 	args[0] = eng_number(type);
-	if (rt_app_api_version() < 0x000100u) {
+	if (rt_api_version() < RT_API_VERSION(0, 1, 0)) {
 		/* 0.0.9 handlers take the message as a string. */
 		args[1] = eng_to_string(error);
 		if (eng_is_exception(args[1])) {
@@ -116,11 +130,11 @@ void rt_loop_report(rt_error_type_t type, eng_value_t error)
 	} else {
 		args[1] = error;
 	}
-	in_error_handler = true;
+	st->in_error_handler = true;
 	eng_watchdog_arm();
 	eng_value_t result = eng_call(handler, eng_undefined(), args, 2);
 	eng_watchdog_disarm();
-	in_error_handler = false;
+	st->in_error_handler = false;
 	if (eng_is_exception(result)) {
 		eng_value_t thrown = eng_exception_value(result);
 		log_error("the error handler threw", thrown);
@@ -172,23 +186,42 @@ bool rt_loop_invoke(eng_value_t fn, const eng_value_t *argv, uint32_t argc)
 
 void rt_loop_request_exit(rt_run_result_t why)
 {
-	exit_requested = true;
-	exit_reason = why;
+	rt_loop_state_t *st = state();
+	st->exit_requested = true;
+	st->exit_reason = (uint8_t)why;
 }
 
-rt_run_result_t rt_loop_run(uint64_t until_ms)
+/* Fire the earliest due timer or alarm (ties: the one set first). Returns whether one fired. */
+static bool run_one_due(uint64_t now)
 {
+	uint64_t timer_deadline, timer_seq, alarm_deadline, alarm_seq;
+	bool timer = rt_timers_earliest_due(now, &timer_deadline, &timer_seq);
+	bool alarm = rt_alarm_earliest_due(now, &alarm_deadline, &alarm_seq);
+	if (!timer && !alarm) {
+		return false;
+	}
+	if (timer && (!alarm || timer_deadline < alarm_deadline ||
+		      (timer_deadline == alarm_deadline && timer_seq < alarm_seq))) {
+		rt_timers_run_one_due(now);
+	} else {
+		rt_alarm_run_earliest(now);
+	}
+	return true;
+}
+
+rt_run_result_t rt_loop_step(uint64_t *next_ms)
+{
+	rt_loop_state_t *st = state();
 	for (;;) {
-		if (exit_requested) {
-			exit_requested = false;
-			return exit_reason;
+		if (st->exit_requested) {
+			st->exit_requested = false;
+			return (rt_run_result_t)st->exit_reason;
 		}
 		uint64_t now = hal_clock_ms();
-		bool worked = false;
 
-		/* Due timers, one at a time: each may stop the app or change other timers. */
+		/* Due timers and alarms, one at a time: each may stop the app or change others. */
 		eng_scope_enter();
-		worked = rt_timers_run_one_due(now);
+		bool worked = run_one_due(now);
 		eng_scope_leave();
 		if (worked) {
 			continue;
@@ -206,17 +239,33 @@ rt_run_result_t rt_loop_run(uint64_t until_ms)
 		eng_scope_enter();
 		rt_loop_run_jobs();
 		eng_scope_leave();
+		if (st->exit_requested || rt_loop_has_events()) {
+			continue;
+		}
+		uint64_t timers = rt_timers_next_deadline();
+		uint64_t alarms = rt_alarm_next_deadline();
+		*next_ms = timers < alarms ? timers : alarms;
+		if (*next_ms <= now) {
+			continue; /* became due while the jobs ran */
+		}
+		return RT_RUN_CONTINUE;
+	}
+}
 
-		uint64_t next = rt_timers_next_deadline();
+rt_run_result_t rt_loop_run(uint64_t until_ms)
+{
+	for (;;) {
+		uint64_t next;
+		rt_run_result_t result = rt_loop_step(&next);
+		if (result != RT_RUN_CONTINUE) {
+			return result;
+		}
 		bool idle = next == HAL_CLOCK_FOREVER;
 		if (next > until_ms) {
 			next = until_ms;
 		}
-		if (next <= now) {
-			if (now >= until_ms) {
-				return RT_RUN_TIME_UP;
-			}
-			continue;
+		if (next <= hal_clock_ms()) {
+			return RT_RUN_TIME_UP;
 		}
 		if (!hal_clock_wait_until(next, idle)) {
 			return RT_RUN_IDLE;

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "engine.h"
-#include "glue_core.h"
+#include "rt_api_version.h"
 
 static uint32_t get32(const uint8_t *p)
 {
@@ -118,7 +118,7 @@ rt_package_status_t rt_package_check(const uint8_t *buf, size_t len, rt_package_
 			 eng_name(), (unsigned)p.engine_config, (unsigned)eng_config_hash());
 		return RT_PACKAGE_WRONG_ENGINE_CONFIG;
 	}
-	if (glue_version_bit(p.api_version) < 0) {
+	if (rt_api_version_bit_of(p.api_version) < 0) {
 		snprintf(msg, msg_cap, "package needs API %u.%u.%u, which this firmware does not have",
 			 V3(p.api_version));
 		return RT_PACKAGE_UNKNOWN_API;

@@ -1,9 +1,9 @@
 /* sys: identity, firmware version and uptime of the device. */
 
-#include "api_glue.h"
+#include "api_types.h"
 #include "hal_clock.h"
 #include "hal_device.h"
-#include "rt_app.h"
+#include "rt_api_version.h"
 #include "rt_hex.h"
 
 eng_value_t rt_sys_getPublicId(void)
@@ -29,7 +29,7 @@ eng_value_t rt_sys_isTimeSynced(void)
 eng_value_t rt_sys_getFirmware(void)
 {
 	/* The firmware presents itself as the API version the app was built for. */
-	uint32_t v = rt_app_api_version();
+	uint32_t v = rt_api_version();
 	eng_value_t array = eng_array(3);
 	for (uint32_t i = 0; i < 3; i++) {
 		eng_value_t part = eng_number((v >> (16 - 8 * i)) & 0xffu);

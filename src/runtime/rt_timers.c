@@ -3,7 +3,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "api_glue.h"
+#include "api_types.h"
+#include "rt_device.h"
+#include "rt_handle.h"
 #include "hal_clock.h"
 #include "rt_config.h"
 #include "rt_errors.h"
@@ -15,19 +17,10 @@ typedef enum { TIMER_RUNNING, TIMER_STOPPED, TIMER_FINISHED } timer_state_t;
 #define KEY_CALLBACK "callback"
 #define KEY_END "end"
 
-struct rt_timer {
-	bool in_use;          /* the handle object exists */
-	uint8_t kind;         /* timer_kind_t */
-	uint8_t state;        /* timer_state_t */
-	double interval_ms;
-	uint64_t deadline;
-	uint64_t seq;         /* start order: equal deadlines fire in this order */
-	uint32_t remaining;   /* count timers: calls still to come */
-	eng_ref_t handle;     /* only while running */
-};
-
-static struct rt_timer records[CONFIG_BEACON_MAX_TIMER_HANDLES];
-static uint64_t next_seq;
+static struct rt_timer *records(void)
+{
+	return rt_device()->timers.records;
+}
 
 static void timer_finalize(void *ptr)
 {
@@ -43,7 +36,7 @@ uint32_t rt_timers_running(void)
 {
 	uint32_t n = 0;
 	for (size_t i = 0; i < CONFIG_BEACON_MAX_TIMER_HANDLES; i++) {
-		n += records[i].in_use && records[i].state == TIMER_RUNNING;
+		n += records()[i].in_use && records()[i].state == TIMER_RUNNING;
 	}
 	return n;
 }
@@ -52,7 +45,7 @@ uint32_t rt_timers_records(void)
 {
 	uint32_t n = 0;
 	for (size_t i = 0; i < CONFIG_BEACON_MAX_TIMER_HANDLES; i++) {
-		n += records[i].in_use;
+		n += records()[i].in_use;
 	}
 	return n;
 }
@@ -60,21 +53,20 @@ uint32_t rt_timers_records(void)
 void rt_timers_reset(void)
 {
 	for (size_t i = 0; i < CONFIG_BEACON_MAX_TIMER_HANDLES; i++) {
-		if (records[i].handle) {
-			eng_ref_free(records[i].handle);
+		if (records()[i].handle) {
+			eng_ref_free(records()[i].handle);
 		}
 		/* Handle objects still alive are detached when the engine goes: they must not
 		 * write into records reused by the next app. */
-		memset(&records[i], 0, sizeof(records[i]));
+		memset(&records()[i], 0, sizeof(records()[i]));
 	}
-	next_seq = 0;
 }
 
 static struct rt_timer *find_free(void)
 {
 	for (size_t i = 0; i < CONFIG_BEACON_MAX_TIMER_HANDLES; i++) {
-		if (!records[i].in_use) {
-			return &records[i];
+		if (!records()[i].in_use) {
+			return &records()[i];
 		}
 	}
 	return NULL;
@@ -104,7 +96,7 @@ static bool run(struct rt_timer *t, eng_value_t handle, uint64_t deadline)
 	}
 	t->state = TIMER_RUNNING;
 	t->deadline = deadline;
-	t->seq = next_seq++;
+	t->seq = rt_device()->seq++;
 	if (!t->handle) {
 		t->handle = eng_ref_new(handle);
 	}
@@ -143,7 +135,7 @@ static eng_value_t start_timer(timer_kind_t kind, size_t proto, double interval_
 	t->state = TIMER_STOPPED;
 	t->interval_ms = interval_ms;
 	t->remaining = count;
-	eng_value_t handle = glue_new_handle(proto, t);
+	eng_value_t handle = rt_handle_new(proto, t);
 	eng_set_internal(handle, KEY_CALLBACK, callback);
 	if (kind == TIMER_COUNT && count == 0) {
 		t->state = TIMER_FINISHED; /* nothing to count down: finished at once */
@@ -164,17 +156,34 @@ static void settle_end(eng_value_t handle)
 	eng_release(promise);
 }
 
-bool rt_timers_run_one_due(uint64_t now)
+static struct rt_timer *earliest_due(uint64_t now)
 {
 	struct rt_timer *t = NULL;
 	for (size_t i = 0; i < CONFIG_BEACON_MAX_TIMER_HANDLES; i++) {
-		struct rt_timer *c = &records[i];
+		struct rt_timer *c = &records()[i];
 		if (c->in_use && c->state == TIMER_RUNNING && c->deadline <= now &&
 		    (t == NULL || c->deadline < t->deadline ||
 		     (c->deadline == t->deadline && c->seq < t->seq))) {
 			t = c;
 		}
 	}
+	return t;
+}
+
+bool rt_timers_earliest_due(uint64_t now, uint64_t *deadline, uint64_t *seq)
+{
+	struct rt_timer *t = earliest_due(now);
+	if (t == NULL) {
+		return false;
+	}
+	*deadline = t->deadline;
+	*seq = t->seq;
+	return true;
+}
+
+bool rt_timers_run_one_due(uint64_t now)
+{
+	struct rt_timer *t = earliest_due(now);
 	if (t == NULL) {
 		return false;
 	}
@@ -232,8 +241,8 @@ uint64_t rt_timers_next_deadline(void)
 {
 	uint64_t next = HAL_CLOCK_FOREVER;
 	for (size_t i = 0; i < CONFIG_BEACON_MAX_TIMER_HANDLES; i++) {
-		if (records[i].in_use && records[i].state == TIMER_RUNNING && records[i].deadline < next) {
-			next = records[i].deadline;
+		if (records()[i].in_use && records()[i].state == TIMER_RUNNING && records()[i].deadline < next) {
+			next = records()[i].deadline;
 		}
 	}
 	return next;
@@ -243,13 +252,13 @@ uint64_t rt_timers_next_deadline(void)
 
 eng_value_t rt_timers_single(const rt_timers_single_args_t *args)
 {
-	return start_timer(TIMER_SINGLE, GLUE_PROTO_SingleTimer, args->interval,
+	return start_timer(TIMER_SINGLE, API_PROTO_SingleTimer, args->interval,
 			   deadline_after(args->interval), 0, args->callback);
 }
 
 eng_value_t rt_timers_repeat(const rt_timers_repeat_args_t *args)
 {
-	return start_timer(TIMER_REPEAT, GLUE_PROTO_RepeatTimer, args->interval,
+	return start_timer(TIMER_REPEAT, API_PROTO_RepeatTimer, args->interval,
 			   deadline_after(args->interval), 0, args->callback);
 }
 
@@ -262,24 +271,24 @@ eng_value_t rt_timers_at(const rt_timers_at_args_t *args)
 	}
 	double delta = args->timestamp - (double)utc_now;
 	uint64_t deadline = delta <= 0 ? hal_clock_ms() : deadline_after(delta);
-	return start_timer(TIMER_AT, GLUE_PROTO_AtTimer, 0, deadline, 0, args->callback);
+	return start_timer(TIMER_AT, API_PROTO_AtTimer, 0, deadline, 0, args->callback);
 }
 
 eng_value_t rt_timers_count(const rt_timers_count_args_t *args)
 {
-	return start_timer(TIMER_COUNT, GLUE_PROTO_CountTimer, args->interval,
+	return start_timer(TIMER_COUNT, API_PROTO_CountTimer, args->interval,
 			   deadline_after(args->interval), (uint32_t)args->count, args->callback);
 }
 
 eng_value_t rt_setTimeout(const rt_setTimeout_args_t *args)
 {
-	return start_timer(TIMER_SINGLE, GLUE_PROTO_LegacyTimer, args->interval,
+	return start_timer(TIMER_SINGLE, API_PROTO_LegacyTimer, args->interval,
 			   deadline_after(args->interval), 0, args->callback);
 }
 
 eng_value_t rt_setInterval(const rt_setInterval_args_t *args)
 {
-	return start_timer(TIMER_REPEAT, GLUE_PROTO_LegacyTimer, args->interval,
+	return start_timer(TIMER_REPEAT, API_PROTO_LegacyTimer, args->interval,
 			   deadline_after(args->interval), 0, args->callback);
 }
 

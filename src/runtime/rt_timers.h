@@ -14,6 +14,26 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "engine.h"
+#include "rt_config.h"
+
+struct rt_timer {
+	bool in_use;          /* the handle object exists */
+	uint8_t kind;         /* timer_kind_t */
+	uint8_t state;        /* timer_state_t */
+	double interval_ms;
+	uint64_t deadline;
+	uint64_t seq;         /* start order: equal deadlines fire in this order */
+	uint32_t remaining;   /* count timers: calls still to come */
+	eng_ref_t handle;     /* only while running */
+};
+
+typedef struct {
+	struct rt_timer records[CONFIG_BEACON_MAX_TIMER_HANDLES];
+} rt_timers_state_t;
+
+/* The earliest running timer due at or before now: its deadline and start order. */
+bool rt_timers_earliest_due(uint64_t now, uint64_t *deadline, uint64_t *seq);
 /* Fire the earliest timer due at or before now, if any; returns whether one fired. */
 bool rt_timers_run_one_due(uint64_t now);
 /* Earliest deadline of a running timer, HAL_CLOCK_FOREVER when none runs. */

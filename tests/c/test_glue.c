@@ -19,6 +19,7 @@
 #include "api_glue.h"
 #include "engine.h"
 #include "glue_core.h"
+#include "test_device.h"
 
 /* ------------------------------------------------------------------ tables under test */
 
@@ -107,19 +108,12 @@ static const glue_function_t on_fn = {"t.on", on_overloads, 2, offsetof(args_t, 
 
 static int setup(void **state)
 {
-	eng_config_t config = {1024u * 1024u, 0};
-	if (eng_init(&config) != 0) {
-		return -1;
-	}
-	eng_scope_enter();
-	return glue_install(GLUE_V_0_2_6);
+	return test_device_up(API_V_0_2_6, 1024u * 1024u);
 }
 
 static int teardown(void **state)
 {
-	glue_uninstall();
-	eng_scope_leave();
-	eng_deinit();
+	test_device_down();
 	return 0;
 }
 
@@ -261,17 +255,17 @@ static void test_declared_code_replaces_type_and_range_errors(void **state)
 	eng_value_t fn = eng_function(noop, NULL, "cb");
 	eng_value_t argv[3] = {eng_number(9), fn, eng_undefined()};
 
-	/* No app is installed, so the error has the wording of the coded error without its code:
-	 * a plain Error, not a RangeError. */
+	/* API 0.2.6 is installed: the error is the declared coded one (an Error with code ESR1801),
+	 * not a RangeError. */
 	assert_false(call(&on_fn, &args, &error, 2, argv));
-	refused_with(error, "Error: Unsupported event",
+	refused_with(error, "Error: ESR1801 Unsupported event",
 		     "t.on: eventType must be a whole number from 0 to 8 (got 9)");
 
 	/* (1, fn, 5) fits no form; the second fits best, so its error names the argument. */
 	argv[0] = eng_number(1);
 	argv[2] = eng_number(5);
 	assert_false(call(&on_fn, &args, &error, 3, argv));
-	refused_with(error, "Error: Bad event options", "t.on: extra must be an object (got 5)");
+	refused_with(error, "Error: ESR1802 Bad event options", "t.on: extra must be an object (got 5)");
 
 	argv[2] = eng_object();
 	assert_true(call(&on_fn, &args, &error, 3, argv));
@@ -335,7 +329,7 @@ static void test_overloads_by_arity(void **state)
 	 * declaration gives. */
 	eng_value_t swapped[2] = {fn, eng_string_z("x")};
 	assert_false(call(&on_fn, &args, &error, 2, swapped));
-	refused_with(error, "Error: Unsupported event", "t.on: eventType must be a number (got a function)");
+	refused_with(error, "Error: ESR1801 Unsupported event", "t.on: eventType must be a number (got a function)");
 
 	eng_release(swapped[1]);
 	eng_release(two[1]);
@@ -401,7 +395,7 @@ static eng_value_t call_method(eng_value_t handle, const char *method, eng_value
 
 static void test_advertiser_power_snaps_down(void **state)
 {
-	eng_value_t adv = glue_new_handle(GLUE_PROTO_Advertiser, &advertiser_record);
+	eng_value_t adv = rt_handle_new(API_PROTO_Advertiser, &advertiser_record);
 	/* The spec's example (7 becomes 4), the allowed values themselves, and values between. */
 	static const struct {
 		double given, snapped;
@@ -440,7 +434,7 @@ static void test_advertiser_power_snaps_down(void **state)
 
 static void test_advertiser_interval(void **state)
 {
-	eng_value_t adv = glue_new_handle(GLUE_PROTO_Advertiser, &advertiser_record);
+	eng_value_t adv = rt_handle_new(API_PROTO_Advertiser, &advertiser_record);
 	eng_value_t r = call_method(adv, "interval", eng_string_z("1s"));
 	assert_false(eng_is_exception(r));
 	assert_true(seen.interval == 1000.0);
@@ -465,12 +459,9 @@ static void test_advertiser_methods_per_version(void **state)
 	} methods[] = {
 		{"stop", 0x7}, {"pause", 0x4}, {"resume", 0x4}, {"interval", 0x7}, {"power", 0x7},
 	};
-	for (int v = 0; v < GLUE_VERSION_COUNT; v++) {
-		eng_config_t config = {1024u * 1024u, 0};
-		assert_int_equal(eng_init(&config), 0);
-		eng_scope_enter();
-		assert_int_equal(glue_install(v), 0);
-		eng_value_t adv = glue_new_handle(GLUE_PROTO_Advertiser, &advertiser_record);
+	for (int v = 0; v < API_VERSION_COUNT; v++) {
+		assert_int_equal(test_device_up(v, 1024u * 1024u), 0);
+		eng_value_t adv = rt_handle_new(API_PROTO_Advertiser, &advertiser_record);
 		for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
 			eng_value_t m = eng_get(adv, methods[i].name);
 			bool present = eng_typeof(m) == ENG_TYPE_FUNCTION;
@@ -481,9 +472,7 @@ static void test_advertiser_methods_per_version(void **state)
 			eng_release(m);
 		}
 		eng_release(adv);
-		glue_uninstall();
-		eng_scope_leave();
-		eng_deinit();
+		test_device_down();
 	}
 }
 

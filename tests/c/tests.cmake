@@ -31,7 +31,15 @@ function(beacon_c_test name engine)
   endif()
   set(_target "${name}_${engine}")
   add_executable(${_target} ${_bct_UNPARSED_ARGUMENTS})
-  target_link_libraries(${_target} PRIVATE ${_bct_LIBS} beacon_engine_${engine} ${BEACON_CMOCKA})
+  # The engine calls the runtime's eng_port_* hooks, the runtime the port's HAL, and the port the
+  # runtime: the static libraries are linked as one group.
+  list(REMOVE_DUPLICATES _bct_LIBS)
+  list(JOIN _bct_LIBS "," _bct_group)
+  if(_bct_group)
+    set(_bct_group ",${_bct_group}")
+  endif()
+  target_link_libraries(${_target} PRIVATE "$<LINK_GROUP:RESCAN,beacon_engine_${engine}${_bct_group}>"
+                        ${BEACON_CMOCKA})
   target_compile_options(${_target} PRIVATE ${BEACON_WARNINGS})
   add_test(NAME ${_target} COMMAND ${_target})
 endfunction()

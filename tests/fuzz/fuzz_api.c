@@ -30,9 +30,12 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "glue_app.h"
 #include "glue_core.h"
 #include "hal_clock.h"
 #include "rt_app.h"
+#include "rt_device.h"
+#include "rt_handle.h"
 #include "rt_loop.h"
 #include "rt_package.h"
 #include "sim.h"
@@ -535,7 +538,7 @@ static int collect(int bit)
 	for (size_t p = 0; p < glue_api.proto_count; p++) {
 		const glue_proto_t *proto = &glue_api.protos[p];
 		/* The methods of this prototype, read off an object that has it... */
-		eng_value_t carrier = glue_new_handle(p, stand_in);
+		eng_value_t carrier = rt_handle_new(p, stand_in);
 		/* ...and called on a real handle of the same native type: the kind's own, or another
 		 * kind's (a LegacyTimer method on a timers.single handle in 0.2.6, which has no
 		 * setTimeout). The stand-in itself only where no call makes a handle of that type (an
@@ -598,7 +601,7 @@ static int fuzz_version(int bit, uint64_t seed, unsigned long lists, const char 
 	size_t len;
 	uint8_t *package = empty_app(a << 16 | b << 8 | c, &len);
 	char msg[256];
-	if (package == NULL || rt_app_install(package, len, msg, sizeof(msg)) != 0) {
+	if (package == NULL || glue_app_install(package, len, msg, sizeof(msg)) != 0) {
 		fprintf(report, "fuzz_api: API %s: the app could not be installed: %s\n", version,
 			package ? msg : "no package");
 		free(package);
@@ -691,7 +694,9 @@ int main(int argc, char **argv)
 		silence();
 	}
 	sim_clock_configure(false, true, 1767225600000LL);
-	rt_app_init();
+	static rt_device_t device;
+	rt_device_init(&device, 0);
+	rt_device_select(&device);
 	int rc = 0;
 	for (size_t bit = 0; bit < glue_api.version_count; bit++) {
 		if (fuzz_version((int)bit, seed, lists, only) != 0) {

@@ -79,7 +79,7 @@ export const codegenSpec: CommandSpec = {
   options: [
     { name: 'check', help: 'write nothing; exit 1 if a generated file is out of date' },
     { name: 'versions', value: '<v1,v2>', help: 'with --out: C glue for only these API versions (a firmware that runs only their apps)' },
-    { name: 'out', value: '<dir>', help: 'with --versions: directory to write that api_glue.h and api_glue.c to' },
+    { name: 'out', value: '<dir>', help: 'with --versions: directory to write api_types.{h,c} and api_glue.{h,c} to' },
   ],
 };
 

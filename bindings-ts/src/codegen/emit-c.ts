@@ -1,6 +1,11 @@
-// Emits the engine-neutral C glue from the IR: per native function an args struct and a
-// prototype (api_glue.h), per JavaScript function an argument table and a wrapper, and the
-// tables glue_install() builds the global objects from (api_glue.c).
+// Emits the engine-neutral C from the IR, in two layers:
+//  - api_types.{h,c} (src/runtime/generated): the contract between the glue and the runtime
+//    services: per native function an args struct and a prototype, the record structs and the
+//    makers that turn them into objects, the handle prototype ids and native types. Services
+//    include this and nothing of the glue.
+//  - api_glue.{h,c} (src/glue/generated): per JavaScript function an argument table and a
+//    wrapper that calls the service, and the tables glue_install() builds the global objects
+//    from. Dependencies run one way: glue -> services.
 import type { ApiIR, FieldIR, FunctionIR, ParamIR, RecordIR, TypeIR } from './ir';
 import { API_VERSIONS, type ApiVersion } from './versions';
 
@@ -9,7 +14,13 @@ const BANNER =
   ' * change the declarations and run `npm run codegen`. */\n';
 
 export interface CGlue {
+  /** api_types.h: args structs, service prototypes, records, makers, prototype ids. */
+  typesHeader: string;
+  /** api_types.c: the record makers and the list of handle native types. */
+  typesSource: string;
+  /** api_glue.h */
   header: string;
+  /** api_glue.c: argument tables, wrappers, install tables. */
   source: string;
 }
 
@@ -159,11 +170,13 @@ export function emitC(api: ApiIR, options: CGlueOptions = {}): CGlue {
   // same whatever versions the tables are emitted for.
   const natives = collectNatives(api);
   const h: string[] = [BANNER];
-  h.push('#ifndef API_GLUE_H', '#define API_GLUE_H', '', '#include <stdbool.h>',
-    '#include <stdint.h>', '', '#include "engine.h"', '#include "glue_core.h"', '');
+  h.push('#ifndef API_TYPES_H', '#define API_TYPES_H', '', '#include <stdbool.h>',
+    '#include <stdint.h>', '', '#include "engine.h"', '#include "rt_types.h"', '');
   h.push(`/* API versions: bit i of every mask is API_VERSIONS[i]. */`);
-  vm.versions.forEach((v, i) => h.push(`#define GLUE_V_${v.replace(/\./g, '_')} ${i}`));
-  h.push(`#define GLUE_VERSION_COUNT ${vm.versions.length}`, '');
+  vm.versions.forEach((v, i) => h.push(`#define API_V_${v.replace(/\./g, '_')} ${i}`));
+  h.push(`#define API_VERSION_COUNT ${vm.versions.length}`);
+  h.push('/* The same versions packed as major << 16 | minor << 8 | patch, as packages carry them. */',
+    'extern const uint32_t api_versions[API_VERSION_COUNT];', '');
 
   // Records: structs for options and results.
   for (const rec of api.records) {
@@ -173,17 +186,22 @@ export function emitC(api: ApiIR, options: CGlueOptions = {}): CGlue {
       h.push(`\t${cType(f.type)} ${cMember(f.name)};`);
     }
     h.push(`} rt_${rec.name}_t;`, '');
-    h.push(`eng_value_t glue_make_${rec.name}(const rt_${rec.name}_t *value);`, '');
+    h.push(`eng_value_t api_make_${rec.name}(const rt_${rec.name}_t *value);`, '');
   }
 
   // Handles: native types and prototype ids.
   const nativeTypes = [...new Set(api.handles.map((hd) => hd.nativeType))].sort();
-  for (const t of nativeTypes) {
-    h.push(`struct rt_${t};`, `extern const eng_native_type_t rt_${t}_native_type;`);
+  for (const nt of nativeTypes) {
+    h.push(`struct rt_${nt};`, `extern const eng_native_type_t rt_${nt}_native_type;`);
   }
-  h.push('', 'enum glue_proto_id {');
-  api.handles.forEach((hd) => h.push(`\tGLUE_PROTO_${hd.name},`));
-  h.push('\tGLUE_PROTO_COUNT', '};', '');
+  h.push('', '/* Every native type of a handle (an object carrying one is not serializable). */',
+    `#define API_NATIVE_TYPE_COUNT ${nativeTypes.length}`,
+    'extern const eng_native_type_t *const api_native_types[API_NATIVE_TYPE_COUNT];');
+  h.push('', 'enum api_proto_id {');
+  api.handles.forEach((hd) => h.push(`\tAPI_PROTO_${hd.name},`));
+  h.push('\tAPI_PROTO_COUNT', '};', '',
+    '/* The native type a handle of each prototype carries. */',
+    'extern const eng_native_type_t *const api_proto_native_types[API_PROTO_COUNT];', '');
 
   // Args structs and the runtime's functions.
   for (const n of natives.values()) {
@@ -202,7 +220,30 @@ export function emitC(api: ApiIR, options: CGlueOptions = {}): CGlue {
     if (args) params.push(`const ${n.native}_args_t *args`);
     h.push(`eng_value_t ${n.native}(${params.length ? params.join(', ') : 'void'});`, '');
   }
-  h.push('#endif /* API_GLUE_H */', '');
+  h.push('#endif /* API_TYPES_H */', '');
+
+  // ---------------------------------------------------------------- types source
+  const t: string[] = [BANNER];
+  t.push('#include "api_types.h"', '#include "rt_api_version.h"', '');
+  t.push('const uint32_t api_versions[API_VERSION_COUNT] = {');
+  for (const v of vm.versions) {
+    const [a, b, c0] = v.split('.').map(Number);
+    t.push(`\t0x${((a << 16) | (b << 8) | c0).toString(16).padStart(6, '0')}u, /* ${v} */`);
+  }
+  t.push('};', '');
+  t.push('const eng_native_type_t *const api_native_types[API_NATIVE_TYPE_COUNT] = {');
+  for (const nt of nativeTypes) t.push(`\t&rt_${nt}_native_type,`);
+  t.push('};', '');
+  t.push('const eng_native_type_t *const api_proto_native_types[API_PROTO_COUNT] = {');
+  for (const hd of api.handles) t.push(`\t[API_PROTO_${hd.name}] = &rt_${hd.nativeType}_native_type,`);
+  t.push('};', '');
+  // Result makers: the runtime calls every one of them.
+  for (const rec of api.records) emitMaker(t, rec, vm);
+
+  // ---------------------------------------------------------------- glue header
+  const gh: string[] = [BANNER];
+  gh.push('#ifndef API_GLUE_H', '#define API_GLUE_H', '', '#include "api_types.h"',
+    '#include "glue_core.h"', '', '#endif /* API_GLUE_H */', '');
 
   // ---------------------------------------------------------------- source
   const c: string[] = [BANNER];
@@ -247,12 +288,12 @@ export function emitC(api: ApiIR, options: CGlueOptions = {}): CGlue {
     }
     c.push('};');
   }
-  // Every handle keeps its entry (the runtime names prototypes by GLUE_PROTO_*), with no methods
+  // Every handle keeps its entry (the runtime names prototypes by API_PROTO_*), with no methods
   // when the chosen versions have none.
   c.push('', 'static const glue_proto_t glue_protos[] = {');
   for (const hd of api.handles) {
     const methods = methodsOf(hd).length ? `glue_methods_${hd.name}` : 'NULL';
-    c.push(`\t[GLUE_PROTO_${hd.name}] = { ${cString(hd.name)}, &rt_${hd.nativeType}_native_type, ` +
+    c.push(`\t[API_PROTO_${hd.name}] = { ${cString(hd.name)}, &rt_${hd.nativeType}_native_type, ` +
       `${methods}, ${methodsOf(hd).length} },`);
   }
   c.push('};', '');
@@ -272,10 +313,7 @@ export function emitC(api: ApiIR, options: CGlueOptions = {}): CGlue {
     `\t.version_count = ${vm.versions.length},`,
     '};', '');
 
-  // Result makers: the runtime calls every one of them.
-  for (const rec of api.records) emitMaker(c, rec, vm);
-
-  return { header: h.join('\n'), source: c.join('\n') };
+  return { typesHeader: h.join('\n'), typesSource: t.join('\n'), header: gh.join('\n'), source: c.join('\n') };
 }
 
 /**
@@ -476,8 +514,8 @@ function emitFunction(c: string[], fn: FunctionIR, n: NativeInfo, api: ApiIR, vm
 }
 
 function emitMaker(c: string[], rec: RecordIR, vm: VersionMap): void {
-  c.push(`eng_value_t glue_make_${rec.name}(const rt_${rec.name}_t *value)`, '{');
-  c.push('\teng_value_t object = eng_object();', '\tint bit = glue_current_version_bit();', '\t(void)bit;');
+  c.push(`eng_value_t api_make_${rec.name}(const rt_${rec.name}_t *value)`, '{');
+  c.push('\teng_value_t object = eng_object();', '\tint bit = rt_api_version_bit();', '\t(void)bit;');
   for (const f of rec.fields) {
     const conds: string[] = [];
     if (hasFlag(f)) conds.push(`value->has_${f.name}`);

@@ -26,7 +26,7 @@ export interface CodegenResult {
 export interface GlueOptions {
   /** API versions to emit the glue for (see CGlueOptions.versions). */
   versions: readonly string[];
-  /** Directory for api_glue.h and api_glue.c; created if missing. */
+  /** Directory for api_types.{h,c} and api_glue.{h,c}; created if missing. */
   outDir: string;
   /** Repository root; defaults to the parent of bindings-ts. */
   root?: string;
@@ -36,16 +36,21 @@ export interface GlueOptions {
  * The C glue of some API versions only, written to outDir rather than over the committed files:
  * for a firmware that runs apps of those versions alone (it refuses the others as unknown), and
  * to measure what each version costs. A build uses it by compiling outDir in place of
- * src/glue/generated. Returns the files written.
+ * src/runtime/generated and src/glue/generated. Returns the files written.
  */
 export function writeGlue(options: GlueOptions): string[] {
   const root = options.root ?? path.dirname(toolsRoot());
   const glue = emitC(parseApi(path.join(root, 'bindings-ts', 'api')), { versions: options.versions });
   fs.mkdirSync(options.outDir, { recursive: true });
-  const files = [path.join(options.outDir, 'api_glue.h'), path.join(options.outDir, 'api_glue.c')];
-  fs.writeFileSync(files[0], glue.header);
-  fs.writeFileSync(files[1], glue.source);
-  return files;
+  const texts: [string, string][] = [
+    ['api_types.h', glue.typesHeader], ['api_types.c', glue.typesSource],
+    ['api_glue.h', glue.header], ['api_glue.c', glue.source],
+  ];
+  return texts.map(([name, text]) => {
+    const file = path.join(options.outDir, name);
+    fs.writeFileSync(file, text);
+    return file;
+  });
 }
 
 /**
@@ -56,6 +61,8 @@ export function generate(apiDir: string, runtimeDir: string): Map<string, string
   const api = parseApi(apiDir);
   const glue = emitC(api);
   const out = new Map<string, string>();
+  out.set('src/runtime/generated/api_types.h', glue.typesHeader);
+  out.set('src/runtime/generated/api_types.c', glue.typesSource);
   out.set('src/glue/generated/api_glue.h', glue.header);
   out.set('src/glue/generated/api_glue.c', glue.source);
   for (const v of API_VERSIONS) out.set(`bindings-ts/types/beacon-${v}.d.ts`, emitTypings(api, v));

@@ -13,7 +13,7 @@
 
 #include "engine.h"
 #include "file_util.h"
-#include "glue_core.h"
+#include "rt_api_version.h"
 #include "hal_clock.h"
 #include "rt_package.h"
 
@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 		return usage("--api takes a version like 0.2.6");
 	}
 	uint32_t api_version = a << 16 | b << 8 | c;
-	if (glue_version_bit(api_version) < 0) {
+	if (rt_api_version_bit_of(api_version) < 0) {
 		fprintf(stderr, "beacon-pack: API %s is unknown to this firmware\n", api);
 		return 1;
 	}

@@ -17,10 +17,12 @@
 #include <time.h>
 
 #include "file_util.h"
+#include "glue_app.h"
 #include "hal_clock.h"
 #include "hal_console.h"
 #include "key_file.h"
 #include "rt_app.h"
+#include "rt_device.h"
 #include "rt_signature.h"
 #include "sim.h"
 
@@ -100,12 +102,14 @@ int main(int argc, char **argv)
 
 	sim_clock_configure(realtime, synced, utc);
 	uint64_t started = real_ms();
-	rt_app_init();
+	static rt_device_t the_device;
+	rt_device_init(&the_device, 0);
+	rt_device_select(&the_device);
 	int status = 0;
 	const char *ending = "";
 	for (;;) {
 		char msg[256];
-		if (rt_app_install(package, len, msg, sizeof(msg)) != 0) {
+		if (glue_app_install(package, len, msg, sizeof(msg)) != 0) {
 			sim_console_flush();
 			fprintf(stderr, "beacon-sim: %s: %s\n", path, msg);
 			status = 1;

@@ -13,8 +13,10 @@
 #include <zephyr/logging/log.h>
 
 #include "hal_clock.h"
+#include "glue_app.h"
 #include "hal_device.h"
 #include "rt_app.h"
+#include "rt_device.h"
 #include "rt_signature.h"
 
 LOG_MODULE_DECLARE(beacon, CONFIG_BEACON_LOG_LEVEL);
@@ -51,9 +53,14 @@ static const char *run_result_text(rt_run_result_t result)
 		return "nothing left that could run";
 	case RT_RUN_RESTART:
 		return "restart";
+	case RT_RUN_CONTINUE:
+		return "still running";
 	}
 	return "unknown result";
 }
+
+/* The one device this firmware is. */
+static rt_device_t device;
 
 int main(void)
 {
@@ -61,10 +68,8 @@ int main(void)
 	size_t package_len;
 
 	LOG_INF("beacon runtime on %s", hal_device_hardware());
-	if (rt_app_init() != 0) {
-		LOG_ERR("the runtime did not start; no app runs");
-		return 0;
-	}
+	rt_device_init(&device, 0);
+	rt_device_select(&device);
 	if (rt_signature_trust_list(CONFIG_BEACON_TRUSTED_KEYS) < 0) {
 		/* Refuse to run anything rather than silently run unsigned apps. */
 		LOG_ERR("CONFIG_BEACON_TRUSTED_KEYS is malformed: no app runs");
@@ -78,7 +83,7 @@ int main(void)
 	for (;;) {
 		char msg[160] = "";
 
-		if (rt_app_install(package, package_len, msg, sizeof(msg)) != 0) {
+		if (glue_app_install(package, package_len, msg, sizeof(msg)) != 0) {
 			LOG_ERR("app not started: %s", msg);
 			return 0;
 		}

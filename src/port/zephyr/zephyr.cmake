@@ -17,8 +17,9 @@ set(BEACON_ZEPHYR_PORT_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
 # ------------------------------------------------------------------------------ project sources
 
-file(GLOB BEACON_RUNTIME_SOURCES CONFIGURE_DEPENDS "${BEACON_ROOT}/src/runtime/*.c")
-# The codegen writes its output under src/glue/generated/; hand-written glue sits in src/glue/.
+file(GLOB_RECURSE BEACON_RUNTIME_SOURCES CONFIGURE_DEPENDS "${BEACON_ROOT}/src/runtime/*.c")
+# The codegen writes the services' contract to src/runtime/generated/ and the argument tables and
+# wrappers to src/glue/generated/; hand-written glue sits in src/glue/.
 file(GLOB_RECURSE BEACON_GLUE_SOURCES CONFIGURE_DEPENDS "${BEACON_ROOT}/src/glue/*.c")
 file(GLOB BEACON_PORT_SOURCES CONFIGURE_DEPENDS "${BEACON_ZEPHYR_PORT_DIR}/*.c")
 
@@ -28,6 +29,7 @@ target_include_directories(app PRIVATE
   "${BEACON_ROOT}/src/engine"
   "${BEACON_ROOT}/src/hal"
   "${BEACON_ROOT}/src/runtime"
+  "${BEACON_ROOT}/src/runtime/generated"
   "${BEACON_ROOT}/src/glue"
   "${BEACON_ROOT}/src/glue/generated"
   "${BEACON_ZEPHYR_PORT_DIR}")

@@ -245,7 +245,7 @@ static const glue_method_t glue_methods_DemoHandle[] = {
 };
 
 static const glue_proto_t glue_protos[] = {
-	[GLUE_PROTO_DemoHandle] = { "DemoHandle", &rt_demo_native_type, glue_methods_DemoHandle, 2 },
+	[API_PROTO_DemoHandle] = { "DemoHandle", &rt_demo_native_type, glue_methods_DemoHandle, 2 },
 };
 
 static const char *const glue_versions[] = {
@@ -266,44 +266,3 @@ const glue_api_t glue_api = {
 	.versions = glue_versions,
 	.version_count = 3,
 };
-
-eng_value_t glue_make_DemoOptions(const rt_DemoOptions_t *value)
-{
-	eng_value_t object = eng_object();
-	int bit = glue_current_version_bit();
-	(void)bit;
-	if (value->has_passive) { eng_value_t v = eng_boolean(value->passive); eng_set(object, "passive", v); eng_release(v); }
-	if (value->has_window) { eng_value_t v = eng_number(value->window); eng_set(object, "window", v); eng_release(v); }
-	return object;
-}
-
-eng_value_t glue_make_DemoStats(const rt_DemoStats_t *value)
-{
-	eng_value_t object = eng_object();
-	int bit = glue_current_version_bit();
-	(void)bit;
-	{ eng_value_t v = eng_number(value->count); eng_set(object, "count", v); eng_release(v); }
-	{ eng_value_t v = eng_boolean(value->ok); eng_set(object, "ok", v); eng_release(v); }
-	if (value->has_name && (0x4 & (1u << bit))) { eng_value_t v = value->name; eng_set(object, "name", v); }
-	return object;
-}
-
-eng_value_t glue_make_DemoSpot(const rt_DemoSpot_t *value)
-{
-	eng_value_t object = eng_object();
-	int bit = glue_current_version_bit();
-	(void)bit;
-	{ eng_value_t v = eng_number(value->x); eng_set(object, "x", v); eng_release(v); }
-	if (value->has_long) { eng_value_t v = eng_number(value->long_); eng_set(object, "long", v); eng_release(v); }
-	if (value->has_y) { eng_value_t v = eng_number(value->y); eng_set(object, "y", v); eng_release(v); }
-	return object;
-}
-
-eng_value_t glue_make_DemoItem(const rt_DemoItem_t *value)
-{
-	eng_value_t object = eng_object();
-	int bit = glue_current_version_bit();
-	(void)bit;
-	{ eng_value_t v = eng_number(value->id); eng_set(object, "id", v); eng_release(v); }
-	return object;
-}

@@ -1,0 +1,56 @@
+/*
+ * rt_device.h: everything the runtime keeps for one device, in one structure.
+ *
+ * The firmware has one device; the host simulator runs many in one process (a world of beacons),
+ * each with its own engine instance. No runtime module keeps state of its own outside this
+ * structure: each module's state type is declared in its header and lives here, so selecting a
+ * device (rt_device_select) switches every module, and the engine, at once. Modules reach the
+ * selected device with rt_device().
+ */
+#ifndef RT_DEVICE_H
+#define RT_DEVICE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "engine.h"
+#include "rt_alarm.h"
+#include "rt_app.h"
+#include "rt_handle.h"
+#include "rt_loop.h"
+#include "rt_timers.h"
+
+typedef struct rt_device {
+	/* Position in the simulator's world (0 on the device); names the device in traces. */
+	uint32_t index;
+	/* The engine configuration the app gets (the port may set a device profile's heap). */
+	eng_config_t engine_config;
+	/* The running app's engine instance, or NULL. */
+	eng_context_t *engine;
+	/* API version of the running app (packed), and its bit in the generated masks. */
+	uint32_t api_version;
+	int api_bit;
+	/* Order of things scheduled for the same millisecond (timers and alarms): first come,
+	 * first served. */
+	uint64_t seq;
+	/* ESR0005 (time not synced) was logged once. */
+	bool utc_warned;
+
+	rt_app_lifecycle_t app;
+	rt_loop_state_t loop;
+	rt_timers_state_t timers;
+	rt_alarm_state_t alarms;
+	rt_handle_state_t handles;
+
+	/* The port's own state for this device (the simulator's view of its hardware). */
+	void *port;
+} rt_device_t;
+
+/* Clear a device structure and give it its defaults. */
+void rt_device_init(rt_device_t *device, uint32_t index);
+/* Make this the device the runtime works on, and its engine instance the selected one. */
+void rt_device_select(rt_device_t *device);
+/* The selected device (never NULL once a device was selected). */
+rt_device_t *rt_device(void);
+
+#endif /* RT_DEVICE_H */
