@@ -27,7 +27,7 @@
 #include "rt_device.h"
 #include "rt_handle.h"
 #include "rt_config.h"
-#include "sim.h"
+#include "world.h"
 
 static eng_value_t empty_native(const eng_call_t *call)
 {
@@ -95,15 +95,18 @@ int main(int argc, char **argv)
 		fprintf(stderr, "beacon-bench-glue: unknown mode %s\n", mode);
 		return 2;
 	}
-	sim_clock_configure(false, true, 0);
-	static rt_device_t device;
-	rt_device_init(&device, 0);
-	device.api_version = RT_API_VERSION(0, 2, 6);
-	device.api_bit = rt_api_version_bit_of(device.api_version);
-	device.engine_config.exec_limit_ms = 0;
-	rt_device_select(&device);
-	device.engine = eng_create(&device.engine_config);
-	if (device.engine == NULL || glue_install() != 0) {
+	static world_t world;
+	world_io_t io = {0};
+	if (world_init(&world, 1, &io) != 0) {
+		return 1;
+	}
+	world_select(&world, &world.devices[0]);
+	rt_device_t *dev = rt_device();
+	dev->api_version = RT_API_VERSION(0, 2, 6);
+	dev->api_bit = rt_api_version_bit_of(dev->api_version);
+	dev->engine_config.exec_limit_ms = 0;
+	dev->engine = eng_create(&dev->engine_config);
+	if (dev->engine == NULL || glue_install() != 0) {
 		fprintf(stderr, "beacon-bench-glue: engine start failed\n");
 		return 1;
 	}
@@ -124,6 +127,8 @@ int main(int argc, char **argv)
 	}
 	eng_scope_leave();
 	rt_handle_reset();
-	eng_destroy(device.engine);
+	eng_destroy(dev->engine);
+	dev->engine = NULL;
+	world_free(&world);
 	return rc;
 }

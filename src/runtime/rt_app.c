@@ -11,8 +11,10 @@
 #include "rt_device.h"
 #include "rt_errors.h"
 #include "rt_handle.h"
+#include "rt_io.h"
 #include "rt_loop.h"
 #include "rt_package.h"
+#include "rt_sensors.h"
 #include "rt_signature.h"
 #include "rt_timers.h"
 
@@ -31,6 +33,8 @@ static void teardown(void)
 	eng_scope_enter();
 	rt_timers_reset();
 	rt_alarm_reset();
+	rt_io_reset();
+	rt_sensors_reset();
 	rt_loop_reset();
 	rt_handle_reset();
 	eng_scope_leave();
@@ -50,9 +54,11 @@ int rt_app_prepare(const uint8_t *package, size_t len, rt_package_t *pkg, char *
 {
 	rt_device_t *dev = rt_device();
 	teardown();
+	life()->restart_requested = false;
 	if (rt_package_check(package, len, pkg, msg, msg_cap) != RT_PACKAGE_OK ||
 	    rt_signature_check(package, pkg, msg, msg_cap) != RT_SIGNATURE_OK) {
 		life()->state = RT_APP_FAILED;
+		hal_console_app_event(HAL_APP_FAILED, msg);
 		return -1;
 	}
 	dev->api_version = pkg->api_version;
@@ -62,8 +68,12 @@ int rt_app_prepare(const uint8_t *package, size_t len, rt_package_t *pkg, char *
 		snprintf(msg, msg_cap, "the JavaScript engine could not start (heap of %u bytes)",
 			 (unsigned)dev->engine_config.heap_size);
 		life()->state = RT_APP_FAILED;
+		hal_console_app_event(HAL_APP_FAILED, msg);
 		return -1;
 	}
+	/* A new app finds the hardware as after power-on: LEDs off, sensor defaults. */
+	rt_io_power_on();
+	rt_sensors_reset();
 	return 0;
 }
 
@@ -71,6 +81,7 @@ void rt_app_fail(char *msg, size_t msg_cap, const char *why)
 {
 	snprintf(msg, msg_cap, "%s", why);
 	life()->state = RT_APP_FAILED;
+	hal_console_app_event(HAL_APP_FAILED, msg);
 }
 
 int rt_app_start(const rt_package_t *pkg, char *msg, size_t msg_cap)
@@ -90,9 +101,11 @@ int rt_app_start(const rt_package_t *pkg, char *msg, size_t msg_cap)
 		snprintf(msg, msg_cap, "the app failed while starting: %s", text);
 		eng_release(thrown);
 		life()->state = RT_APP_FAILED;
+		hal_console_app_event(HAL_APP_FAILED, msg);
 		rc = -1;
 	} else {
 		eng_release(result);
+		hal_console_app_event(HAL_APP_STARTED, NULL);
 		rt_loop_run_jobs();
 	}
 	eng_scope_leave();
@@ -101,6 +114,12 @@ int rt_app_start(const rt_package_t *pkg, char *msg, size_t msg_cap)
 
 rt_run_result_t rt_app_step(uint64_t *next_ms)
 {
+	if (life()->state == RT_APP_STOPPED && life()->restart_requested) {
+		life()->restart_requested = false;
+		hal_log(HAL_LOG_INFO, "app started again (side button)");
+		hal_console_app_event(HAL_APP_RESTARTING, "side button");
+		return RT_RUN_RESTART;
+	}
 	if (life()->state != RT_APP_RUNNING) {
 		return RT_RUN_APP_STOPPED;
 	}
@@ -133,6 +152,7 @@ eng_value_t rt_app_stop(void)
 {
 	life()->state = RT_APP_STOPPED;
 	hal_log(HAL_LOG_INFO, "app stopped itself (app.stop())");
+	hal_console_app_event(HAL_APP_STOPPED, NULL);
 	rt_loop_request_exit(RT_RUN_APP_STOPPED);
 	return eng_undefined();
 }
@@ -141,6 +161,7 @@ eng_value_t rt_app_remove(void)
 {
 	life()->state = RT_APP_REMOVED;
 	hal_log(HAL_LOG_INFO, "app removed itself (app.remove())");
+	hal_console_app_event(HAL_APP_REMOVED, NULL);
 	rt_loop_request_exit(RT_RUN_APP_STOPPED);
 	return eng_undefined();
 }
@@ -148,6 +169,7 @@ eng_value_t rt_app_remove(void)
 eng_value_t rt_app_restart(void)
 {
 	hal_log(HAL_LOG_INFO, "app restarting (app.restart())");
+	hal_console_app_event(HAL_APP_RESTARTING, "app.restart()");
 	rt_loop_request_exit(RT_RUN_RESTART);
 	return eng_undefined();
 }

@@ -30,6 +30,8 @@ typedef enum {
 
 typedef struct {
 	uint8_t state; /* rt_app_state_t */
+	/* A stopped app is asked to start again (the side button was cycled). */
+	bool restart_requested;
 	uint64_t started_ms;
 } rt_app_lifecycle_t;
 

@@ -17,7 +17,9 @@
 #include "rt_alarm.h"
 #include "rt_app.h"
 #include "rt_handle.h"
+#include "rt_io.h"
 #include "rt_loop.h"
+#include "rt_sensors.h"
 #include "rt_timers.h"
 
 typedef struct rt_device {
@@ -41,6 +43,8 @@ typedef struct rt_device {
 	rt_timers_state_t timers;
 	rt_alarm_state_t alarms;
 	rt_handle_state_t handles;
+	rt_io_state_t io;
+	rt_sensors_state_t sensors;
 
 	/* The port's own state for this device (the simulator's view of its hardware). */
 	void *port;

@@ -56,7 +56,7 @@ beacon_c_test(test_interval duktape "${CMAKE_CURRENT_LIST_DIR}/test_interval.c" 
 foreach(_engine duktape jerryscript)
   if(TARGET beacon_engine_${_engine})
     beacon_c_test(test_package ${_engine} "${CMAKE_CURRENT_LIST_DIR}/test_package.c"
-                  LIBS beacon_port_host beacon_runtime beacon_port_host)
+                  LIBS beacon_port_host beacon_world beacon_runtime)
   endif()
 endforeach()
 # The glue tests replace a few runtime functions by recorders (GNU ld's --wrap) to see what the
@@ -64,7 +64,7 @@ endforeach()
 foreach(_engine duktape jerryscript)
   if(TARGET beacon_engine_${_engine})
     beacon_c_test(test_glue ${_engine} "${CMAKE_CURRENT_LIST_DIR}/test_glue.c"
-                  LIBS beacon_port_host beacon_runtime beacon_port_host)
+                  LIBS beacon_port_host beacon_world beacon_runtime)
     target_link_options(test_glue_${_engine} PRIVATE
       "LINKER:--wrap=rt_advertiser_power" "LINKER:--wrap=rt_advertiser_interval"
       "LINKER:--wrap=rt_ble_startScan")

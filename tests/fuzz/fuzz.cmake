@@ -7,7 +7,7 @@ foreach(_engine duktape jerryscript)
   if(TARGET beacon_engine_${_engine})
     add_executable(fuzz_api_${_engine} "${CMAKE_CURRENT_LIST_DIR}/fuzz_api.c")
     target_link_libraries(fuzz_api_${_engine} PRIVATE
-                          "$<LINK_GROUP:RESCAN,beacon_port_host,beacon_runtime,beacon_engine_${_engine}>" m)
+                          "$<LINK_GROUP:RESCAN,beacon_port_host,beacon_world,beacon_runtime,beacon_engine_${_engine}>" m)
     target_compile_options(fuzz_api_${_engine} PRIVATE ${BEACON_WARNINGS})
     add_test(NAME fuzz_api_${_engine}
              COMMAND fuzz_api_${_engine} --seed 1 --lists ${BEACON_FUZZ_LISTS})

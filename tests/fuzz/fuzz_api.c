@@ -38,7 +38,7 @@
 #include "rt_handle.h"
 #include "rt_loop.h"
 #include "rt_package.h"
-#include "sim.h"
+#include "world.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define FUZZ_SANITIZED 1
@@ -412,15 +412,27 @@ static void call_once(const callable_t *c, const char *version, unsigned long li
 }
 
 /* A few turns of the event loop in virtual time: due timers fire, promise jobs run. */
+/* One simulated device; the fuzz moves its time itself so that an app.restart() among the calls
+ * does not start a new engine under the values it holds. */
+static world_t fz_world;
+
 static void run_loop(void)
 {
+	uint64_t until = fz_world.now + 1 + below(40);
 	for (int i = 0; i < 4; i++) {
-		rt_run_result_t r = rt_loop_run(hal_clock_ms() + 1 + below(40));
+		uint64_t next = HAL_CLOCK_FOREVER;
+		rt_run_result_t r = rt_loop_step(&next);
 		stats.turns++;
-		if (r == RT_RUN_TIME_UP || r == RT_RUN_IDLE) {
+		if (r != RT_RUN_CONTINUE) {
+			/* app.stop(), app.remove() or app.restart() asked the loop to return: go on. */
+			continue;
+		}
+		uint64_t at = next == HAL_CLOCK_FOREVER ? until : fz_world.devices[0].boot_at + next;
+		if (at >= until) {
+			fz_world.now = until;
 			break;
 		}
-		/* app.stop(), app.remove() or app.restart() asked the loop to return: go on. */
+		fz_world.now = at;
 	}
 }
 
@@ -601,7 +613,7 @@ static int fuzz_version(int bit, uint64_t seed, unsigned long lists, const char 
 	size_t len;
 	uint8_t *package = empty_app(a << 16 | b << 8 | c, &len);
 	char msg[256];
-	if (package == NULL || glue_app_install(package, len, msg, sizeof(msg)) != 0) {
+	if (package == NULL || world_install(&fz_world, 0, package, len, msg, sizeof(msg)) != 0) {
 		fprintf(report, "fuzz_api: API %s: the app could not be installed: %s\n", version,
 			package ? msg : "no package");
 		free(package);
@@ -693,17 +705,19 @@ int main(int argc, char **argv)
 	} else {
 		silence();
 	}
-	sim_clock_configure(false, true, 1767225600000LL);
-	static rt_device_t device;
-	rt_device_init(&device, 0);
-	rt_device_select(&device);
+	world_io_t io = {0};
+	if (world_init(&fz_world, 1, &io) != 0) {
+		return 1;
+	}
+	fz_world.utc_at_start = 1767225600000LL;
+	world_select(&fz_world, &fz_world.devices[0]);
 	int rc = 0;
 	for (size_t bit = 0; bit < glue_api.version_count; bit++) {
 		if (fuzz_version((int)bit, seed, lists, only) != 0) {
 			rc = 1;
 		}
 	}
-	rt_app_deinit();
+	world_free(&fz_world);
 	fprintf(report, "fuzz_api: seed %llu, %zu API versions, %lu calls (%lu rejected), %lu loop turns, "
 		"%lu failures\n", (unsigned long long)seed, (size_t)glue_api.version_count, stats.calls,
 		stats.rejections, stats.turns, stats.failures);

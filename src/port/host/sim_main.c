@@ -1,14 +1,19 @@
 /*
- * beacon-sim: runs an app package on the host simulator.
+ * beacon-sim: runs app packages on simulated devices in a simulated world.
  *
- *   beacon-sim [--for MS] [--realtime] [--utc MS | --no-utc] [--trust KEY.pub]... app.bapp
+ *   beacon-sim [--for MS] [--realtime] [--utc MS | --no-utc] [--trust KEY.pub]...
+ *              [--world SCRIPT] [--trace FILE] [--verbose] app.bapp...
  *
- * --trust makes the simulator a device that trusts that signing key (repeatable): it then runs
- * only packages signed with a trusted key (see rt_signature.h).
+ * Without --world, each package runs on a device of the default profile (d0, d1, ...). With a
+ * world script (see world_script.h; `beacon run --world` writes it from a scenario), the packages
+ * go to its devices in order; one package for several devices gives it to all of them.
  *
- * print() goes to stdout, the runtime's own messages to stderr. Exit status: 0 when the run ended
- * normally (time up, app stopped, nothing left to happen), 1 when the package was refused or the
- * app failed while starting, 2 for a usage error.
+ * --trust makes every device trust that signing key (repeatable): it then runs only packages
+ * signed with a trusted key (see rt_signature.h).
+ *
+ * print() goes to stdout, the runtime's own messages to stderr, the trace (--trace) to a file of
+ * JSON lines. Exit status: 0 when the run ended normally (time up, apps stopped, nothing left to
+ * happen), 1 when a package was refused or an app failed while starting, 2 for a usage error.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,18 +22,18 @@
 #include <time.h>
 
 #include "file_util.h"
-#include "glue_app.h"
-#include "hal_clock.h"
-#include "hal_console.h"
+#include "host_io.h"
 #include "key_file.h"
-#include "rt_app.h"
-#include "rt_device.h"
 #include "rt_signature.h"
-#include "sim.h"
+#include "world.h"
+#include "world_script.h"
+
+#define USAGE "usage: beacon-sim [--for MS] [--realtime] [--utc MS | --no-utc] [--trust KEY.pub]... " \
+	      "[--world SCRIPT] [--trace FILE] [--verbose] app.bapp..."
 
 static int usage(const char *why)
 {
-	fprintf(stderr, "beacon-sim: %s\nusage: beacon-sim [--for MS] [--realtime] [--utc MS | --no-utc] [--trust KEY.pub]... app.bapp\n", why);
+	fprintf(stderr, "beacon-sim: %s\n" USAGE "\n", why);
 	return 2;
 }
 
@@ -44,34 +49,41 @@ static bool parse_u64(const char *s, uint64_t *out)
 	return true;
 }
 
-static uint64_t real_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
+typedef struct {
+	uint64_t for_ms;
+	bool realtime, synced, verbose;
+	int64_t utc;
+	const char *world_path, *trace_path;
+	const char *packages[256];
+	int package_count;
+} options_t;
 
-int main(int argc, char **argv)
+static int parse_options(int argc, char **argv, options_t *o)
 {
-	uint64_t for_ms = HAL_CLOCK_FOREVER;
-	bool realtime = false, synced = true;
-	int64_t utc = (int64_t)time(NULL) * 1000;
-	const char *path = NULL;
+	o->for_ms = UINT64_MAX;
+	o->synced = true;
+	o->utc = (int64_t)time(NULL) * 1000;
 	for (int i = 1; i < argc; i++) {
 		uint64_t v;
 		if (strcmp(argv[i], "--for") == 0 && i + 1 < argc) {
-			if (!parse_u64(argv[++i], &for_ms)) {
+			if (!parse_u64(argv[++i], &o->for_ms)) {
 				return usage("--for takes milliseconds");
 			}
 		} else if (strcmp(argv[i], "--utc") == 0 && i + 1 < argc) {
 			if (!parse_u64(argv[++i], &v)) {
 				return usage("--utc takes milliseconds since 1970");
 			}
-			utc = (int64_t)v;
+			o->utc = (int64_t)v;
 		} else if (strcmp(argv[i], "--no-utc") == 0) {
-			synced = false;
+			o->synced = false;
 		} else if (strcmp(argv[i], "--realtime") == 0) {
-			realtime = true;
+			o->realtime = true;
+		} else if (strcmp(argv[i], "--verbose") == 0) {
+			o->verbose = true;
+		} else if (strcmp(argv[i], "--world") == 0 && i + 1 < argc) {
+			o->world_path = argv[++i];
+		} else if (strcmp(argv[i], "--trace") == 0 && i + 1 < argc) {
+			o->trace_path = argv[++i];
 		} else if (strcmp(argv[i], "--trust") == 0 && i + 1 < argc) {
 			uint8_t key[RT_PACKAGE_SIG_KEY_SIZE];
 			char why[256];
@@ -84,54 +96,126 @@ int main(int argc, char **argv)
 			}
 		} else if (argv[i][0] == '-') {
 			return usage("unknown option");
-		} else if (path == NULL) {
-			path = argv[i];
+		} else if (o->package_count < (int)(sizeof(o->packages) / sizeof(o->packages[0]))) {
+			o->packages[o->package_count++] = argv[i];
 		} else {
-			return usage("one package at a time");
+			return usage("too many packages");
 		}
 	}
-	if (path == NULL) {
+	if (o->package_count == 0) {
 		return usage("no package given");
 	}
-	size_t len;
-	uint8_t *package = file_read(path, &len);
-	if (package == NULL) {
-		fprintf(stderr, "beacon-sim: cannot read %s: %s\n", path, strerror(errno));
-		return 1;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	options_t o;
+	memset(&o, 0, sizeof(o));
+	int rc = parse_options(argc, argv, &o);
+	if (rc != 0) {
+		return rc;
 	}
 
-	sim_clock_configure(realtime, synced, utc);
-	uint64_t started = real_ms();
-	static rt_device_t the_device;
-	rt_device_init(&the_device, 0);
-	rt_device_select(&the_device);
-	int status = 0;
-	const char *ending = "";
-	for (;;) {
-		char msg[256];
-		if (glue_app_install(package, len, msg, sizeof(msg)) != 0) {
-			sim_console_flush();
-			fprintf(stderr, "beacon-sim: %s: %s\n", path, msg);
-			status = 1;
-			ending = "the app could not run";
-			break;
+	char *script = NULL;
+	size_t script_len = 0;
+	uint32_t devices = (uint32_t)o.package_count;
+	if (o.world_path != NULL) {
+		script = (char *)file_read(o.world_path, &script_len);
+		if (script == NULL) {
+			fprintf(stderr, "beacon-sim: cannot read %s: %s\n", o.world_path, strerror(errno));
+			return 2;
 		}
-		uint64_t until = for_ms == HAL_CLOCK_FOREVER ? HAL_CLOCK_FOREVER : for_ms;
-		rt_run_result_t r = rt_app_run(until);
-		if (r == RT_RUN_RESTART) {
-			continue;
+		devices = world_script_device_count(script, script_len);
+		if (devices == 0) {
+			devices = 1;
 		}
-		ending = r == RT_RUN_TIME_UP ? "the time given ran out"
-			 : r == RT_RUN_IDLE  ? "nothing more can happen"
-					     : "the app stopped";
-		break;
+		if (o.package_count != 1 && (uint32_t)o.package_count != devices) {
+			fprintf(stderr, "beacon-sim: the world has %u devices but %d packages were given\n",
+				(unsigned)devices, o.package_count);
+			free(script);
+			return 2;
+		}
 	}
-	rt_app_deinit();
-	sim_console_flush();
-	uint64_t device = sim_clock_elapsed_ms();
-	hal_log(HAL_LOG_INFO, "run ended (%s) after %llu.%03llu s of device time, %llu ms real",
-		ending, (unsigned long long)(device / 1000u), (unsigned long long)(device % 1000u),
-		(unsigned long long)(real_ms() - started));
-	free(package);
-	return status;
+
+	uint8_t **packages = calloc((size_t)o.package_count, sizeof(uint8_t *));
+	size_t *lengths = calloc((size_t)o.package_count, sizeof(size_t));
+	if (packages == NULL || lengths == NULL) {
+		fprintf(stderr, "beacon-sim: out of memory\n");
+		return 1;
+	}
+	for (int i = 0; i < o.package_count; i++) {
+		packages[i] = file_read(o.packages[i], &lengths[i]);
+		if (packages[i] == NULL) {
+			fprintf(stderr, "beacon-sim: cannot read %s: %s\n", o.packages[i], strerror(errno));
+			return 1;
+		}
+	}
+
+	host_io_t host = {0};
+	host.realtime = o.realtime;
+	if (o.trace_path != NULL) {
+		host.trace = fopen(o.trace_path, "w");
+		if (host.trace == NULL) {
+			fprintf(stderr, "beacon-sim: cannot write %s: %s\n", o.trace_path, strerror(errno));
+			return 2;
+		}
+	}
+	world_io_t io;
+	host_io_setup(&host, &io, o.verbose);
+	static world_t world;
+	if (world_init(&world, devices, &io) != 0) {
+		fprintf(stderr, "beacon-sim: out of memory\n");
+		return 1;
+	}
+	world.utc_at_start = o.utc;
+	for (uint32_t i = 0; i < devices; i++) {
+		world.devices[i].utc_synced = o.synced;
+	}
+	if (script != NULL) {
+		char err[256];
+		if (world_script_load(&world, script, script_len, err, sizeof(err)) != 0) {
+			fprintf(stderr, "beacon-sim: %s: %s\n", o.world_path, err);
+			return 2;
+		}
+		if (!o.synced) {
+			for (uint32_t i = 0; i < devices; i++) {
+				world.devices[i].utc_synced = false;
+			}
+		}
+	}
+	for (uint32_t i = 0; i < devices; i++) {
+		int p = o.package_count == 1 ? 0 : (int)i;
+		world_device_package(&world, i, packages[p], lengths[p]);
+	}
+
+	uint32_t failed = world_start(&world);
+	for (uint32_t i = 0; i < devices && failed > 0; i++) {
+		if (world.devices[i].failure[0]) {
+			fflush(stdout);
+			fprintf(stderr, "beacon-sim: %s: %s\n", o.packages[o.package_count == 1 ? 0 : i],
+				world.devices[i].failure);
+		}
+	}
+	world_end_t end = world_run_until(&world, o.for_ms);
+	const char *ending = end == WORLD_END_TIME_UP ? "the time given ran out"
+			     : end == WORLD_END_IDLE  ? "nothing more can happen"
+			     : failed == devices      ? "the app could not run"
+						      : "the app stopped";
+	uint64_t device_ms = world.now;
+	fflush(stdout);
+	fprintf(stderr, "[beacon info] run ended (%s) after %llu.%03llu s of device time, %llu ms real\n",
+		ending, (unsigned long long)(device_ms / 1000u), (unsigned long long)(device_ms % 1000u),
+		(unsigned long long)(host_real_ms() - host.real_start_ms));
+	world_free(&world);
+	if (host.trace) {
+		fclose(host.trace);
+	}
+	for (int i = 0; i < o.package_count; i++) {
+		free(packages[i]);
+	}
+	free(packages);
+	free(lengths);
+	free(script);
+	return failed > 0 ? 1 : 0;
 }

@@ -1,0 +1,383 @@
+/*
+ * world.c: devices, inputs and the scheduler (see world.h).
+ */
+#include "world.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "glue_app.h"
+#include "hal_clock.h"
+#include "rt_app.h"
+#include "world_inputs.h"
+
+static world_device_t *current;
+
+world_device_t *world_current(void)
+{
+	return current;
+}
+
+void world_select(world_t *world, world_device_t *device)
+{
+	world->current = device;
+	current = device;
+	rt_device_select(device != NULL ? &device->rt : NULL);
+}
+
+uint64_t world_device_ms(const world_device_t *device)
+{
+	return device->world->now - device->boot_at;
+}
+
+/* ------------------------------------------------------------------ wake heap */
+
+static bool wakes_before(const world_t *w, uint32_t a, uint32_t b)
+{
+	const world_device_t *da = &w->devices[a], *db = &w->devices[b];
+	return da->next_wake < db->next_wake || (da->next_wake == db->next_wake && a < b);
+}
+
+static void heap_place(world_t *w, uint32_t slot, uint32_t index)
+{
+	w->wake_heap[slot] = index;
+	w->devices[index].heap_slot = slot;
+}
+
+static void heap_fix(world_t *w, uint32_t slot)
+{
+	uint32_t n = w->device_count;
+	uint32_t index = w->wake_heap[slot];
+	while (slot > 0) {
+		uint32_t parent = (slot - 1) / 2;
+		if (!wakes_before(w, index, w->wake_heap[parent])) {
+			break;
+		}
+		heap_place(w, slot, w->wake_heap[parent]);
+		slot = parent;
+	}
+	for (;;) {
+		uint32_t child = 2 * slot + 1;
+		if (child >= n) {
+			break;
+		}
+		if (child + 1 < n && wakes_before(w, w->wake_heap[child + 1], w->wake_heap[child])) {
+			child++;
+		}
+		if (!wakes_before(w, w->wake_heap[child], index)) {
+			break;
+		}
+		heap_place(w, slot, w->wake_heap[child]);
+		slot = child;
+	}
+	heap_place(w, slot, index);
+}
+
+static void set_wake(world_t *w, world_device_t *d, uint64_t at)
+{
+	d->next_wake = at;
+	heap_fix(w, d->heap_slot);
+}
+
+void world_wake(world_t *world, world_device_t *device)
+{
+	if (device->next_wake > world->now) {
+		set_wake(world, device, world->now);
+	}
+}
+
+/* ------------------------------------------------------------------ event heap */
+
+static bool event_before(const world_event_t *a, const world_event_t *b)
+{
+	return a->at < b->at || (a->at == b->at && a->seq < b->seq);
+}
+
+int world_add_event(world_t *world, const world_event_t *event)
+{
+	if (world->event_count == world->event_cap) {
+		size_t cap = world->event_cap ? world->event_cap * 2 : 64;
+		world_event_t *grown = realloc(world->events, cap * sizeof(*grown));
+		if (grown == NULL) {
+			return -1;
+		}
+		world->events = grown;
+		world->event_cap = cap;
+	}
+	world_event_t e = *event;
+	e.seq = world->event_seq++;
+	if (e.at < world->now) {
+		e.at = world->now;
+	}
+	size_t slot = world->event_count++;
+	while (slot > 0) {
+		size_t parent = (slot - 1) / 2;
+		if (!event_before(&e, &world->events[parent])) {
+			break;
+		}
+		world->events[slot] = world->events[parent];
+		slot = parent;
+	}
+	world->events[slot] = e;
+	return 0;
+}
+
+static world_event_t pop_event(world_t *world)
+{
+	world_event_t top = world->events[0];
+	world_event_t last = world->events[--world->event_count];
+	size_t slot = 0, n = world->event_count;
+	for (;;) {
+		size_t child = 2 * slot + 1;
+		if (child >= n) {
+			break;
+		}
+		if (child + 1 < n && event_before(&world->events[child + 1], &world->events[child])) {
+			child++;
+		}
+		if (!event_before(&world->events[child], &last)) {
+			break;
+		}
+		world->events[slot] = world->events[child];
+		slot = child;
+	}
+	if (n > 0) {
+		world->events[slot] = last;
+	}
+	return top;
+}
+
+/* ------------------------------------------------------------------ setup */
+
+static void device_defaults(world_device_t *d, const world_profile_t *profile)
+{
+	d->profile = profile;
+	d->features = profile->features;
+	d->has_imu = true;
+	d->rt.engine_config.heap_size = RT_JS_HEAP_BYTES;
+	/* Lying flat, face up, at rest. */
+	d->accel[0] = 0.0f;
+	d->accel[1] = 0.0f;
+	d->accel[2] = 1.0f;
+	d->battery_percent = 100.0f;
+	d->current_ma = profile->idle_current_ma;
+	d->temp_history[0] = 22.0f;
+	d->temp_since[0] = 0;
+	d->temp_count = 1;
+	d->utc_synced = true;
+}
+
+int world_init(world_t *world, uint32_t device_count, const world_io_t *io)
+{
+	memset(world, 0, sizeof(*world));
+	world->io = *io;
+	world->verbose = io->verbose != NULL;
+	world->until = WORLD_FOREVER;
+	world->device_count = device_count;
+	world->devices = calloc(device_count ? device_count : 1, sizeof(world_device_t));
+	world->wake_heap = calloc(device_count ? device_count : 1, sizeof(uint32_t));
+	if (world->devices == NULL || world->wake_heap == NULL) {
+		world_free(world);
+		return -1;
+	}
+	for (uint32_t i = 0; i < device_count; i++) {
+		world_device_t *d = &world->devices[i];
+		rt_device_init(&d->rt, i);
+		d->rt.port = d;
+		d->world = world;
+		snprintf(d->name, sizeof(d->name), "d%u", (unsigned)i);
+		device_defaults(d, world_profile_default());
+		/* The simulator's fixed identity, numbered per device, so output is reproducible. */
+		static const uint8_t base[16] = {0x5e, 0xac, 0x0b, 0x1d, 0x00, 0x00, 0x4d, 0x0c,
+						 0xbe, 0xac, 0x05, 0x1a, 0x00, 0x00, 0x00, 0x00};
+		memcpy(d->public_id, base, sizeof(base));
+		d->public_id[14] = (char)((i + 1) >> 8);
+		d->public_id[15] = (char)((i + 1) & 0xff);
+		d->public_id_len = sizeof(base);
+		d->next_wake = WORLD_FOREVER;
+		heap_place(world, i, i);
+	}
+	return 0;
+}
+
+void world_free(world_t *world)
+{
+	for (uint32_t i = 0; world->devices != NULL && i < world->device_count; i++) {
+		world_device_t *d = &world->devices[i];
+		if (d->rt.engine != NULL) {
+			world_select(world, d);
+			rt_app_deinit();
+		}
+	}
+	world_select(world, NULL);
+	free(world->devices);
+	free(world->wake_heap);
+	free(world->events);
+	world->devices = NULL;
+	world->wake_heap = NULL;
+	world->events = NULL;
+}
+
+void world_device_setup(world_t *world, uint32_t index, const char *name,
+			const world_profile_t *profile)
+{
+	world_device_t *d = &world->devices[index];
+	if (name != NULL) {
+		snprintf(d->name, sizeof(d->name), "%s", name);
+	}
+	if (profile != NULL) {
+		device_defaults(d, profile);
+	}
+}
+
+void world_device_package(world_t *world, uint32_t index, const uint8_t *package, size_t len)
+{
+	world->devices[index].package = package;
+	world->devices[index].package_len = len;
+}
+
+/* ------------------------------------------------------------------ running */
+
+/* Start the device's package; false when it was refused or its top level threw (the reason is
+ * in d->failure, and in the trace through the runtime's app record). */
+static bool start_app(world_t *w, world_device_t *d)
+{
+	world_select(w, d);
+	d->failure[0] = '\0';
+	if (glue_app_install(d->package, d->package_len, d->failure, sizeof(d->failure)) != 0) {
+		set_wake(w, d, WORLD_FOREVER);
+		return false;
+	}
+	set_wake(w, d, w->now);
+	return true;
+}
+
+static void boot(world_t *w, world_device_t *d)
+{
+	d->boot_at = w->now;
+	d->booted = true;
+	if (world_tracing(w)) {
+		world_trace_begin(&w->json, w, d, "boot");
+		world_trace_strz(&w->json, "profile", d->profile->name);
+		world_trace_strz(&w->json, "hardware", d->profile->hardware);
+		world_trace_end(&w->json, w);
+	}
+}
+
+static void step(world_t *w, world_device_t *d)
+{
+	world_select(w, d);
+	uint64_t next = HAL_CLOCK_FOREVER;
+	rt_run_result_t r = rt_app_step(&next);
+	w->steps++;
+	switch (r) {
+	case RT_RUN_CONTINUE:
+		set_wake(w, d, next == HAL_CLOCK_FOREVER ? WORLD_FOREVER : d->boot_at + next);
+		break;
+	case RT_RUN_RESTART:
+		/* app.restart() (or the side button): the same package from the top, without a
+		 * reboot; the app's uptime starts again. */
+		if (!start_app(w, d) && w->io.log) {
+			w->io.log(w->io.ctx, d->name, w->device_count > 1, HAL_LOG_ERROR, d->failure);
+		}
+		break;
+	default:
+		set_wake(w, d, WORLD_FOREVER);
+		break;
+	}
+}
+
+static bool any_running(const world_t *w)
+{
+	for (uint32_t i = 0; i < w->device_count; i++) {
+		if (w->devices[i].rt.app.state == RT_APP_RUNNING) {
+			return true;
+		}
+	}
+	return false;
+}
+
+int world_install(world_t *world, uint32_t index, const uint8_t *package, size_t len, char *msg,
+		  size_t msg_cap)
+{
+	world_device_t *d = &world->devices[index];
+	world_select(world, d);
+	if (!d->booted) {
+		boot(world, d);
+	}
+	d->package = package;
+	d->package_len = len;
+	if (glue_app_install(package, len, msg, msg_cap) != 0) {
+		set_wake(world, d, WORLD_FOREVER);
+		return -1;
+	}
+	set_wake(world, d, world->now);
+	return 0;
+}
+
+uint32_t world_start(world_t *world)
+{
+	uint32_t failed = 0;
+	for (uint32_t i = 0; i < world->device_count; i++) {
+		world_device_t *d = &world->devices[i];
+		if (d->package == NULL || d->booted) {
+			continue;
+		}
+		world_select(world, d);
+		boot(world, d);
+		if (!start_app(world, d)) {
+			failed++;
+		}
+	}
+	return failed;
+}
+
+world_end_t world_run(world_t *world, uint64_t until, uint32_t *failed)
+{
+	*failed = world_start(world);
+	return world_run_until(world, until);
+}
+
+world_end_t world_run_until(world_t *world, uint64_t until)
+{
+	world->until = until;
+	for (;;) {
+		uint64_t device_at = world->device_count ? world->devices[world->wake_heap[0]].next_wake
+							 : WORLD_FOREVER;
+		uint64_t event_at = world->event_count ? world->events[0].at : WORLD_FOREVER;
+		uint64_t at = device_at < event_at ? device_at : event_at;
+		if (at == WORLD_FOREVER) {
+			world_select(world, NULL);
+			return any_running(world) ? WORLD_END_IDLE : WORLD_END_STOPPED;
+		}
+		if (at > until) {
+			if (until > world->now) {
+				if (world->io.wait_until) {
+					world->io.wait_until(world->io.ctx, until);
+				}
+				world->now = until;
+			}
+			world_select(world, NULL);
+			return WORLD_END_TIME_UP;
+		}
+		if (at > world->now) {
+			if (world->io.wait_until) {
+				world->io.wait_until(world->io.ctx, at);
+			}
+			world->now = at;
+		}
+		/* Inputs first at equal times: a press at 1 s is seen by a timer due at 1 s. */
+		if (event_at <= device_at) {
+			world_event_t e = pop_event(world);
+			world->inputs++;
+			if (e.device < world->device_count) {
+				world_device_t *d = &world->devices[e.device];
+				world_select(world, d);
+				world_apply_input(world, d, &e);
+			}
+			continue;
+		}
+		step(world, &world->devices[world->wake_heap[0]]);
+	}
+}

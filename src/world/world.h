@@ -1,0 +1,179 @@
+/*
+ * world.h: the simulated world: one or many devices, the inputs a scenario scripts for them, and
+ * one discrete-event scheduler that owns time.
+ *
+ * Each device is a whole runtime (rt_device_t, with its own engine instance) plus the state of its
+ * simulated hardware (LEDs, buttons, IMU, battery, temperature, clock). The world advances time
+ * from one thing to the next: a scripted input, or the device whose next deadline is earliest
+ * (ties: inputs first, then devices in index order), so the same packages and script give the
+ * same output and trace, byte for byte, however fast the host is. Portable C with no OS calls:
+ * the host simulator, the WebAssembly build and the emulated-device image all use it; they give
+ * the world its outputs (world_io_t) and, in real-time mode, its sleep.
+ */
+#ifndef WORLD_H
+#define WORLD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hal_console.h"
+#include "rt_device.h"
+#include "world_profile.h"
+#include "world_trace.h"
+
+#define WORLD_FOREVER UINT64_MAX
+#define WORLD_NAME_MAX 32
+
+/* What the world hands to its host. ctx is given back to every function. */
+typedef struct {
+	void *ctx;
+	/* A line the app printed. */
+	void (*print)(void *ctx, const char *device, bool several, const char *text, size_t len);
+	/* A message of the runtime itself. */
+	void (*log)(void *ctx, const char *device, bool several, hal_log_level_t level,
+		    const char *text);
+	/* One trace record: a JSON object without the newline (NULL: no trace). */
+	void (*trace)(void *ctx, const char *json, size_t len);
+	/* A human line for --verbose (NULL: none). */
+	void (*verbose)(void *ctx, const char *text);
+	/* Real-time mode: return when world time `at` (ms) has come (NULL: virtual time). */
+	void (*wait_until)(void *ctx, uint64_t at);
+} world_io_t;
+
+typedef struct {
+	bool on;
+	float rgb[3];
+	float brightness;
+} world_led_t;
+
+/* A scripted or internal input: what happens to which device when. */
+typedef struct {
+	uint64_t at;
+	uint64_t seq;
+	uint32_t device;
+	uint16_t kind;  /* world_input_kind_t (world_inputs.h) */
+	uint16_t flags;
+	double value[4];
+	char text[16];
+} world_event_t;
+
+typedef struct world_device {
+	rt_device_t rt; /* rt.port points back here */
+	struct world *world;
+	char name[WORLD_NAME_MAX];
+	const world_profile_t *profile;
+	uint32_t features;
+	bool has_imu;
+	char public_id[16];
+	size_t public_id_len;
+
+	/* The app: its package (owned by the host) and whether the device has one to run. */
+	const uint8_t *package;
+	size_t package_len;
+	bool booted;
+	uint64_t boot_at;   /* world time of the last boot */
+	uint64_t next_wake; /* world time the device must run next, WORLD_FOREVER: on input only */
+	uint32_t heap_slot; /* position in the world's wake heap */
+	/* Why the app last failed to start ("" when it did not). */
+	char failure[200];
+
+	/* Hardware. */
+	world_led_t leds[CONFIG_BEACON_MAX_LEDS];
+	bool led_shown[CONFIG_BEACON_MAX_LEDS];
+	bool button_down[2];
+	float accel[3];
+	float gyro[3];
+	bool moving;          /* the world says the device moves */
+	float intensity;      /* how hard, g */
+	bool motion_reported; /* what the sensor told the runtime last */
+	uint8_t sensitivity, responsiveness, range;
+	uint32_t imu_events;  /* enabled typed events */
+	float thresholds[HAL_IMU_EVENT_COUNT];
+	bool imu_fault;
+	uint32_t steps;
+	uint64_t motion_change_seq;
+	/* Power. */
+	float battery_percent;
+	float current_ma;     /* average drawn when not charging */
+	bool external, charging;
+	/* Temperature: the ambient value over time and what the sensor last measured. */
+	float temp_history[8];
+	uint64_t temp_since[8];
+	uint32_t temp_count;
+	bool temp_fast;
+	/* Clock. */
+	bool utc_synced;
+} world_device_t;
+
+typedef struct world {
+	world_io_t io;
+	uint64_t now;          /* world time, ms since the world began */
+	int64_t utc_at_start;  /* UTC ms at world time 0 */
+	uint64_t until;        /* stop at this world time (WORLD_FOREVER: when nothing can happen) */
+	bool verbose;
+
+	world_device_t *devices;
+	uint32_t device_count;
+	world_device_t *current; /* the device whose code runs now, or NULL */
+
+	/* Inputs in time order (a binary heap by time, then order of arrival). */
+	world_event_t *events;
+	size_t event_count, event_cap;
+	uint64_t event_seq;
+
+	/* Devices by next_wake (a binary heap of device indices). */
+	uint32_t *wake_heap;
+
+	/* Counters for the end-of-run summary. */
+	uint64_t steps, inputs;
+	/* Scratch for one trace record. */
+	world_json_t json;
+} world_t;
+
+/* Make a world of device_count devices (all with the default profile until configured).
+ * Returns 0, or -1 when memory runs out. */
+int world_init(world_t *world, uint32_t device_count, const world_io_t *io);
+void world_free(world_t *world);
+
+/* Configure device i before the world starts. */
+void world_device_setup(world_t *world, uint32_t index, const char *name,
+			const world_profile_t *profile);
+/* Give device i its package (the buffer stays the host's and must outlive the run). */
+void world_device_package(world_t *world, uint32_t index, const uint8_t *package, size_t len);
+
+/* Queue an input (from a script or the host's control channel). Returns 0 or -1 (no memory). */
+int world_add_event(world_t *world, const world_event_t *event);
+
+/* Why world_run returned. */
+typedef enum {
+	WORLD_END_TIME_UP = 0, /* until was reached */
+	WORLD_END_IDLE,        /* nothing is scheduled and no input is left */
+	WORLD_END_STOPPED,     /* every device's app stopped, was removed or failed */
+} world_end_t;
+
+/* Give device index a new package and start it now (booting the device first if it never ran):
+ * what an upload does. The buffer must outlive the run. Returns 0, or -1 with msg. */
+int world_install(world_t *world, uint32_t index, const uint8_t *package, size_t len, char *msg,
+		  size_t msg_cap);
+
+/* Boot every device that has a package and start its app; returns how many could not start. */
+uint32_t world_start(world_t *world);
+/* Run until world time `until` (ms) or until nothing can happen; may be called again with a
+ * later time (a test or a control channel driving the world). Returns why it stopped. */
+world_end_t world_run_until(world_t *world, uint64_t until);
+/* world_start, then world_run_until. */
+world_end_t world_run(world_t *world, uint64_t until, uint32_t *failed);
+
+/* The world device whose code runs now (the selected rt_device's). */
+world_device_t *world_current(void);
+/* Make device the current one (selects its runtime and engine). */
+void world_select(world_t *world, world_device_t *device);
+
+/* Mark a device due at the current world time (an input reached it). */
+void world_wake(world_t *world, world_device_t *device);
+
+/* Device time (ms since its last boot) of the current device. */
+uint64_t world_device_ms(const world_device_t *device);
+
+#endif /* WORLD_H */

@@ -1,0 +1,35 @@
+/*
+ * world_script.h: the world script, the form a scenario takes for the C world.
+ *
+ * Users write scenarios as JSON (docs/world.md, checked against docs/world.schema.json by the
+ * `beacon` tools, which then lower them to this script). The script is plain lines, so that
+ * every front end (the host simulator, the WebAssembly build, the emulated device) reads it with
+ * a few lines of C and no JSON parser:
+ *
+ *   beacon-world 1
+ *   utc 1767225600000 | utc none
+ *   device <index> <name> <profile> [key=value]...
+ *   at <ms> <device index> <input> <arguments>...
+ *
+ * Device keys: heap, imu (0/1), synced (0/1), battery (%), external, charging (0/1), current
+ * (mA), temperature (C), accel (x,y,z). Inputs: button main|side down|up; motion 0|1 <g>;
+ * accel <x> <y> <z>; gyro <x> <y> <z>; imu-event <name> [<axis> <sign> <value> <g>];
+ * battery <%>; current <mA>; power <external 0|1> <charging 0|1>; temperature <C>;
+ * time-sync 0|1; imu-fault 0|1. Lines starting with # are comments.
+ */
+#ifndef WORLD_SCRIPT_H
+#define WORLD_SCRIPT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "world.h"
+
+/* Number of devices a script declares (0 for a script with none, or a malformed one: loading
+ * then says what is wrong). */
+uint32_t world_script_device_count(const char *text, size_t len);
+/* Apply a script to a world made with world_script_device_count() devices. Returns 0, or -1 with
+ * "line N: reason" in err. */
+int world_script_load(world_t *world, const char *text, size_t len, char *err, size_t err_cap);
+
+#endif /* WORLD_SCRIPT_H */
