@@ -218,7 +218,8 @@ test('beacon <cmd> --help shows the options of the command', async () => {
   }
   const run = await cli(['help', 'run']);
   assert.equal(run.code, 0);
-  assert.match(run.out, /^usage: beacon run <app> \[options\]/);
+  assert.match(run.out, /^usage: beacon run \[<app>...\] \[options\]/);
+  assert.match(run.out, /--world <scenario.json>/);
   assert.match(run.out, /--for <interval>/);
   assert.match(run.out, /ms; s, sec, secs; m, min, mins; h, hour, hours; d, day, days; w, week, weeks/);
   const codegen = await cli(['codegen', '-h']);

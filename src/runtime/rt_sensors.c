@@ -65,13 +65,20 @@ void rt_sensors_reset(void)
 
 /* ------------------------------------------------------------------ IMU */
 
+/* Readings as the sensor resolves them: acceleration to the milli-g, rotation to a hundredth of a
+ * degree per second (and no float noise from the driver's single precision). */
+static double resolve(float x, double step)
+{
+	return round((double)x / step) * step;
+}
+
 static eng_value_t vector(const float v[3], bool rotation)
 {
 	if (rotation) {
-		rt_RotationVector_t r = {v[0], v[1], v[2]};
+		rt_RotationVector_t r = {resolve(v[0], 0.01), resolve(v[1], 0.01), resolve(v[2], 0.01)};
 		return api_make_RotationVector(&r);
 	}
-	rt_AccelVector_t a = {v[0], v[1], v[2]};
+	rt_AccelVector_t a = {resolve(v[0], 0.001), resolve(v[1], 0.001), resolve(v[2], 0.001)};
 	return api_make_AccelVector(&a);
 }
 

@@ -245,12 +245,10 @@ static bool start_app(world_t *w, world_device_t *d)
 {
 	world_select(w, d);
 	d->failure[0] = '\0';
-	if (glue_app_install(d->package, d->package_len, d->failure, sizeof(d->failure)) != 0) {
-		set_wake(w, d, WORLD_FOREVER);
-		return false;
-	}
-	set_wake(w, d, w->now);
-	return true;
+	bool ok = glue_app_install(d->package, d->package_len, d->failure, sizeof(d->failure)) == 0;
+	world_verbose_ring(w, d);
+	set_wake(w, d, ok ? w->now : WORLD_FOREVER);
+	return ok;
 }
 
 static void boot(world_t *w, world_device_t *d)
@@ -271,6 +269,7 @@ static void step(world_t *w, world_device_t *d)
 	uint64_t next = HAL_CLOCK_FOREVER;
 	rt_run_result_t r = rt_app_step(&next);
 	w->steps++;
+	world_verbose_ring(w, d);
 	switch (r) {
 	case RT_RUN_CONTINUE:
 		set_wake(w, d, next == HAL_CLOCK_FOREVER ? WORLD_FOREVER : d->boot_at + next);

@@ -81,6 +81,7 @@ typedef struct world_device {
 	/* Hardware. */
 	world_led_t leds[CONFIG_BEACON_MAX_LEDS];
 	bool led_shown[CONFIG_BEACON_MAX_LEDS];
+	bool ring_changed; /* since the last --verbose summary */
 	bool button_down[2];
 	float accel[3];
 	float gyro[3];
@@ -172,6 +173,9 @@ void world_select(world_t *world, world_device_t *device);
 
 /* Mark a device due at the current world time (an input reached it). */
 void world_wake(world_t *world, world_device_t *device);
+
+/* Write the --verbose summary of a device's LED ring if it changed since the last one. */
+void world_verbose_ring(world_t *world, world_device_t *device);
 
 /* Device time (ms since its last boot) of the current device. */
 uint64_t world_device_ms(const world_device_t *device);

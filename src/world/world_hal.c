@@ -159,16 +159,22 @@ uint32_t hal_led_count(void)
 	return n < CONFIG_BEACON_MAX_LEDS ? n : CONFIG_BEACON_MAX_LEDS;
 }
 
-/* The verbose summary of the ring: one mark per LED, the colour of lit ones. */
-static void verbose_ring(world_t *w, world_device_t *d)
+/* The verbose summary of the ring: one mark per LED, the colour of lit ones. Written once per
+ * step of the device (an app call that sets every LED is one change, not twelve). */
+void world_verbose_ring(world_t *w, world_device_t *d)
 {
+	if (!d->ring_changed || !w->verbose || !w->io.verbose) {
+		return;
+	}
+	d->ring_changed = false;
 	char line[256];
 	char clock[32];
 	uint64_t t = w->now;
 	snprintf(clock, sizeof(clock), "%llu.%03llu s", (unsigned long long)(t / 1000),
 		 (unsigned long long)(t % 1000));
 	int n = snprintf(line, sizeof(line), "[%s %s] LEDs:", d->name, clock);
-	for (uint32_t i = 0; i < hal_led_count() && n > 0 && (size_t)n < sizeof(line) - 24; i++) {
+	uint32_t count = d->profile->leds < CONFIG_BEACON_MAX_LEDS ? d->profile->leds : CONFIG_BEACON_MAX_LEDS;
+	for (uint32_t i = 0; i < count && n > 0 && (size_t)n < sizeof(line) - 24; i++) {
 		const world_led_t *led = &d->leds[i];
 		if (!led->on || led->brightness <= 0.0f) {
 			n += snprintf(line + n, sizeof(line) - (size_t)n, " --");
@@ -209,9 +215,7 @@ void hal_led_show(uint32_t index, bool on, const float rgb[3], float brightness)
 		world_trace_num(&w->json, "brightness", brightness);
 		world_trace_end(&w->json, w);
 	}
-	if (w->verbose && w->io.verbose) {
-		verbose_ring(w, d);
-	}
+	d->ring_changed = true;
 }
 
 /* ------------------------------------------------------------------ IMU */

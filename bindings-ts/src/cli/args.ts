@@ -29,8 +29,9 @@ export interface CommandSpec {
   /** One line for the command list. */
   brief: string;
   summary: string;
-  /** Positional arguments, in order; all required. */
-  positionals: readonly { name: string; help: string }[];
+  /** Positional arguments, in order; required unless optional. The last may be variadic (one or
+   * more values; none when it is also optional). */
+  positionals: readonly { name: string; help: string; optional?: boolean; variadic?: boolean }[];
   options: readonly OptionSpec[];
   /** Extra paragraphs for the command's help. */
   details?: string;
@@ -95,11 +96,13 @@ export function parseArgs(spec: CommandSpec, argv: readonly string[]): ParsedArg
   const help = options.has('help');
   options.delete('help');
   if (!help) {
-    if (positionals.length < spec.positionals.length) {
+    const required = spec.positionals.filter((p) => !p.optional).length;
+    const variadic = spec.positionals.length > 0 && spec.positionals[spec.positionals.length - 1].variadic;
+    if (positionals.length < required) {
       const missing = spec.positionals[positionals.length];
       throw new UsageError(`missing ${missing.name}`);
     }
-    if (positionals.length > spec.positionals.length) {
+    if (!variadic && positionals.length > spec.positionals.length) {
       throw new UsageError(`unexpected argument '${positionals[spec.positionals.length]}'`);
     }
   }
@@ -121,7 +124,12 @@ export function flagOption(args: ParsedArgs, name: string): boolean {
 
 /** The help text of a command, generated from its spec. */
 export function commandHelp(spec: CommandSpec): string {
-  const pos = spec.positionals.map((p) => ` <${p.name}>`).join('');
+  const pos = spec.positionals
+    .map((p) => {
+      const one = `<${p.name}>${p.variadic ? '...' : ''}`;
+      return ` ${p.optional ? `[${one}]` : one}`;
+    })
+    .join('');
   const lines = [`usage: beacon ${spec.name}${pos} [options]`, '', spec.summary, ''];
   if (spec.positionals.length > 0) {
     lines.push('arguments:');

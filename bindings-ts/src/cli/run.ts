@@ -1,5 +1,5 @@
-// `beacon run <app.ts|app.js|app.bapp> [--for I] [--api V] [--engine E] [--realtime] [--utc T]
-//  [--trust key.pub]...`
+// `beacon run [<app.ts|app.js|app.bapp>...] [--world scenario.json] [--trace FILE] [--verbose]
+//  [--for I] [--api V] [--engine E] [--realtime] [--utc T] [--trust key.pub]...`
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -16,16 +16,23 @@ export interface SimOptions {
   utcMs?: number;
   /** Public key files the simulated device trusts. */
   trust?: string[];
+  /** World script file (lowered scenario). */
+  world?: string;
+  trace?: string;
+  verbose?: boolean;
 }
 
-/** Arguments of beacon-sim for a package. */
-export function simArgs(pkg: string, o: SimOptions): string[] {
+/** Arguments of beacon-sim for packages (one per device, or one for all). */
+export function simArgs(pkgs: string | string[], o: SimOptions): string[] {
   const args: string[] = [];
   if (o.forMs !== undefined) args.push('--for', String(o.forMs));
   if (o.realtime) args.push('--realtime');
   if (o.utcMs !== undefined) args.push('--utc', String(o.utcMs));
   for (const key of o.trust ?? []) args.push('--trust', key);
-  args.push(pkg);
+  if (o.world !== undefined) args.push('--world', o.world);
+  if (o.trace !== undefined) args.push('--trace', o.trace);
+  if (o.verbose) args.push('--verbose');
+  args.push(...(Array.isArray(pkgs) ? pkgs : [pkgs]));
   return args;
 }
 
@@ -47,6 +54,9 @@ function simOptions(args: ParsedArgs): SimOptions {
   if (utcMs !== undefined) o.utcMs = utcMs;
   const trust = listOption(args, 'trust').map((k) => existingFile(k));
   if (trust.length > 0) o.trust = trust;
+  const trace = stringOption(args, 'trace');
+  if (trace !== undefined) o.trace = path.resolve(trace);
+  if (flagOption(args, 'verbose')) o.verbose = true;
   return o;
 }
 
@@ -54,10 +64,10 @@ function simOptions(args: ParsedArgs): SimOptions {
  * The simulator's stderr, line by line, with error locations in the minified script shown in
  * the app's source. Lines are passed on as soon as they are complete.
  */
-function mappedStderr(map: PackageMap | undefined, rewrite: (text: string, map: PackageMap) => string): (chunk: Buffer | null) => void {
+function mappedStderr(maps: PackageMap[], rewrite: (text: string, map: PackageMap) => string): (chunk: Buffer | null) => void {
   let pending = '';
   const emit = (text: string): void => {
-    process.stderr.write(map ? rewrite(text, map) : text);
+    process.stderr.write(maps.reduce((t, m) => rewrite(t, m), text));
   };
   return (chunk) => {
     if (chunk === null) {
@@ -106,54 +116,110 @@ function runSimulator(sim: string, args: string[], onStderr: (chunk: Buffer | nu
   });
 }
 
+/** The package of each device: built from a source (once per source) or given as a package. */
+interface AppInput {
+  file: string;
+}
+
 export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
-  const input = existingFile(args.positionals[0]);
-  if (!isSource(input) && !input.endsWith('.bapp')) {
-    throw new UsageError(`${args.positionals[0]}: expected a .ts or .js source or a .bapp package`);
-  }
+  const inputs: AppInput[] = args.positionals.map((p) => {
+    const file = existingFile(p);
+    if (!isSource(file) && !file.endsWith('.bapp')) {
+      throw new UsageError(`${p}: expected a .ts or .js source or a .bapp package`);
+    }
+    return { file };
+  });
   const sim = simOptions(args);
   const apiGiven = stringOption(args, 'api') !== undefined;
   const apiVersion = apiOption(args);
   let engine = engineOption(args);
+  const engineAsked = engine !== undefined;
+  const worldFile = stringOption(args, 'world');
+  const { loadScenario, lowerScenario, ScenarioError } = await import('../world/scenario');
   const compiler = await import('../compiler');
 
   let workDir: string | undefined;
   try {
-    let pkg: string;
-    if (isSource(input)) {
-      engine ??= compiler.DEFAULT_ENGINE;
-      workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-run-'));
-      pkg = path.join(workDir, path.basename(input).replace(/\.[^.]+$/, '') + '.bapp');
-      const r = await compiler.compileApp({
-        entry: input,
-        apiVersion,
-        engine,
-        outFile: pkg,
-        onNote: (line) => io.err(`beacon: ${line}\n`),
-      });
-      printDiagnostics(io, r.warnings, (d) => compiler.formatDiagnostic(d));
-    } else {
-      pkg = input;
-      const header = compiler.readPackageHeader(fs.readFileSync(input));
-      if (typeof header !== 'string') {
-        if (apiGiven && header.apiVersion !== apiVersion) {
-          throw new UsageError(`${args.positionals[0]} was built for API ${header.apiVersion}, not ${apiVersion}`, false);
+    // The world: from the scenario, or one default device per app.
+    let apps: string[];
+    let script: string | undefined;
+    if (worldFile !== undefined) {
+      const lowered = lowerScenario(loadScenario(existingFile(worldFile)), worldFile);
+      script = lowered.script;
+      if (sim.forMs === undefined && lowered.durationMs !== undefined) sim.forMs = lowered.durationMs;
+      const n = lowered.devices.length;
+      if (inputs.length === 0) {
+        const missing = lowered.devices.findIndex((d) => d.app === undefined);
+        if (missing >= 0) {
+          throw new UsageError(`${worldFile}: devices[${missing}] ('${lowered.devices[missing].name}') has no app: give one there or on the command line`, false);
         }
-        // The simulator of the package's engine, unless another was asked for.
-        engine ??= header.engine;
+        apps = lowered.devices.map((d) => existingFile(d.app!));
+      } else if (inputs.length === 1 || inputs.length === n) {
+        apps = inputs.map((i) => i.file);
+      } else {
+        throw new UsageError(`${worldFile} has ${n} devices: give one app for all of them or one per device (got ${inputs.length})`, false);
       }
-      // A package the header reader cannot make sense of still goes to the simulator, which
-      // gives the authoritative refusal.
-      engine ??= compiler.DEFAULT_ENGINE;
+    } else {
+      if (inputs.length === 0) throw new UsageError('missing app');
+      apps = inputs.map((i) => i.file);
+    }
+
+    workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-run-'));
+    const packages = new Map<string, string>();
+    for (const app of apps) {
+      if (packages.has(app)) continue;
+      if (isSource(app)) {
+        engine ??= compiler.DEFAULT_ENGINE;
+        const pkg = path.join(workDir, `${packages.size}-${path.basename(app).replace(/\.[^.]+$/, '')}.bapp`);
+        const r = await compiler.compileApp({
+          entry: app,
+          apiVersion,
+          engine,
+          outFile: pkg,
+          onNote: (line) => io.err(`beacon: ${line}\n`),
+        });
+        printDiagnostics(io, r.warnings, (d) => compiler.formatDiagnostic(d));
+        packages.set(app, pkg);
+      } else {
+        const header = compiler.readPackageHeader(fs.readFileSync(app));
+        if (typeof header !== 'string') {
+          if (apiGiven && header.apiVersion !== apiVersion) {
+            throw new UsageError(`${path.relative(process.cwd(), app)} was built for API ${header.apiVersion}, not ${apiVersion}`, false);
+          }
+          // Asked for another engine, the simulator gives the refusal; packages of two
+          // engines in one world cannot run at all.
+          if (!engineAsked && engine !== undefined && header.engine !== engine) {
+            throw new UsageError(`${path.relative(process.cwd(), app)} was built for ${header.engine}, and the other apps for ${engine}: one world runs one engine`, false);
+          }
+          // The simulator of the package's engine, unless another was asked for.
+          engine ??= header.engine;
+        }
+        // A package the header reader cannot make sense of still goes to the simulator,
+        // which gives the authoritative refusal.
+        packages.set(app, app);
+      }
+    }
+    engine ??= compiler.DEFAULT_ENGINE;
+    if (script !== undefined) {
+      sim.world = path.join(workDir, 'world.script');
+      fs.writeFileSync(sim.world, script);
     }
     const [simTool] = await compiler.ensureHostTools(['beacon-sim'], engine, {
       onNote: (line) => io.err(`beacon: ${line}\n`),
     });
     // A package without its map (copied alone) runs all the same, with unmapped locations.
-    const map = compiler.loadPackageMap(pkg);
-    const stderr = mappedStderr(typeof map === 'string' ? undefined : map, compiler.rewriteLocations);
-    return await runSimulator(simTool, simArgs(pkg, sim), stderr);
+    const maps = [...packages.values()]
+      .map((pkg) => compiler.loadPackageMap(pkg))
+      .filter((m): m is PackageMap => typeof m !== 'string');
+    const stderr = mappedStderr(maps, compiler.rewriteLocations);
+    const distinct = new Set(apps).size;
+    const pkgArgs = distinct === 1 ? [packages.get(apps[0])!] : apps.map((a) => packages.get(a)!);
+    return await runSimulator(simTool, simArgs(pkgArgs, sim), stderr);
   } catch (err) {
+    if (err instanceof ScenarioError) {
+      io.err(`beacon run: ${err.message}\n`);
+      return 1;
+    }
     return reportFailure(io, 'run', err);
   } finally {
     if (workDir) fs.rmSync(workDir, { recursive: true, force: true });

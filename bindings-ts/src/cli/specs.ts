@@ -36,9 +36,12 @@ export const buildSpec: CommandSpec = {
 export const runSpec: CommandSpec = {
   name: 'run',
   brief: 'run a micro-app or an app package on the simulator',
-  summary: 'Run a micro-app on the simulator. A .ts or .js source is built first (into a temporary package); its print() output appears as it happens.',
-  positionals: [{ name: 'app', help: 'a .ts or .js source, or a .bapp package' }],
+  summary: 'Run micro-apps on simulated devices. A .ts or .js source is built first (into a temporary package); print() output appears as it happens. Each app runs on its own device of the default profile, or on the devices of a world scenario (--world).',
+  positionals: [{ name: 'app', help: 'a .ts or .js source, or a .bapp package; one per device (one for all devices of a scenario), or none when the scenario names them', optional: true, variadic: true }],
   options: [
+    { name: 'world', value: '<scenario.json>', help: 'the world: device profiles and what happens to them over time (docs/world.md)' },
+    { name: 'trace', value: '<file>', help: 'write the trace, one JSON object per line: LEDs, buttons, prints, preview data, inputs, errors, app lifecycle' },
+    { name: 'verbose', help: 'also show each change of the LEDs on stderr' },
     { name: 'for', value: '<interval>', help: 'simulated time to run, e.g. 30s, 10m, "2 hours", 1w (default: until the app stops or nothing more can happen)' },
     apiOption,
     { ...engineOption, help: 'engine to run on (default duktape; for a package, the engine it was built for)' },
@@ -49,7 +52,8 @@ export const runSpec: CommandSpec = {
   details:
     'Intervals are a number, an optional space and a unit: ms; s, sec, secs; m, min, mins; h, hour, hours; d, day, days; w, week, weeks. A bare number is milliseconds.\n' +
     'Error locations in the simulator\'s messages are shown in the app\'s source, using the source map beside the package.\n' +
-    'Exit status: 0 when the run ends normally, 1 when the package is refused or the app\'s top level threw.',
+    'With several devices, each printed line starts with [device]. A scenario with an error is refused before anything runs, with the JSON path and the reason.\n' +
+    'Exit status: 0 when the run ends normally, 1 when a package or the scenario is refused or an app\'s top level threw.',
 };
 
 export const traceSpec: CommandSpec = {

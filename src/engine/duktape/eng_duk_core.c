@@ -446,8 +446,9 @@ void eng_destroy(eng_context_t *context)
 	}
 	eng_duk = &context->state;
 	heap_destroy();
+	bool was_selected = previous == &context->state;
 	free(context);
-	eng_duk = previous == &context->state ? &eng_duk_none : previous;
+	eng_duk = was_selected ? &eng_duk_none : previous;
 }
 
 void eng_select(eng_context_t *context)

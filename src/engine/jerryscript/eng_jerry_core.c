@@ -455,8 +455,9 @@ void eng_destroy(eng_context_t *context)
 		static_owner = NULL;
 	}
 #endif
+	bool was_selected = previous == &context->state;
 	free(context);
-	eng_jerry = previous == &context->state ? &eng_jerry_none : previous;
+	eng_jerry = was_selected ? &eng_jerry_none : previous;
 }
 
 void eng_select(eng_context_t *context)

@@ -51,7 +51,7 @@ static bool parse_u64(const char *s, uint64_t *out)
 
 typedef struct {
 	uint64_t for_ms;
-	bool realtime, synced, verbose;
+	bool realtime, synced, verbose, utc_given;
 	int64_t utc;
 	const char *world_path, *trace_path;
 	const char *packages[256];
@@ -74,6 +74,7 @@ static int parse_options(int argc, char **argv, options_t *o)
 				return usage("--utc takes milliseconds since 1970");
 			}
 			o->utc = (int64_t)v;
+			o->utc_given = true;
 		} else if (strcmp(argv[i], "--no-utc") == 0) {
 			o->synced = false;
 		} else if (strcmp(argv[i], "--realtime") == 0) {
@@ -177,6 +178,10 @@ int main(int argc, char **argv)
 		if (world_script_load(&world, script, script_len, err, sizeof(err)) != 0) {
 			fprintf(stderr, "beacon-sim: %s: %s\n", o.world_path, err);
 			return 2;
+		}
+		/* The command line has the last word over the scenario. */
+		if (o.utc_given) {
+			world.utc_at_start = o.utc;
 		}
 		if (!o.synced) {
 			for (uint32_t i = 0; i < devices; i++) {

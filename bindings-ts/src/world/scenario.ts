@@ -1,0 +1,334 @@
+// World scenarios: the JSON file users write (bindings-ts/schema/world.schema.json, docs/world.md),
+// checked with a JSON Schema validator (ajv) and then lowered to the world script the simulator's
+// C world reads (src/world/world_script.h). Everything the C side could refuse is refused here
+// first, with the JSON path and the reason, before anything runs.
+import * as fs from 'fs';
+import * as path from 'path';
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import { toolsRoot } from '../codegen/versions';
+
+export type Interval = number | string;
+export type Vector = [number, number, number];
+export type Orientation = 'flat-top' | 'flat-bottom' | 'vertical-ble' | 'vertical-gnss' | 'vertical-cloud';
+export type Profile = 'ble-beacon' | 'lte-beacon' | 'ai-beacon';
+
+export interface ScenarioDevice {
+  name?: string;
+  profile?: Profile;
+  app?: string;
+  heap?: number;
+  imu?: boolean;
+  timeSynced?: boolean;
+  battery?: { percent?: number; current?: number; external?: boolean; charging?: boolean };
+  temperature?: number;
+  orientation?: Orientation;
+  accel?: Vector;
+}
+
+export interface ScenarioEvent {
+  at: Interval;
+  device?: string;
+  press?: { button?: 'main' | 'side'; hold: Interval };
+  button?: { button?: 'main' | 'side'; down: boolean };
+  motion?: boolean | { moving: boolean; intensity?: number };
+  accel?: Vector;
+  gyro?: Vector;
+  orientation?: Orientation;
+  imuEvent?: {
+    type: string;
+    axis?: 'x' | 'y' | 'z';
+    direction?: 1 | -1;
+    count?: number;
+    duration?: number;
+    value?: number;
+    intensity?: number;
+  };
+  battery?: number;
+  current?: number;
+  power?: { external?: boolean; charging?: boolean };
+  temperature?: number;
+  timeSync?: boolean;
+  imuFault?: boolean;
+}
+
+export interface Scenario {
+  description?: string;
+  utc?: string | number | null;
+  duration?: Interval;
+  devices?: ScenarioDevice[];
+  events?: ScenarioEvent[];
+}
+
+/** A scenario that is not valid: where (a JSON path such as events[2].press.hold) and why. */
+export class ScenarioError extends Error {
+  constructor(
+    readonly file: string,
+    readonly at: string,
+    readonly reason: string,
+  ) {
+    super(`${file}: ${at ? `${at}: ` : ''}${reason}`);
+    this.name = 'ScenarioError';
+  }
+}
+
+/** The input keys of an event: exactly one per event. */
+const INPUTS = [
+  'press', 'button', 'motion', 'accel', 'gyro', 'orientation', 'imuEvent', 'battery', 'current',
+  'power', 'temperature', 'timeSync', 'imuFault',
+] as const;
+
+const PROFILE_HAS_SIDE_BUTTON: Record<Profile, boolean> = {
+  'ble-beacon': false,
+  'lte-beacon': false,
+  'ai-beacon': true,
+};
+
+const DEFAULT_PROFILE: Profile = 'lte-beacon';
+const DEFAULT_INTENSITY = 0.3;
+
+const ORIENTATION_G: Record<Orientation, Vector> = {
+  'flat-top': [0, 0, 1],
+  'flat-bottom': [0, 0, -1],
+  'vertical-ble': [1, 0, 0],
+  'vertical-gnss': [-1, 0, 0],
+  'vertical-cloud': [0, 1, 0],
+};
+
+export function schemaPath(): string {
+  return path.join(toolsRoot(), 'schema', 'world.schema.json');
+}
+
+let validator: ValidateFunction | undefined;
+
+function validate(): ValidateFunction {
+  if (!validator) {
+    const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+    validator = ajv.compile(JSON.parse(fs.readFileSync(schemaPath(), 'utf8')));
+  }
+  return validator;
+}
+
+/** "/events/3/press/hold" -> "events[3].press.hold" */
+function jsonPath(pointer: string): string {
+  let out = '';
+  for (const raw of pointer.split('/').slice(1)) {
+    const part = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    out += /^\d+$/.test(part) ? `[${part}]` : out ? `.${part}` : part;
+  }
+  return out;
+}
+
+function describe(e: ErrorObject): string {
+  const p = e.params as Record<string, unknown>;
+  switch (e.keyword) {
+    case 'additionalProperties':
+      return `unknown key '${String(p.additionalProperty)}'`;
+    case 'required':
+      return `missing '${String(p.missingProperty)}'`;
+    case 'enum':
+      return `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'type':
+      return `must be ${String(p.type).replace(/,/g, ' or ')}`;
+    default:
+      return e.message ?? 'is not valid';
+  }
+}
+
+/**
+ * The most useful of ajv's errors: an interval that is neither a number nor an interval string
+ * is reported as such, not as the two branches that failed; otherwise the deepest error.
+ */
+function firstError(errors: ErrorObject[]): { at: string; reason: string } {
+  const interval = errors.find((e) => e.schemaPath.startsWith('#/$defs/interval/'));
+  if (interval) {
+    return {
+      at: jsonPath(interval.instancePath),
+      reason: "must be an interval: milliseconds, or a number and a unit ('500ms', '1.5s', '2 hours')",
+    };
+  }
+  const utc = errors.find((e) => e.instancePath === '/utc');
+  if (utc) {
+    return { at: 'utc', reason: "must be an ISO 8601 time ('2026-01-01T00:00:00Z'), milliseconds since 1970, or null" };
+  }
+  // anyOf/oneOf wrappers say less than the branch errors they collect.
+  const real = errors.filter((e) => e.keyword !== 'anyOf' && e.keyword !== 'oneOf');
+  const pool = real.length ? real : errors;
+  const deepest = pool.reduce((a, b) => (b.instancePath.length > a.instancePath.length ? b : a));
+  return { at: jsonPath(deepest.instancePath), reason: describe(deepest) };
+}
+
+/** Parse, validate and check a scenario file; throws ScenarioError. */
+export function loadScenario(file: string): Scenario {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ScenarioError(file, '', `cannot read the file: ${(err as Error).message}`);
+  }
+  return parseScenario(text, file);
+}
+
+export function parseScenario(text: string, file: string): Scenario {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new ScenarioError(file, '', `not JSON: ${(err as Error).message}`);
+  }
+  const check = validate();
+  if (!check(value)) {
+    const { at, reason } = firstError(check.errors ?? []);
+    throw new ScenarioError(file, at, reason);
+  }
+  const scenario = value as Scenario;
+  checkMeaning(scenario, file);
+  return scenario;
+}
+
+function deviceNames(s: Scenario): string[] {
+  return (s.devices ?? [{}]).map((d, i) => d.name ?? `d${i}`);
+}
+
+/** What the schema cannot say: names that must match, one input per event, real buttons. */
+function checkMeaning(s: Scenario, file: string): void {
+  const names = deviceNames(s);
+  const seen = new Map<string, number>();
+  names.forEach((n, i) => {
+    if (seen.has(n)) throw new ScenarioError(file, `devices[${i}].name`, `'${n}' is also the name of devices[${seen.get(n)}]`);
+    seen.set(n, i);
+  });
+  (s.events ?? []).forEach((e, i) => {
+    const at = `events[${i}]`;
+    const inputs = INPUTS.filter((k) => e[k] !== undefined);
+    if (inputs.length !== 1) {
+      throw new ScenarioError(file, at, inputs.length === 0
+        ? `has no input (one of ${INPUTS.join(', ')})`
+        : `has ${inputs.length} inputs (${inputs.join(', ')}): give each its own event`);
+    }
+    let index = 0;
+    if (e.device !== undefined) {
+      const found = seen.get(e.device);
+      if (found === undefined) throw new ScenarioError(file, `${at}.device`, `no device is named '${e.device}' (devices: ${names.join(', ')})`);
+      index = found;
+    } else if (names.length > 1) {
+      throw new ScenarioError(file, `${at}.device`, `missing: the world has ${names.length} devices (${names.join(', ')})`);
+    }
+    const profile = s.devices?.[index]?.profile ?? DEFAULT_PROFILE;
+    const button = e.press?.button ?? e.button?.button;
+    if (button === 'side' && !PROFILE_HAS_SIDE_BUTTON[profile]) {
+      const key = e.press ? 'press' : 'button';
+      throw new ScenarioError(file, `${at}.${key}.button`, `device '${names[index]}' (${profile}) has no side button`);
+    }
+  });
+}
+
+/** Milliseconds of a scenario interval (0 allowed). */
+export function intervalMs(value: Interval): number {
+  if (typeof value === 'number') return Math.round(value);
+  const m = /^(\d+(?:\.\d+)?|\.\d+) ?([a-z]+)?$/.exec(value)!;
+  const unit: Record<string, number> = {
+    ms: 1, s: 1000, sec: 1000, secs: 1000, m: 60_000, min: 60_000, mins: 60_000, h: 3_600_000,
+    hour: 3_600_000, hours: 3_600_000, d: 86_400_000, day: 86_400_000, days: 86_400_000,
+    w: 604_800_000, week: 604_800_000, weeks: 604_800_000,
+  };
+  return Math.round(Number(m[1]) * (m[2] === undefined ? 1 : unit[m[2]]));
+}
+
+/** A UTC time of the scenario in ms since 1970 (null: not synced). */
+export function scenarioUtc(value: string | number | null): number | null {
+  if (value === null) return null;
+  if (typeof value === 'number') return value;
+  const zoned = /(Z|[+-]\d{2}:\d{2})$/.test(value) || !value.includes('T') ? value : `${value}Z`;
+  const ms = Date.parse(value.includes('T') ? zoned : `${value}T00:00:00Z`);
+  return ms;
+}
+
+export interface LoweredWorld {
+  /** The world script (src/world/world_script.h). */
+  script: string;
+  /** Devices in order, with their app resolved against the scenario's directory. */
+  devices: { name: string; app?: string }[];
+  /** The scenario's duration, ms. */
+  durationMs?: number;
+}
+
+function num(x: number): string {
+  return Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(12)));
+}
+
+/** Lower a checked scenario to the world script. file locates relative app paths. */
+export function lowerScenario(s: Scenario, file: string): LoweredWorld {
+  const lines = ['beacon-world 1'];
+  const names = deviceNames(s);
+  const devices = s.devices ?? [{}];
+  const dir = path.dirname(path.resolve(file));
+  devices.forEach((d, i) => {
+    const keys: string[] = [];
+    if (d.heap !== undefined) keys.push(`heap=${d.heap}`);
+    if (d.imu !== undefined) keys.push(`imu=${d.imu ? 1 : 0}`);
+    if (d.timeSynced !== undefined) keys.push(`synced=${d.timeSynced ? 1 : 0}`);
+    if (d.battery?.percent !== undefined) keys.push(`battery=${num(d.battery.percent)}`);
+    if (d.battery?.current !== undefined) keys.push(`current=${num(d.battery.current)}`);
+    if (d.battery?.external !== undefined) keys.push(`external=${d.battery.external ? 1 : 0}`);
+    if (d.battery?.charging !== undefined) keys.push(`charging=${d.battery.charging ? 1 : 0}`);
+    if (d.temperature !== undefined) keys.push(`temperature=${num(d.temperature)}`);
+    const g = d.accel ?? (d.orientation ? ORIENTATION_G[d.orientation] : undefined);
+    if (g) keys.push(`accel=${g.map(num).join(',')}`);
+    lines.push(['device', i, names[i], d.profile ?? DEFAULT_PROFILE, ...keys].join(' '));
+  });
+  if (s.utc !== undefined) {
+    const utc = scenarioUtc(s.utc);
+    lines.push(`utc ${utc === null ? 'none' : utc}`);
+  }
+  const index = new Map(names.map((n, i) => [n, i]));
+  // Stable by time: inputs at the same time keep the scenario's order.
+  const timed: { at: number; order: number; line: string }[] = [];
+  const add = (at: number, dev: number, rest: string) =>
+    timed.push({ at, order: timed.length, line: `at ${at} ${dev} ${rest}` });
+  for (const e of s.events ?? []) {
+    const at = intervalMs(e.at);
+    const dev = e.device !== undefined ? index.get(e.device)! : 0;
+    if (e.press) {
+      const button = e.press.button ?? 'main';
+      add(at, dev, `button ${button} down`);
+      add(at + intervalMs(e.press.hold), dev, `button ${button} up`);
+    } else if (e.button) {
+      add(at, dev, `button ${e.button.button ?? 'main'} ${e.button.down ? 'down' : 'up'}`);
+    } else if (e.motion !== undefined) {
+      const m = typeof e.motion === 'boolean' ? { moving: e.motion } : e.motion;
+      add(at, dev, `motion ${m.moving ? 1 : 0} ${num(m.intensity ?? (m.moving ? DEFAULT_INTENSITY : 0))}`);
+    } else if (e.accel || e.orientation) {
+      const g = e.accel ?? ORIENTATION_G[e.orientation!];
+      add(at, dev, `accel ${g.map(num).join(' ')}`);
+    } else if (e.gyro) {
+      add(at, dev, `gyro ${e.gyro.map(num).join(' ')}`);
+    } else if (e.imuEvent) {
+      const x = e.imuEvent;
+      const axis = { x: 0, y: 1, z: 2 }[x.axis ?? 'z'];
+      const amount = x.count ?? x.duration ?? x.value ?? 0;
+      add(at, dev, `imu-event ${x.type} ${axis} ${x.direction ?? 1} ${amount} ${num(x.intensity ?? 0)}`);
+    } else if (e.battery !== undefined) {
+      add(at, dev, `battery ${num(e.battery)}`);
+    } else if (e.current !== undefined) {
+      add(at, dev, `current ${num(e.current)}`);
+    } else if (e.power) {
+      const d = devices[dev]?.battery;
+      const external = e.power.external ?? d?.external ?? false;
+      const charging = e.power.charging ?? external;
+      add(at, dev, `power ${external ? 1 : 0} ${charging ? 1 : 0}`);
+    } else if (e.temperature !== undefined) {
+      add(at, dev, `temperature ${num(e.temperature)}`);
+    } else if (e.timeSync !== undefined) {
+      add(at, dev, `time-sync ${e.timeSync ? 1 : 0}`);
+    } else if (e.imuFault !== undefined) {
+      add(at, dev, `imu-fault ${e.imuFault ? 1 : 0}`);
+    }
+  }
+  timed.sort((a, b) => a.at - b.at || a.order - b.order);
+  for (const t of timed) lines.push(t.line);
+  return {
+    script: lines.join('\n') + '\n',
+    devices: devices.map((d, i) => ({ name: names[i], app: d.app ? path.resolve(dir, d.app) : undefined })),
+    durationMs: s.duration !== undefined ? intervalMs(s.duration) : undefined,
+  };
+}
