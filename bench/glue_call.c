@@ -104,7 +104,7 @@ int main(int argc, char **argv)
 	rt_device_t *dev = rt_device();
 	dev->api_version = RT_API_VERSION(0, 2, 6);
 	dev->api_bit = rt_api_version_bit_of(dev->api_version);
-	dev->engine_config.exec_limit_ms = 0;
+	dev->engine_config.exec_budget = 0;
 	dev->engine = eng_create(&dev->engine_config);
 	if (dev->engine == NULL || glue_install() != 0) {
 		fprintf(stderr, "beacon-bench-glue: engine start failed\n");

@@ -110,3 +110,22 @@ test('the same package and scenario give the same output and trace, byte for byt
     assert.equal(other.trace, runs[0].trace);
   }
 });
+
+test('a runaway callback stops at the same iteration on every run, on every engine', () => {
+  const app = path.join(dir, 'runaway.ts');
+  fs.writeFileSync(app, [
+    'let spins = 0;',
+    "app.setErrorHandler((type, error) => print(`${(error as Error & { code?: string }).code} at ${spins}`));",
+    "timers.single('1s', () => { for (;;) spins++; });",
+    "timers.single('2s', () => print('still running'));",
+  ].join('\n'));
+  for (const engine of engines) {
+    const outputs = [0, 1].map(() => {
+      const r = run([app, '--engine', engine]);
+      assert.equal(r.status, 0, r.stderr);
+      return r.stdout;
+    });
+    assert.match(outputs[0], /^ESR0104 at \d+\nstill running\n$/);
+    assert.equal(outputs[1], outputs[0], engine);
+  }
+});

@@ -62,8 +62,15 @@ typedef enum {
 /* ------------------------------------------------------------------ lifecycle */
 
 typedef struct {
-	size_t heap_size;            /* bytes of the fixed JS heap */
-	uint32_t exec_limit_ms;      /* a single callback may run this long (real time); 0: none */
+	/* Bytes of the device's JS heap. JerryScript gets exactly this heap. Duktape, whose
+	 * built-ins live in its heap and take far more room on a 64-bit host, gets what the app
+	 * would have on the device on top of what it holds when eng_heap_seal() is called. */
+	size_t heap_size;
+	/* Work a single callback may do before it is interrupted with ESR0104, in loop iterations
+	 * (JerryScript: backward branches; Duktape: bytecode instructions / ENG_DUK_WORK_PER_UNIT).
+	 * A budget of work, not of time, so a runaway callback stops at the same point on every run
+	 * and machine. 0: no limit. */
+	uint64_t exec_budget;
 } eng_config_t;
 
 /* Engine identity written into app packages; a package for another engine is refused. */
@@ -92,6 +99,10 @@ typedef struct eng_context eng_context_t;
 eng_context_t *eng_create(const eng_config_t *config);
 /* Destroy a context, selected or not; when it was selected, none is selected afterwards. */
 void eng_destroy(eng_context_t *context);
+/* Give back every byte of a context without running anything in it (no finalizer, no engine
+ * clean-up): after a fatal error inside the engine, whose state can no longer be trusted. The
+ * device would reset; the simulator abandons the instance and starts a fresh one. */
+void eng_abandon(eng_context_t *context);
 /* Select the context the other functions work on (NULL: none). */
 void eng_select(eng_context_t *context);
 eng_context_t *eng_selected(void);
@@ -162,6 +173,10 @@ bool eng_set(eng_value_t object, const char *key, eng_value_t value);
 bool eng_set_index(eng_value_t object, uint32_t index, eng_value_t value);
 /* Defines a read-only, non-enumerable property: namespace members and enum values. */
 bool eng_define_const(eng_value_t object, const char *key, eng_value_t value);
+/* Defines a non-enumerable accessor whose getter is called on read (with this = the object); it
+ * stays configurable, so the getter can replace it with eng_define_const(): how the API's
+ * namespaces are built on first use instead of all at start. */
+bool eng_define_getter(eng_value_t object, const char *key, eng_value_t getter);
 bool eng_has_own(eng_value_t object, const char *key);
 /* Own enumerable string keys, as an array value. */
 eng_value_t eng_keys(eng_value_t object);
@@ -279,20 +294,26 @@ typedef struct {
 void eng_mem_stats(eng_mem_stats_t *stats);
 void eng_mem_reset_peak(void);
 void eng_gc(void);
+/* The engine's and the API's start-up allocations are done: from here the heap_size budget
+ * applies to the app (see eng_config_t). Before it, the app's first line has not run. */
+void eng_heap_seal(void);
 
-/* The execution-time limit: armed before each callback, checked by the engine's interrupt hook
- * against the real (not virtual) clock. A runaway callback gets an exception "ESR0104". */
+/* The work budget (eng_config_t.exec_budget): armed before each callback, counted by the engine's
+ * own interrupt hook (JerryScript's VM halt callback, Duktape's execution timeout check). A
+ * runaway callback gets an exception "ESR0104" it cannot catch. */
 void eng_watchdog_arm(void);
 void eng_watchdog_disarm(void);
+/* Work units counted since the watchdog was last armed (for tests and benchmarks). */
+uint64_t eng_watchdog_units(void);
 
 /* ------------------------------------------------------------------ port (provided by caller) */
 
 /* The engine asks the runtime for time: Date.now() follows the device's UTC clock (virtual in
- * the simulator), the watchdog follows real time. */
+ * the simulator). */
 double eng_port_utc_now_ms(void);
-uint64_t eng_port_real_ms(void);
-/* Fatal engine error: the runtime logs and reboots (or, on the host, exits). */
-void eng_port_fatal(const char *message);
+/* Fatal engine error (out of memory, a failed engine assertion): the device resets (the
+ * simulator resets the simulated device). Does not return. */
+void eng_port_fatal(const char *message) __attribute__((noreturn));
 
 /* Text of an exception or error for logs: "TypeError: x is not a function" plus, where the engine
  * knows it, " (file:line)". Writes a NUL-terminated string; consumes nothing. */

@@ -88,6 +88,8 @@ int rt_app_start(const rt_package_t *pkg, char *msg, size_t msg_cap)
 {
 	life()->started_ms = hal_clock_ms();
 	life()->state = RT_APP_RUNNING;
+	/* The engine's and the API's start-up use ends here: the device's heap budget is the app's. */
+	eng_heap_seal();
 	eng_mem_reset_peak();
 	eng_scope_enter();
 	eng_watchdog_arm();
@@ -141,10 +143,43 @@ rt_app_state_t rt_app_state(void)
 
 /* ------------------------------------------------------------------ app namespace */
 
+void rt_app_reset_notice(rt_reset_cause_t cause, const char *detail, bool loop)
+{
+	life()->notice_cause = (uint8_t)cause;
+	life()->notice_loop = loop;
+	snprintf(life()->notice_detail, sizeof(life()->notice_detail), "%s", detail ? detail : "");
+}
+
+/* The previous reset, told to the handler the app has just set. */
+static void tell_reset(const rt_event_t *event)
+{
+	(void)event;
+	rt_app_lifecycle_t *l = life();
+	if (l->notice_cause == RT_RESET_NONE && !l->notice_loop) {
+		return;
+	}
+	rt_reset_cause_t cause = (rt_reset_cause_t)l->notice_cause;
+	eng_value_t error = l->notice_loop
+				    ? rt_error_esr(RT_ESR0002_REBOOT_LOOP,
+						   "the app was stopped after %u resets in a row, the last: %s",
+						   RT_RESET_LOOP_COUNT, l->notice_detail)
+				    : rt_error_esr(RT_ESR0001_UNKNOWN, "the device reset: %s", l->notice_detail);
+	eng_value_t name = eng_string_z(rt_reset_cause_name(cause));
+	eng_set(error, "reset", name);
+	eng_release(name);
+	l->notice_cause = RT_RESET_NONE;
+	l->notice_loop = false;
+	rt_loop_report(RT_ERROR_SYSTEM, error);
+	eng_release(error);
+}
+
 eng_value_t rt_app_setErrorHandler(const rt_app_setErrorHandler_args_t *args)
 {
 	eng_type_t t = eng_typeof(args->errorHandler);
 	rt_loop_set_error_handler(t == ENG_TYPE_FUNCTION ? eng_ref_new(args->errorHandler) : 0);
+	if (t == ENG_TYPE_FUNCTION && (life()->notice_cause != RT_RESET_NONE || life()->notice_loop)) {
+		rt_loop_post(tell_reset, NULL, 0);
+	}
 	return eng_undefined();
 }
 

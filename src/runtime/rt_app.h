@@ -19,6 +19,7 @@
 
 #include "rt_loop.h"
 #include "rt_package.h"
+#include "rt_reset.h"
 
 typedef enum {
 	RT_APP_NONE = 0,  /* nothing installed */
@@ -33,6 +34,11 @@ typedef struct {
 	/* A stopped app is asked to start again (the side button was cycled). */
 	bool restart_requested;
 	uint64_t started_ms;
+	/* The reset before this boot, for the app's error handler (cause RT_RESET_NONE: none, or
+	 * already told). */
+	uint8_t notice_cause;
+	bool notice_loop;
+	char notice_detail[RT_RESET_DETAIL_MAX];
 } rt_app_lifecycle_t;
 
 /* Stop the previous app, check a package (header, CRC, signature, versions) and create its engine
@@ -50,6 +56,10 @@ rt_run_result_t rt_app_step(uint64_t *next_ms);
 rt_run_result_t rt_app_run(uint64_t until_ms);
 /* Stop the app and free its engine instance. */
 void rt_app_deinit(void);
+/* After a boot: the device reset before it (from the port's reset record). Once the app sets its
+ * error handler, the handler hears it as a system error. loop: the reboot-loop guard stopped the
+ * app (ESR0002), which has now been started again by hand. */
+void rt_app_reset_notice(rt_reset_cause_t cause, const char *detail, bool loop);
 rt_app_state_t rt_app_state(void);
 
 #endif /* RT_APP_H */

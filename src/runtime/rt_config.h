@@ -29,19 +29,15 @@
 #define CONFIG_BEACON_JS_HEAP_SIZE (96 * 1024)
 #endif
 /*
- * The heap given to the engine. JerryScript's heap is the device's, sized at build time. Duktape
- * keeps its built-ins in the heap and, on a 64-bit host, uses 8-byte pointers: it needs about
- * 145 KB just to start there. The host build scales the heap so that an app that fits the
- * device's heap also fits the simulator's.
+ * The heap given to the engine: the device's. JerryScript gets exactly this heap, on the device
+ * and in the simulator; Duktape, whose built-ins live in its heap and take far more room on a
+ * 64-bit host, gets the room the app would have on the device (see eng_config_t, eng_heap_seal).
  */
-#if UINTPTR_MAX > 0xffffffffu
-#define RT_JS_HEAP_BYTES ((size_t)CONFIG_BEACON_JS_HEAP_SIZE * 4u)
-#else
 #define RT_JS_HEAP_BYTES ((size_t)CONFIG_BEACON_JS_HEAP_SIZE)
-#endif
 
-#ifndef CONFIG_BEACON_EXEC_LIMIT_MS
-#define CONFIG_BEACON_EXEC_LIMIT_MS 5000
+/* Work one callback may do before ESR0104, in loop iterations (see eng_config_t.exec_budget). */
+#ifndef CONFIG_BEACON_EXEC_BUDGET
+#define CONFIG_BEACON_EXEC_BUDGET 1000000
 #endif
 #ifndef CONFIG_BEACON_PRINT_MAX
 #define CONFIG_BEACON_PRINT_MAX 1024

@@ -13,7 +13,7 @@ void rt_device_init(rt_device_t *device, uint32_t index)
 	memset(device, 0, sizeof(*device));
 	device->index = index;
 	device->engine_config.heap_size = RT_JS_HEAP_BYTES;
-	device->engine_config.exec_limit_ms = CONFIG_BEACON_EXEC_LIMIT_MS;
+	device->engine_config.exec_budget = CONFIG_BEACON_EXEC_BUDGET;
 	device->api_bit = -1;
 }
 

@@ -20,12 +20,9 @@ double eng_port_utc_now_ms(void)
 	return (double)hal_clock_ms();
 }
 
-uint64_t eng_port_real_ms(void)
-{
-	return hal_clock_real_ms();
-}
-
 void eng_port_fatal(const char *message)
 {
+	/* The device resets (the simulator resets the simulated device), with the message as the
+	 * cause its reset record keeps. */
 	hal_device_fatal(message);
 }

@@ -14,6 +14,11 @@ void rt_handle_set_proto(size_t proto, eng_value_t prototype)
 	st->protos[proto] = eng_ref_new(prototype);
 }
 
+void rt_handle_set_builder(rt_handle_builder_t builder)
+{
+	rt_device()->handles.builder = builder;
+}
+
 void rt_handle_reset(void)
 {
 	rt_handle_state_t *st = &rt_device()->handles;
@@ -23,6 +28,7 @@ void rt_handle_reset(void)
 			st->protos[i] = 0;
 		}
 	}
+	st->builder = NULL;
 }
 
 /* The native type of each prototype id, from the generated table of handle types. */
@@ -31,6 +37,11 @@ static const eng_native_type_t *native_type_of(size_t proto);
 eng_value_t rt_handle_new(size_t proto, void *ptr)
 {
 	rt_handle_state_t *st = &rt_device()->handles;
+	if (proto < API_PROTO_COUNT && !st->protos[proto] && st->builder != NULL) {
+		eng_value_t made = st->builder(proto);
+		rt_handle_set_proto(proto, made);
+		eng_release(made);
+	}
 	eng_value_t obj = eng_object();
 	if (proto < API_PROTO_COUNT && st->protos[proto]) {
 		eng_value_t p = eng_ref_get(st->protos[proto]);

@@ -13,12 +13,14 @@
 #ifndef WORLD_H
 #define WORLD_H
 
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "hal_console.h"
 #include "rt_device.h"
+#include "rt_reset.h"
 #include "world_profile.h"
 #include "world_trace.h"
 
@@ -105,6 +107,13 @@ typedef struct world_device {
 	bool temp_fast;
 	/* Clock. */
 	bool utc_synced;
+
+	/* Faults. The reset record is what survives a reset (no-init RAM on the device). */
+	rt_reset_record_t reset_record;
+	bool hang_pending;  /* the next driver call hangs (a scripted fault) */
+	bool crash_pending; /* the device faults when it runs next (a scripted fault) */
+	uint32_t resets;
+	uint32_t resets_by_cause[RT_RESET_CAUSE_COUNT];
 } world_device_t;
 
 typedef struct world {
@@ -130,6 +139,13 @@ typedef struct world {
 	uint64_t steps, inputs;
 	/* Scratch for one trace record. */
 	world_json_t json;
+
+	/* While a device's code runs, a fault (world_fault) jumps back here; the world then resets
+	 * that device instead of ending the process. */
+	bool fault_armed;
+	jmp_buf fault_jump;
+	rt_reset_cause_t fault_cause;
+	char fault_detail[RT_RESET_DETAIL_MAX];
 } world_t;
 
 /* Make a world of device_count devices (all with the default profile until configured).
@@ -173,6 +189,19 @@ void world_select(world_t *world, world_device_t *device);
 
 /* Mark a device due at the current world time (an input reached it). */
 void world_wake(world_t *world, world_device_t *device);
+
+/* A fault of the current device that a real device survives only by resetting (the engine out of
+ * memory, the watchdog, a failed assertion): the simulated device resets (see rt_reset.h) and the
+ * world goes on. Called from the device's code (through hal_device_fatal); does not return. */
+void world_fault(rt_reset_cause_t cause, const char *detail) __attribute__((noreturn));
+
+/* Run device code outside the scheduler (a test driving a device): fault handling as in the
+ * scheduler. Returns false when the device reset while fn ran (it has rebooted since). */
+bool world_guarded(world_t *world, world_device_t *device, void (*fn)(void *), void *context);
+
+/* What the host does when a fault comes while no device code is guarded (the package tool, which
+ * has no world): end the process. Provided by the port. */
+void world_port_fatal(const char *reason) __attribute__((noreturn));
 
 /* Write the --verbose summary of a device's LED ring if it changed since the last one. */
 void world_verbose_ring(world_t *world, world_device_t *device);

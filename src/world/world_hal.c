@@ -16,6 +16,7 @@
 #include "hal_led.h"
 #include "hal_sensors.h"
 #include "world.h"
+#include "rt_reset.h"
 #include "world_inputs.h"
 
 static world_device_t *dev(void)
@@ -144,6 +145,20 @@ const char *hal_device_hardware(void)
 	return d != NULL ? d->profile->hardware : "sim";
 }
 
+void hal_device_fatal(const char *reason)
+{
+	world_fault(rt_reset_cause_of(reason), reason);
+}
+
+/* A driver call: where a scripted hang makes the hardware watchdog reset the device. */
+static void driver_call(world_device_t *d)
+{
+	if (d != NULL && d->hang_pending) {
+		d->hang_pending = false;
+		world_fault(RT_RESET_WATCHDOG, "watchdog: a driver call did not return");
+	}
+}
+
 uint32_t hal_device_features(void)
 {
 	world_device_t *d = dev();
@@ -191,6 +206,7 @@ void world_verbose_ring(world_t *w, world_device_t *d)
 void hal_led_show(uint32_t index, bool on, const float rgb[3], float brightness)
 {
 	world_device_t *d = dev();
+	driver_call(d);
 	if (d == NULL || index >= hal_led_count()) {
 		return;
 	}
@@ -223,6 +239,7 @@ void hal_led_show(uint32_t index, bool on, const float rgb[3], float brightness)
 bool hal_imu_accel(float g[3])
 {
 	world_device_t *d = dev();
+	driver_call(d);
 	if (d == NULL || !d->has_imu) {
 		g[0] = g[1] = g[2] = 0.0f;
 		return false;
@@ -238,6 +255,7 @@ bool hal_imu_accel(float g[3])
 bool hal_imu_gyro(float dps[3])
 {
 	world_device_t *d = dev();
+	driver_call(d);
 	if (d == NULL || !d->has_imu || !(d->features & HAL_FEATURE_GYRO)) {
 		dps[0] = dps[1] = dps[2] = 0.0f;
 		return false;
@@ -307,6 +325,7 @@ static float cell_voltage(float percent)
 void hal_power_read(hal_power_t *power)
 {
 	world_device_t *d = dev();
+	driver_call(d);
 	memset(power, 0, sizeof(*power));
 	if (d == NULL) {
 		return;
@@ -333,6 +352,7 @@ void hal_power_read(hal_power_t *power)
 float hal_temp_read(void)
 {
 	world_device_t *d = dev();
+	driver_call(d);
 	if (d == NULL) {
 		return 0.0f;
 	}

@@ -266,6 +266,19 @@ void world_apply_input(world_t *w, world_device_t *d, const world_event_t *e)
 		/* Timers at a UTC time may now be due. */
 		world_wake(w, d);
 		return;
+	case WORLD_IN_FAULT:
+		if (world_tracing(w)) {
+			world_trace_begin(&w->json, w, d, "fault");
+			world_trace_strz(&w->json, "fault", e->text);
+			world_trace_end(&w->json, w);
+		}
+		if (strcmp(e->text, "hang") == 0) {
+			d->hang_pending = true;
+		} else {
+			d->crash_pending = true;
+			world_wake(w, d);
+		}
+		return;
 	case WORLD_IN_IMU_FAULT:
 		d->imu_fault = e->value[0] != 0;
 		if (world_tracing(w)) {

@@ -224,6 +224,12 @@ static int input_line(world_t *w, const line_t *l, unsigned lineno, char *err, s
 			FAIL("power takes external 0|1 and charging 0|1");
 		}
 		e.kind = WORLD_IN_POWER;
+	} else if (strcmp(kind, "fault") == 0) {
+		if (args != 1 || (strcmp(a[0], "hang") != 0 && strcmp(a[0], "crash") != 0)) {
+			FAIL("fault takes hang or crash");
+		}
+		strcpy(e.text, a[0]);
+		e.kind = WORLD_IN_FAULT;
 	} else if (strcmp(kind, "time-sync") == 0 || strcmp(kind, "imu-fault") == 0) {
 		if (args != 1 || !parse_flag(a[0], &e.value[0])) {
 			FAIL("%s takes 0|1", kind);

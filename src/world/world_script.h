@@ -15,7 +15,7 @@
  * (mA), temperature (C), accel (x,y,z). Inputs: button main|side down|up; motion 0|1 <g>;
  * accel <x> <y> <z>; gyro <x> <y> <z>; imu-event <name> [<axis> <sign> <value> <g>];
  * battery <%>; current <mA>; power <external 0|1> <charging 0|1>; temperature <C>;
- * time-sync 0|1; imu-fault 0|1. Lines starting with # are comments.
+ * time-sync 0|1; imu-fault 0|1; fault hang|crash. Lines starting with # are comments.
  */
 #ifndef WORLD_SCRIPT_H
 #define WORLD_SCRIPT_H

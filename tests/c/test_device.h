@@ -21,7 +21,7 @@ static inline int test_device_up(int bit, size_t heap_size)
 	test_device.api_bit = bit;
 	test_device.api_version = api_versions[bit];
 	test_device.engine_config.heap_size = heap_size;
-	test_device.engine_config.exec_limit_ms = 0;
+	test_device.engine_config.exec_budget = 0;
 	rt_device_select(&test_device);
 	test_device.engine = eng_create(&test_device.engine_config);
 	if (test_device.engine == NULL) {

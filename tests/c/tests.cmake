@@ -72,3 +72,13 @@ foreach(_engine duktape jerryscript)
 endforeach()
 
 include("${CMAKE_CURRENT_LIST_DIR}/../fuzz/fuzz.cmake")
+# A thousand device resets in one world: memory given back, nothing of an earlier life acting.
+foreach(_engine duktape jerryscript)
+  if(TARGET beacon_engine_${_engine})
+    beacon_c_test(test_resets ${_engine} "${CMAKE_CURRENT_LIST_DIR}/test_resets.c"
+                  LIBS beacon_port_host beacon_world beacon_runtime)
+    set_tests_properties(test_resets_${_engine} PROPERTIES TIMEOUT 600)
+    target_link_options(test_resets_${_engine} PRIVATE
+      "LINKER:--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free")
+  endif()
+endforeach()

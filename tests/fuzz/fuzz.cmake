@@ -9,6 +9,8 @@ foreach(_engine duktape jerryscript)
     target_link_libraries(fuzz_api_${_engine} PRIVATE
                           "$<LINK_GROUP:RESCAN,beacon_port_host,beacon_world,beacon_runtime,beacon_engine_${_engine}>" m)
     target_compile_options(fuzz_api_${_engine} PRIVATE ${BEACON_WARNINGS})
+    # Allocation failures are injected by wrapping the C library's allocator (fuzz_api.c).
+    target_link_options(fuzz_api_${_engine} PRIVATE "LINKER:--wrap=malloc,--wrap=calloc,--wrap=realloc")
     add_test(NAME fuzz_api_${_engine}
              COMMAND fuzz_api_${_engine} --seed 1 --lists ${BEACON_FUZZ_LISTS})
     set_tests_properties(fuzz_api_${_engine} PROPERTIES TIMEOUT 600)

@@ -3,7 +3,7 @@
  * lists on the simulator's runtime. CTest runs it in every build; in build/sanitize it runs under
  * AddressSanitizer, LeakSanitizer and UndefinedBehaviorSanitizer.
  *
- *   fuzz_api [--seed N] [--lists N] [--only NAME] [--verbose]
+ *   fuzz_api [--seed N] [--lists N] [--only NAME] [--faults N] [--verbose]
  *
  * For each API version it installs an app as the firmware does, then calls each function and each
  * handle method --lists times (default 2000) with 0 to 6 arguments drawn from awkward values:
@@ -13,6 +13,13 @@
  * what earlier calls returned. Methods are called on a handle of their kind and now and then on
  * something else. Every few calls the event loop runs a few turns of virtual time, so the timers
  * the calls started fire (their callbacks come from the same values).
+ *
+ * Faults are injected too: with --faults N (default 3000), about one native allocation in N fails
+ * (a run of 1 to 12 in a row: the engine's retries, or its running out of memory), and between
+ * loop turns the world presses the buttons, moves the device and changes its power, so callbacks
+ * of every kind run (many of them throw). A fault the device survives only by resetting (the
+ * engine out of memory) resets the simulated device: the fuzz counts it, takes the new engine's
+ * values and goes on.
  *
  * Nothing may crash or leak (the sanitizers watch that), and every call must return or throw an
  * Error object (instanceof Error, with a string message). The seed and the function's name decide
@@ -39,6 +46,7 @@
 #include "rt_loop.h"
 #include "rt_package.h"
 #include "world.h"
+#include "world_inputs.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #define FUZZ_SANITIZED 1
@@ -189,8 +197,57 @@ static struct {
 } fz;
 
 static struct {
-	unsigned long calls, rejections, failures, turns;
+	unsigned long calls, rejections, failures, turns, resets, refused_allocations;
 } stats;
+
+/* ------------------------------------------------------------------ allocation failures */
+
+/* The fuzz binary is linked with --wrap=malloc,calloc,realloc: while injection is on, now and then
+ * a run of allocations fails. A generator of its own keeps the argument lists the seed's. */
+static unsigned long fault_one_in = 3000;
+static bool injecting;
+static uint64_t fault_rng = 0x2545F4914F6CDD1DULL;
+static unsigned fault_run;
+
+void *__real_malloc(size_t size);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *ptr, size_t size);
+
+static bool inject_failure(void)
+{
+	if (!injecting || fault_one_in == 0) {
+		return false;
+	}
+	if (fault_run > 0) {
+		fault_run--;
+		stats.refused_allocations++;
+		return true;
+	}
+	fault_rng ^= fault_rng << 13;
+	fault_rng ^= fault_rng >> 7;
+	fault_rng ^= fault_rng << 17;
+	if (fault_rng % fault_one_in != 0) {
+		return false;
+	}
+	fault_run = (unsigned)(fault_rng >> 32) % 12u;
+	stats.refused_allocations++;
+	return true;
+}
+
+void *__wrap_malloc(size_t size)
+{
+	return inject_failure() ? NULL : __real_malloc(size);
+}
+
+void *__wrap_calloc(size_t n, size_t size)
+{
+	return inject_failure() ? NULL : __real_calloc(n, size);
+}
+
+void *__wrap_realloc(void *ptr, size_t size)
+{
+	return inject_failure() ? NULL : __real_realloc(ptr, size);
+}
 
 static eng_value_t pool_value(void)
 {
@@ -416,8 +473,39 @@ static void call_once(const callable_t *c, const char *version, unsigned long li
  * does not start a new engine under the values it holds. */
 static world_t fz_world;
 
+/* An input from the world, so that the callbacks of buttons, motion and power run too. */
+static void random_input(void)
+{
+	world_event_t e = {0};
+	e.at = fz_world.now;
+	e.device = 0;
+	switch (below(4)) {
+	case 0:
+		e.kind = WORLD_IN_BUTTON;
+		e.value[0] = below(2);
+		e.value[1] = below(2);
+		break;
+	case 1:
+		e.kind = WORLD_IN_MOTION;
+		e.value[0] = below(2);
+		e.value[1] = 0.5;
+		break;
+	case 2:
+		e.kind = WORLD_IN_POWER;
+		e.value[0] = below(2);
+		e.value[1] = below(2);
+		break;
+	default:
+		e.kind = WORLD_IN_IMU_EVENT;
+		strcpy(e.text, below(2) ? "double-tap" : "free-fall");
+		break;
+	}
+	world_apply_input(&fz_world, &fz_world.devices[0], &e);
+}
+
 static void run_loop(void)
 {
+	random_input();
 	uint64_t until = fz_world.now + 1 + below(40);
 	for (int i = 0; i < 4; i++) {
 		uint64_t next = HAL_CLOCK_FOREVER;
@@ -440,7 +528,7 @@ static void run_loop(void)
 
 static uint8_t *empty_app(uint32_t api_version, size_t *len)
 {
-	eng_config_t config = {.heap_size = 16u * 1024u * 1024u, .exec_limit_ms = 0};
+	eng_config_t config = {.heap_size = 16u * 1024u * 1024u, .exec_budget = 0};
 	uint8_t *bytecode = NULL, *package = NULL;
 	size_t bytecode_len = 0;
 	char err[256];
@@ -603,6 +691,49 @@ static void release_all(void)
 	memset(&fz, 0, sizeof(fz));
 }
 
+typedef struct {
+	size_t callable;
+	const char *version;
+	unsigned long list;
+} guarded_call_t;
+
+static void guarded_call(void *context)
+{
+	const guarded_call_t *call = context;
+	injecting = true;
+	call_once(&fz.callables[call->callable], call->version, call->list);
+	injecting = false;
+}
+
+static void guarded_loop(void *context)
+{
+	(void)context;
+	injecting = true;
+	run_loop();
+	injecting = false;
+}
+
+/* The device reset: the values and functions the fuzz held belonged to the engine instance it
+ * abandoned. Take the new instance's (installing the app again if the reboot-loop guard stopped
+ * it) and go on. */
+static int after_reset(int bit, const uint8_t *package, size_t len)
+{
+	injecting = false;
+	fault_run = 0;
+	stats.resets++;
+	memset(&fz, 0, sizeof(fz));
+	world_select(&fz_world, &fz_world.devices[0]);
+	if (rt_app_state() != RT_APP_RUNNING) {
+		char msg[256];
+		if (world_install(&fz_world, 0, package, len, msg, sizeof(msg)) != 0) {
+			fprintf(report, "fuzz_api: the app could not be installed again after a reset: %s\n", msg);
+			return -1;
+		}
+	}
+	world_select(&fz_world, &fz_world.devices[0]);
+	return collect(bit);
+}
+
 static int fuzz_version(int bit, uint64_t seed, unsigned long lists, const char *only)
 {
 	const char *version = glue_api.versions[bit];
@@ -623,19 +754,26 @@ static int fuzz_version(int bit, uint64_t seed, unsigned long lists, const char 
 	int rc = collect(bit);
 	unsigned long done = 0;
 	for (size_t i = 0; rc == 0 && i < fz.callable_count; i++) {
-		const callable_t *callable = &fz.callables[i];
-		if (only && strcmp(only, callable->name) != 0) {
+		char name[sizeof(fz.callables[i].name)];
+		snprintf(name, sizeof(name), "%s", fz.callables[i].name);
+		if (only && strcmp(only, name) != 0) {
 			continue;
 		}
 		/* Each function's lists depend on the seed and its name only. */
-		rng = hash_name(hash_name(seed * 0x9E3779B97F4A7C15ULL + 1, version), callable->name);
-		for (unsigned long list = 0; list < lists; list++) {
-			call_once(callable, version, list);
-			if (++done % FUZZ_CALLS_PER_TURN == 0) {
-				run_loop();
+		rng = hash_name(hash_name(seed * 0x9E3779B97F4A7C15ULL + 1, version), name);
+		for (unsigned long list = 0; rc == 0 && list < lists; list++) {
+			guarded_call_t call = {i, version, list};
+			bool survived = world_guarded(&fz_world, &fz_world.devices[0], guarded_call, &call);
+			if (survived && ++done % FUZZ_CALLS_PER_TURN == 0) {
+				survived = world_guarded(&fz_world, &fz_world.devices[0], guarded_loop, NULL);
+			}
+			if (!survived) {
+				rc = after_reset(bit, package, len);
 			}
 		}
-		run_loop();
+		if (rc == 0 && !world_guarded(&fz_world, &fz_world.devices[0], guarded_loop, NULL)) {
+			rc = after_reset(bit, package, len);
+		}
 	}
 	eng_scope_enter();
 	release_all();
@@ -649,7 +787,7 @@ static int fuzz_version(int bit, uint64_t seed, unsigned long lists, const char 
 
 static int usage(const char *why)
 {
-	fprintf(stderr, "fuzz_api: %s\nusage: fuzz_api [--seed N] [--lists N] [--only NAME] [--verbose]\n", why);
+	fprintf(stderr, "fuzz_api: %s\nusage: fuzz_api [--seed N] [--lists N] [--only NAME] [--faults N] [--verbose]\n", why);
 	return 2;
 }
 
@@ -694,6 +832,11 @@ int main(int argc, char **argv)
 			}
 		} else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
 			only = argv[++i];
+		} else if (strcmp(argv[i], "--faults") == 0 && i + 1 < argc) {
+			fault_one_in = strtoul(argv[++i], &end, 10);
+			if (*end) {
+				return usage("--faults takes a number (0: none)");
+			}
 		} else if (strcmp(argv[i], "--verbose") == 0) {
 			verbose = true;
 		} else {
@@ -719,8 +862,9 @@ int main(int argc, char **argv)
 	}
 	world_free(&fz_world);
 	fprintf(report, "fuzz_api: seed %llu, %zu API versions, %lu calls (%lu rejected), %lu loop turns, "
-		"%lu failures\n", (unsigned long long)seed, (size_t)glue_api.version_count, stats.calls,
-		stats.rejections, stats.turns, stats.failures);
+		"%lu allocations refused, %lu device resets, %lu failures\n", (unsigned long long)seed,
+		(size_t)glue_api.version_count, stats.calls, stats.rejections, stats.turns,
+		stats.refused_allocations, stats.resets, stats.failures);
 	if (stats.failures > 0) {
 		rc = 1;
 	}

@@ -20,6 +20,8 @@ export interface SimOptions {
   world?: string;
   trace?: string;
   verbose?: boolean;
+  /** JS heap of every device, bytes. */
+  heap?: number;
 }
 
 /** Arguments of beacon-sim for packages (one per device, or one for all). */
@@ -32,6 +34,7 @@ export function simArgs(pkgs: string | string[], o: SimOptions): string[] {
   if (o.world !== undefined) args.push('--world', o.world);
   if (o.trace !== undefined) args.push('--trace', o.trace);
   if (o.verbose) args.push('--verbose');
+  if (o.heap !== undefined) args.push('--heap', String(o.heap));
   args.push(...(Array.isArray(pkgs) ? pkgs : [pkgs]));
   return args;
 }
@@ -57,7 +60,19 @@ function simOptions(args: ParsedArgs): SimOptions {
   const trace = stringOption(args, 'trace');
   if (trace !== undefined) o.trace = path.resolve(trace);
   if (flagOption(args, 'verbose')) o.verbose = true;
+  const heap = stringOption(args, 'heap');
+  if (heap !== undefined) o.heap = parseHeap(heap);
   return o;
+}
+
+/** Bytes of a heap size: a number, or a number of KB ('64k', '96KB'). */
+export function parseHeap(text: string): number {
+  const m = /^(\d+)\s*(k|kb|KB|K)?$/.exec(text);
+  const bytes = m ? Number(m[1]) * (m[2] ? 1024 : 1) : NaN;
+  if (!Number.isSafeInteger(bytes) || bytes < 16384 || bytes > 524288) {
+    throw new UsageError(`--heap: '${text}' is not a heap size from 16K to 512K (bytes, or KB as '64K')`);
+  }
+  return bytes;
 }
 
 /**

@@ -42,6 +42,7 @@ export const runSpec: CommandSpec = {
     { name: 'world', value: '<scenario.json>', help: 'the world: device profiles and what happens to them over time (docs/world.md)' },
     { name: 'trace', value: '<file>', help: 'write the trace, one JSON object per line: LEDs, buttons, prints, preview data, inputs, errors, app lifecycle' },
     { name: 'verbose', help: 'also show each change of the LEDs on stderr' },
+    { name: 'heap', value: '<size>', help: "JS heap of every device, bytes or KB ('64K'); default: the device profile's (96K)" },
     { name: 'for', value: '<interval>', help: 'simulated time to run, e.g. 30s, 10m, "2 hours", 1w (default: until the app stops or nothing more can happen)' },
     apiOption,
     { ...engineOption, help: 'engine to run on (default duktape; for a package, the engine it was built for)' },

@@ -49,6 +49,7 @@ export interface ScenarioEvent {
   temperature?: number;
   timeSync?: boolean;
   imuFault?: boolean;
+  fault?: 'hang' | 'crash';
 }
 
 export interface Scenario {
@@ -74,7 +75,7 @@ export class ScenarioError extends Error {
 /** The input keys of an event: exactly one per event. */
 const INPUTS = [
   'press', 'button', 'motion', 'accel', 'gyro', 'orientation', 'imuEvent', 'battery', 'current',
-  'power', 'temperature', 'timeSync', 'imuFault',
+  'power', 'temperature', 'timeSync', 'imuFault', 'fault',
 ] as const;
 
 const PROFILE_HAS_SIDE_BUTTON: Record<Profile, boolean> = {
@@ -322,6 +323,8 @@ export function lowerScenario(s: Scenario, file: string): LoweredWorld {
       add(at, dev, `time-sync ${e.timeSync ? 1 : 0}`);
     } else if (e.imuFault !== undefined) {
       add(at, dev, `imu-fault ${e.imuFault ? 1 : 0}`);
+    } else if (e.fault !== undefined) {
+      add(at, dev, `fault ${e.fault}`);
     }
   }
   timed.sort((a, b) => a.at - b.at || a.order - b.order);

@@ -103,3 +103,8 @@ int eng_duk_date_value(duk_context *ctx, duk_idx_t idx, double *out)
 	*out = (double) DUK_TVAL_GET_NUMBER(tv);
 	return 1;
 }
+
+int eng_duk_gc_running(duk_context *ctx)
+{
+	return ((duk_hthread *) ctx)->heap->ms_running != 0;
+}

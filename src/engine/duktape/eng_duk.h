@@ -53,16 +53,33 @@ typedef struct {
 	duk_idx_t floor;
 } eng_duk_scope_t;
 
-/* Heap accounting: config->heap_size is a hard limit on the bytes Duktape holds. */
+/* Duktape's bytecode instructions per work unit of eng_config_t.exec_budget: about what one
+ * iteration of a small loop costs, so that a budget stops a runaway loop after about as many
+ * iterations as on JerryScript (whose unit is a backward branch). */
+#define ENG_DUK_WORK_PER_UNIT 2u
+
+/* Every block of a heap, so that an abandoned heap (eng_abandon) can be given back whole. */
+typedef struct eng_duk_block_link {
+	struct eng_duk_block_link *prev, *next;
+	size_t size;
+} eng_duk_block_link_t;
+
+/* Heap accounting: limit is a hard cap on the bytes Duktape holds (SIZE_MAX until the heap is
+ * sealed). */
 typedef struct {
 	size_t limit;
 	size_t used;
 	size_t peak;
+	/* Allocations refused in a row: Duktape retries a failed allocation after each of up to
+	 * DUK_HEAP_ALLOC_FAIL_MARKANDSWEEP_LIMIT collections before it gives up. */
+	unsigned failures;
+	eng_duk_block_link_t blocks; /* circular list head */
 } eng_duk_mem_t;
 
 typedef struct {
 	eng_config_t config;
 	eng_duk_mem_t mem;
+	size_t sealed_used; /* bytes held when the heap was sealed (0: not yet) */
 
 	duk_context *main;  /* the heap's first thread */
 	duk_context *exec;  /* the thread running now: main, or the current native's */
@@ -96,7 +113,7 @@ typedef struct {
 
 	bool wd_armed;
 	bool wd_fired;
-	uint64_t wd_deadline;
+	uint64_t wd_units; /* counted since the watchdog was armed */
 
 	unsigned in_finalizer; /* finalize callbacks may only free references */
 	bool destroying;
@@ -174,6 +191,8 @@ duk_ret_t eng_duk_native_finalizer(duk_context *ctx);
 /* Duktape's fatal handler: reports through eng_port_fatal() and never returns. */
 void eng_duk_fatal(void *heap_udata, const char *msg);
 
+/* An empty, unlimited eng_duk_mem_t. */
+void eng_duk_mem_init(eng_duk_mem_t *mem);
 /* Heap allocation functions; udata is an eng_duk_mem_t. */
 void *eng_duk_alloc(void *udata, duk_size_t size);
 void *eng_duk_realloc(void *udata, void *ptr, duk_size_t size);

@@ -162,7 +162,7 @@ int eng_compile(const char *source, size_t len, const char *filename, uint8_t **
 	eng_duk_compile_args_t args = {
 		{ source != NULL ? source : "", source != NULL ? len : 0, filename }, NULL, 0
 	};
-	eng_duk_mem_t scratch_mem = { SIZE_MAX, 0, 0 };
+	eng_duk_mem_t scratch_mem;
 	duk_context *ctx = eng_duk_ready() ? eng_duk->exec : NULL;
 	duk_context *scratch = NULL;
 	int result = 0;
@@ -179,6 +179,7 @@ int eng_compile(const char *source, size_t len, const char *filename, uint8_t **
 	*out = NULL;
 	*out_len = 0;
 	if (ctx == NULL) {
+		eng_duk_mem_init(&scratch_mem);
 		scratch = duk_create_heap(eng_duk_alloc, eng_duk_realloc, eng_duk_free, &scratch_mem,
 					  eng_duk_fatal);
 		if (scratch == NULL) {

@@ -40,4 +40,7 @@ int eng_duk_has_own(duk_context *ctx, duk_idx_t idx, void *key);
 /* The time value of a Date object; 0 when the value is not a Date. */
 int eng_duk_date_value(duk_context *ctx, duk_idx_t idx, double *out);
 
+/* Whether the heap of ctx is in a mark-and-sweep collection now. */
+int eng_duk_gc_running(duk_context *ctx);
+
 #endif /* ENG_DUK_EXT_H */

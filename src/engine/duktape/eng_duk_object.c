@@ -104,6 +104,27 @@ bool eng_define_const(eng_value_t object, const char *key, eng_value_t value)
 	return eng_duk_safe(eng_duk_define_const_safe, &k, in, 2, NULL);
 }
 
+/* [ object getter ] -> [] */
+static duk_ret_t eng_duk_define_getter_safe(duk_context *ctx, void *udata)
+{
+	eng_duk_push_key(ctx, udata);
+	duk_swap_top(ctx, -2);
+	duk_def_prop(ctx, -3,
+		     DUK_DEFPROP_HAVE_GETTER | DUK_DEFPROP_CLEAR_ENUMERABLE | DUK_DEFPROP_SET_CONFIGURABLE);
+	return 0;
+}
+
+bool eng_define_getter(eng_value_t object, const char *key, eng_value_t getter)
+{
+	eng_duk_key_t k = { key, 0, false };
+	eng_value_t in[2] = { object, getter };
+
+	if (!eng_is_object(object) || !eng_is_callable(getter)) {
+		return false;
+	}
+	return eng_duk_safe(eng_duk_define_getter_safe, &k, in, 2, NULL);
+}
+
 /* [ object ] -> [ boolean ], through the original Object.prototype.hasOwnProperty */
 static duk_ret_t eng_duk_has_own_safe(duk_context *ctx, void *udata)
 {

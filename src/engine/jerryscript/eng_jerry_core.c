@@ -13,8 +13,8 @@
  * this much when it asks for none. */
 #define ENG_JERRY_HEAP_BYTES ((size_t)JERRY_GLOBAL_HEAP_SIZE * 1024u)
 
-/* The halt hook runs on backward jumps; reading the clock on every one would dominate tight
- * loops, and 128 iterations of even a heavy loop body stay far below the limit's resolution. */
+/* The halt hook runs every this many backward branches (loop iterations): the unit of the work
+ * budget is one branch, counted in steps of this many, so the hook costs nothing measurable. */
 #define ENG_JERRY_HALT_INTERVAL 128u
 
 #define ENG_JERRY_HANDLES_MIN 64u
@@ -96,7 +96,7 @@ eng_value_t eng_jerry_track(jerry_value_t value)
 		jerry_value_t *grown = eng_jerry_alloc(cap * sizeof(*grown));
 
 		if (grown == NULL) {
-			out_of_memory("JS heap exhausted (value eng_jerry->handles)");
+			out_of_memory("out of memory (JavaScript heap)");
 		}
 		if (eng_jerry->handles != NULL) {
 			memcpy(grown, eng_jerry->handles, eng_jerry->handle_count * sizeof(*grown));
@@ -138,7 +138,7 @@ void eng_jerry_scope_close(uint32_t saved)
 		jerry_value_free(eng_jerry->handles[--eng_jerry->handle_count]);
 	}
 	eng_jerry->handle_floor = saved;
-	/* A burst of eng_jerry->handles (a big conversion) must not keep its table in the JS heap. */
+	/* A burst of handles (a big conversion) must not keep its table in the JS heap. */
 	if (eng_jerry->handle_count == 0 && eng_jerry->handle_cap > ENG_JERRY_HANDLES_MIN) {
 		eng_jerry_free(eng_jerry->handles, eng_jerry->handle_cap * sizeof(*eng_jerry->handles));
 		eng_jerry->handles = NULL;
@@ -460,6 +460,29 @@ void eng_destroy(eng_context_t *context)
 	eng_jerry = was_selected ? &eng_jerry_none : previous;
 }
 
+void eng_abandon(eng_context_t *context)
+{
+	eng_jerry_state_t *previous = eng_jerry;
+
+	if (context == NULL) {
+		return;
+	}
+	/* The backend's tables live in the JS heap, which lives in the context block: giving the
+	 * block back gives back everything, without running anything in it. */
+#if JERRY_EXTERNAL_CONTEXT
+	free(context->state.jerry_context);
+#else
+	/* The static context cannot be thrown away (the device resets instead); make it usable
+	 * again by the next eng_create(). */
+	if (static_owner == context) {
+		static_owner = NULL;
+	}
+#endif
+	bool was_selected = previous == &context->state;
+	free(context);
+	eng_jerry = was_selected ? &eng_jerry_none : previous;
+}
+
 void eng_select(eng_context_t *context)
 {
 	eng_jerry = context != NULL ? &context->state : &eng_jerry_none;
@@ -540,26 +563,34 @@ void eng_gc(void)
 	jerry_heap_gc(JERRY_GC_PRESSURE_HIGH);
 }
 
+void eng_heap_seal(void)
+{
+	/* The heap is the device's from the start: nothing to change. */
+}
+
 /* ------------------------------------------------------------------ watchdog */
 
 static jerry_value_t watchdog_check(void *user)
 {
 	(void)user;
-	if (eng_port_real_ms() < eng_jerry->watchdog_deadline) {
-		return jerry_undefined();
+	if (eng_jerry->watchdog_units < eng_jerry->active_config.exec_budget) {
+		eng_jerry->watchdog_units += ENG_JERRY_HALT_INTERVAL;
+		if (eng_jerry->watchdog_units < eng_jerry->active_config.exec_budget) {
+			return jerry_undefined();
+		}
 	}
 	/* Returned from the halt hook this becomes an abort: JavaScript cannot catch it, so the
 	 * callback unwinds completely and reaches C as an exception. The hook fires again on the
-	 * next backward jump while the deadline stays passed. */
+	 * next backward branch while the budget stays spent. */
 	return eng_jerry_make_error_text(ENG_ERROR_COMMON, "ESR0104", "Execution interrupted");
 }
 
 void eng_watchdog_arm(void)
 {
-	if (!eng_jerry->initialized || eng_jerry->active_config.exec_limit_ms == 0) {
+	eng_jerry->watchdog_units = 0;
+	if (!eng_jerry->initialized || eng_jerry->active_config.exec_budget == 0) {
 		return;
 	}
-	eng_jerry->watchdog_deadline = eng_port_real_ms() + eng_jerry->active_config.exec_limit_ms;
 	jerry_halt_handler(ENG_JERRY_HALT_INTERVAL, watchdog_check, NULL);
 }
 
@@ -568,4 +599,9 @@ void eng_watchdog_disarm(void)
 	if (eng_jerry->initialized) {
 		jerry_halt_handler(ENG_JERRY_HALT_INTERVAL, NULL, NULL);
 	}
+}
+
+uint64_t eng_watchdog_units(void)
+{
+	return eng_jerry->watchdog_units;
 }

@@ -61,7 +61,7 @@ eng_value_t eng_function(eng_native_fn_t fn, void *data, const char *name)
 	eng_jerry_fn_t *native = eng_jerry_alloc(sizeof(*native));
 
 	if (native == NULL) {
-		eng_port_fatal("JS heap exhausted (native function)");
+		eng_port_fatal("out of memory (JavaScript heap)");
 		abort();
 	}
 	native->fn = fn;

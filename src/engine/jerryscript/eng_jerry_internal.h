@@ -68,7 +68,7 @@ typedef struct {
 	uint32_t ref_live;
 	uint32_t ref_free_head;
 
-	uint64_t watchdog_deadline;
+	uint64_t watchdog_units; /* counted since the watchdog was armed */
 	eng_jerry_intrinsics_t intrinsics;
 
 	/* Promises rejected while nobody handles them, oldest first (eng_jerry_function.c). */

@@ -37,9 +37,12 @@ void jerry_port_fatal(jerry_fatal_code_t code)
 		what = "unknown";
 		break;
 	}
+	if (code == JERRY_FATAL_OUT_OF_MEMORY) {
+		/* Worded as Duktape's backend words it: the same fault on either engine. */
+		eng_port_fatal("out of memory (JavaScript heap)");
+	}
 	snprintf(message, sizeof(message), "JerryScript fatal error %d: %s", (int)code, what);
 	eng_port_fatal(message);
-	abort();
 }
 
 /* Only reached for assertion details in debug builds of the engine; a port with a better log

@@ -497,6 +497,25 @@ bool eng_define_const(eng_value_t object, const char *key, eng_value_t value)
 	return ok;
 }
 
+bool eng_define_getter(eng_value_t object, const char *key, eng_value_t getter)
+{
+	if (!jerry_value_is_object(object) || !jerry_value_is_function(getter)) {
+		return false;
+	}
+	jerry_property_descriptor_t desc = {
+		.flags = JERRY_PROP_IS_GET_DEFINED | JERRY_PROP_IS_ENUMERABLE_DEFINED |
+			 JERRY_PROP_IS_CONFIGURABLE_DEFINED | JERRY_PROP_IS_CONFIGURABLE,
+		.value = jerry_undefined(),
+		.getter = getter,
+		.setter = jerry_undefined(),
+	};
+	jerry_value_t name = key_string(key);
+	bool ok = consume_success(jerry_object_define_own_prop(object, name, &desc));
+
+	jerry_value_free(name);
+	return ok;
+}
+
 bool eng_has_own(eng_value_t object, const char *key)
 {
 	if (!jerry_value_is_object(object)) {

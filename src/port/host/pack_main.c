@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	/* The compiler needs room for the parser: a host-sized heap. */
-	eng_config_t config = {.heap_size = 64u * 1024u * 1024u, .exec_limit_ms = 0};
+	eng_config_t config = {.heap_size = 64u * 1024u * 1024u, .exec_budget = 0};
 	if (eng_init(&config) != 0) {
 		fprintf(stderr, "beacon-pack: the engine could not start\n");
 		return 1;

@@ -2,7 +2,7 @@
  * beacon-sim: runs app packages on simulated devices in a simulated world.
  *
  *   beacon-sim [--for MS] [--realtime] [--utc MS | --no-utc] [--trust KEY.pub]...
- *              [--world SCRIPT] [--trace FILE] [--verbose] app.bapp...
+ *              [--world SCRIPT] [--trace FILE] [--verbose] [--heap BYTES] app.bapp...
  *
  * Without --world, each package runs on a device of the default profile (d0, d1, ...). With a
  * world script (see world_script.h; `beacon run --world` writes it from a scenario), the packages
@@ -52,6 +52,7 @@ static bool parse_u64(const char *s, uint64_t *out)
 typedef struct {
 	uint64_t for_ms;
 	bool realtime, synced, verbose, utc_given;
+	uint64_t heap; /* 0: each device's own (its profile's, or the world script's) */
 	int64_t utc;
 	const char *world_path, *trace_path;
 	const char *packages[256];
@@ -81,6 +82,10 @@ static int parse_options(int argc, char **argv, options_t *o)
 			o->realtime = true;
 		} else if (strcmp(argv[i], "--verbose") == 0) {
 			o->verbose = true;
+		} else if (strcmp(argv[i], "--heap") == 0 && i + 1 < argc) {
+			if (!parse_u64(argv[++i], &o->heap) || o->heap < 16384 || o->heap > 524288) {
+				return usage("--heap takes bytes from 16384 to 524288");
+			}
 		} else if (strcmp(argv[i], "--world") == 0 && i + 1 < argc) {
 			o->world_path = argv[++i];
 		} else if (strcmp(argv[i], "--trace") == 0 && i + 1 < argc) {
@@ -192,6 +197,9 @@ int main(int argc, char **argv)
 	for (uint32_t i = 0; i < devices; i++) {
 		int p = o.package_count == 1 ? 0 : (int)i;
 		world_device_package(&world, i, packages[p], lengths[p]);
+		if (o.heap != 0) {
+			world.devices[i].rt.engine_config.heap_size = (size_t)o.heap;
+		}
 	}
 
 	uint32_t failed = world_start(&world);
@@ -209,6 +217,23 @@ int main(int argc, char **argv)
 						      : "the app stopped";
 	uint64_t device_ms = world.now;
 	fflush(stdout);
+	for (uint32_t i = 0; i < devices; i++) {
+		const world_device_t *d = &world.devices[i];
+		if (d->resets == 0) {
+			continue;
+		}
+		char causes[160] = "";
+		for (int c = 0; c < RT_RESET_CAUSE_COUNT; c++) {
+			if (d->resets_by_cause[c]) {
+				size_t used = strlen(causes);
+				snprintf(causes + used, sizeof(causes) - used, "%s%s %u", used ? ", " : "",
+					 rt_reset_cause_name((rt_reset_cause_t)c), (unsigned)d->resets_by_cause[c]);
+			}
+		}
+		fprintf(stderr, "[beacon info] %s%sreset %u time%s (%s)%s\n", devices > 1 ? d->name : "",
+			devices > 1 ? ": " : "", (unsigned)d->resets, d->resets == 1 ? "" : "s", causes,
+			d->reset_record.app_stopped ? "; the reboot-loop guard stopped the app" : "");
+	}
 	fprintf(stderr, "[beacon info] run ended (%s) after %llu.%03llu s of device time, %llu ms real\n",
 		ending, (unsigned long long)(device_ms / 1000u), (unsigned long long)(device_ms % 1000u),
 		(unsigned long long)(host_real_ms() - host.real_start_ms));
