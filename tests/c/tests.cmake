@@ -82,3 +82,8 @@ foreach(_engine duktape jerryscript)
       "LINKER:--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free")
   endif()
 endforeach()
+
+
+# Beacon packets: the advertising-data codec and the packet formats (pure C, like the interval
+# parser: the engine is linked only because the helper links one).
+beacon_c_test(test_ble_packets duktape "${CMAKE_CURRENT_LIST_DIR}/test_ble_packets.c" LIBS beacon_runtime)

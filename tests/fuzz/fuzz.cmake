@@ -16,3 +16,13 @@ foreach(_engine duktape jerryscript)
     set_tests_properties(fuzz_api_${_engine} PROPERTIES TIMEOUT 600)
   endif()
 endforeach()
+
+# fuzz_ble_parse (tests/fuzz/fuzz_ble_parse.c): the advertising-data decoder and the beacon parser
+# on random, mutated and malformed payloads. Pure C: no engine. BEACON_FUZZ_BLE_CASES sets the
+# number of payloads (the seed is fixed, so a run is reproducible).
+set(BEACON_FUZZ_BLE_CASES 1000000 CACHE STRING "Payloads in the BLE parser fuzz test")
+add_executable(fuzz_ble_parse "${CMAKE_CURRENT_LIST_DIR}/fuzz_ble_parse.c")
+target_link_libraries(fuzz_ble_parse PRIVATE beacon_runtime m)
+target_compile_options(fuzz_ble_parse PRIVATE ${BEACON_WARNINGS})
+add_test(NAME fuzz_ble_parse COMMAND fuzz_ble_parse --seed 1 --cases ${BEACON_FUZZ_BLE_CASES})
+set_tests_properties(fuzz_ble_parse PROPERTIES TIMEOUT 600)
