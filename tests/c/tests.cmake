@@ -64,3 +64,7 @@ foreach(_engine duktape jerryscript)
 endforeach()
 
 include("${CMAKE_CURRENT_LIST_DIR}/../fuzz/fuzz.cmake")
+
+# The flash record store on the simulated nRF52840 flash, power cuts at every operation included.
+beacon_c_test(test_records duktape "${CMAKE_CURRENT_LIST_DIR}/test_records.c"
+              LIBS beacon_port_host beacon_runtime beacon_port_host)
