@@ -10,9 +10,9 @@
  * Power cuts: sim_flash_cut_after(f, n, seed) makes the n-th word program or page erase from now
  * the one the power fails in. That word is left as it was, as it would have been, or with only
  * some of its bits cleared (real flash can stop half-way through a word, so this is stricter than
- * old-or-new); that page is left partly erased, word by word erased, untouched or with some bits
- * set. The choice is a pseudo-random function of the seed and the operation number, so a run can
- * be replayed exactly. From then on every operation, reads included, fails with HAL_FLASH_EPOWER
+ * old-or-new); that page is left partly erased: how far the erase got is drawn once per cut, then
+ * each word is erased, untouched or with some bits set. The choices are a pseudo-random function
+ * of the seed and the operation number, so a run can be replayed exactly. From then on every operation, reads included, fails with HAL_FLASH_EPOWER
  * until sim_flash_power_on().
  *
  * Files: sim_flash_load()/sim_flash_save() keep the image between runs of the simulator. The file
