@@ -87,3 +87,8 @@ endforeach()
 # Beacon packets: the advertising-data codec and the packet formats (pure C, like the interval
 # parser: the engine is linked only because the helper links one).
 beacon_c_test(test_ble_packets duktape "${CMAKE_CURRENT_LIST_DIR}/test_ble_packets.c" LIBS beacon_runtime)
+
+
+# The flash record store on the simulated nRF52840 flash, power cuts at every operation included.
+beacon_c_test(test_records duktape "${CMAKE_CURRENT_LIST_DIR}/test_records.c"
+              LIBS beacon_port_host beacon_runtime beacon_port_host)
