@@ -7,8 +7,8 @@
  * up to 0.5 % (5 m per kilometre), more than a GNSS fix's own error over a few hundred metres.
  * Where Vincenty's iteration does not converge (nearly antipodal points) the same series are
  * solved for the starting azimuth by bisection, as Karney (J. Geodesy 87, 2013, sec. 4) solves
- * the inverse problem. Checked against GeographicLib in tests/c/test_geo*.c; docs/location.md
- * has the choice and the errors measured.
+ * the inverse problem. Checked against published lines (tests/c/test_geo.c) and GeographicLib
+ * (tests/c/test_geo_oracle.cc); docs/location.md has the choice and the errors measured.
  *
  * Angles are degrees, distances metres. Latitudes must lie in [-90, 90]; longitudes may be any
  * finite number (they are reduced to [-180, 180)). Invalid input gives NaN results (and false
