@@ -327,7 +327,7 @@ rt_ndef_error_t rt_ndef_encode(const rt_ndef_record_in_t *records, size_t count,
 	}
 	if (total > RT_NDEF_MAX_MESSAGE || total > cap) {
 		fault->record = count;
-		fault->detail = "the message does not fit the tag's 868 bytes";
+		fault->detail = "the message is over the tag's 868 bytes (or the buffer given)";
 		return RT_NDEF_ERR_TOO_BIG;
 	}
 	size_t at = 0;
