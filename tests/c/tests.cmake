@@ -92,3 +92,29 @@ beacon_c_test(test_ble_packets duktape "${CMAKE_CURRENT_LIST_DIR}/test_ble_packe
 # The flash record store on the simulated nRF52840 flash, power cuts at every operation included.
 beacon_c_test(test_records duktape "${CMAKE_CURRENT_LIST_DIR}/test_records.c"
               LIBS beacon_port_host beacon_runtime beacon_port_host)
+
+
+# Location, NFC and UWB models: pure C, no engine needed (registered under duktape, which every
+# host build has). They use libm.
+foreach(_pure test_geo test_gnss_track test_location_filter test_ndef test_uwb_model)
+  if(EXISTS "${CMAKE_CURRENT_LIST_DIR}/${_pure}.c")
+    beacon_c_test(${_pure} duktape "${CMAKE_CURRENT_LIST_DIR}/${_pure}.c" LIBS beacon_runtime m)
+  endif()
+endforeach()
+# rt_geo against GeographicLib (Karney's algorithm) on random lines; GeographicLib's API is C++,
+# so this one test is C++. Without a C++ compiler or libgeographiclib-dev it is left out, loudly.
+include(CheckLanguage)
+check_language(CXX)
+if(CMAKE_CXX_COMPILER)
+  enable_language(CXX)
+  if(PKG_CONFIG_FOUND)
+    pkg_check_modules(GEOGRAPHICLIB QUIET IMPORTED_TARGET geographiclib)
+  endif()
+endif()
+if(TARGET PkgConfig::GEOGRAPHICLIB)
+  beacon_c_test(test_geo_oracle duktape "${CMAKE_CURRENT_LIST_DIR}/test_geo_oracle.cc"
+                LIBS beacon_runtime PkgConfig::GEOGRAPHICLIB m)
+  set_target_properties(test_geo_oracle_duktape PROPERTIES CXX_STANDARD 11 CXX_STANDARD_REQUIRED ON)
+else()
+  message(WARNING "test_geo_oracle left out: it needs a C++ compiler and libgeographiclib-dev")
+endif()
