@@ -15,6 +15,7 @@
 #include "hal_device.h"
 #include "hal_led.h"
 #include "hal_sensors.h"
+#include "rt_battery.h"
 #include "world.h"
 #include "rt_reset.h"
 #include "world_inputs.h"
@@ -305,23 +306,6 @@ bool hal_imu_event_enable(hal_imu_event_t event, bool enable, float threshold)
 
 /* ------------------------------------------------------------------ power */
 
-/* Open-circuit voltage of a Li-ion cell by state of charge (typical 18650/LiPo curve). */
-static float cell_voltage(float percent)
-{
-	static const float soc[] = {0, 5, 10, 20, 40, 60, 80, 100};
-	static const float volts[] = {3.00f, 3.45f, 3.60f, 3.68f, 3.75f, 3.85f, 3.98f, 4.20f};
-	if (percent <= 0) {
-		return volts[0];
-	}
-	for (size_t i = 1; i < sizeof(soc) / sizeof(soc[0]); i++) {
-		if (percent <= soc[i]) {
-			float f = (percent - soc[i - 1]) / (soc[i] - soc[i - 1]);
-			return volts[i - 1] + f * (volts[i] - volts[i - 1]);
-		}
-	}
-	return volts[sizeof(volts) / sizeof(volts[0]) - 1];
-}
-
 void hal_power_read(hal_power_t *power)
 {
 	world_device_t *d = dev();
@@ -337,7 +321,8 @@ void hal_power_read(hal_power_t *power)
 	power->charging = d->charging && d->battery_percent < 100.0f;
 	power->current_ma = power->charging ? -d->profile->charge_current_ma : d->current_ma;
 	/* The charger lifts the terminal voltage a little above the cell's. */
-	power->voltage = cell_voltage(d->battery_percent) + (power->charging ? 0.1f : 0.0f);
+	power->voltage = rt_battery_cell_voltage(d->battery_percent) +
+			 (power->charging ? RT_BATTERY_CHARGING_LIFT_V : 0.0f);
 }
 
 /* ------------------------------------------------------------------ temperature */

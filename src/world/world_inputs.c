@@ -8,6 +8,7 @@
 
 #include "hal_device.h"
 #include "rt_io.h"
+#include "rt_motion.h"
 #include "rt_sensors.h"
 
 static const char *const imu_event_names[HAL_IMU_EVENT_COUNT] = {
@@ -30,24 +31,21 @@ const char *world_imu_event_name(int event)
 	return event >= 0 && event < HAL_IMU_EVENT_COUNT ? imu_event_names[event] : "?";
 }
 
-/* Thresholds and delays of motion detection by level, LOWEST to HIGHEST: the levels of an
- * accelerometer's activity/inactivity engine (LIS2DW12-class). */
+/* Thresholds and delays of motion detection by level: the firmware's (rt_motion.h), so that the
+ * simulated sensor and the device's report motion alike. */
 float world_motion_threshold(uint8_t sensitivity)
 {
-	static const float g[5] = {0.5f, 0.25f, 0.125f, 0.0625f, 0.03125f};
-	return g[sensitivity < 5 ? sensitivity : 4];
+	return rt_motion_threshold_g(sensitivity);
 }
 
 uint32_t world_motion_start_delay_ms(uint8_t responsiveness)
 {
-	static const uint32_t ms[5] = {4000, 2000, 1000, 500, 100};
-	return ms[responsiveness < 5 ? responsiveness : 4];
+	return rt_motion_start_delay_ms(responsiveness);
 }
 
 uint32_t world_motion_stop_delay_ms(uint8_t responsiveness)
 {
-	static const uint32_t ms[5] = {30000, 20000, 10000, 5000, 2000};
-	return ms[responsiveness < 5 ? responsiveness : 4];
+	return rt_motion_stop_delay_ms(responsiveness);
 }
 
 static void trace_values(world_t *w, world_device_t *d, const char *ev, const char *key,

@@ -53,6 +53,9 @@ endforeach()
 # Runtime unit tests. The interval parser is pure C; the package tests need an engine's identity
 # and so run once per engine.
 beacon_c_test(test_interval duktape "${CMAKE_CURRENT_LIST_DIR}/test_interval.c" LIBS beacon_runtime)
+# The motion and battery models the firmware's drivers use (and the simulator shares): pure C.
+beacon_c_test(test_motion duktape "${CMAKE_CURRENT_LIST_DIR}/test_motion.c" LIBS beacon_runtime)
+beacon_c_test(test_battery duktape "${CMAKE_CURRENT_LIST_DIR}/test_battery.c" LIBS beacon_runtime m)
 foreach(_engine duktape jerryscript)
   if(TARGET beacon_engine_${_engine})
     beacon_c_test(test_package ${_engine} "${CMAKE_CURRENT_LIST_DIR}/test_package.c"

@@ -1,15 +1,21 @@
 /*
  * hal_console on Zephyr: app output through printk (the console UART, later also the BLE
  * console), runtime messages through Zephyr's log under the module "beacon".
+ *
+ * preview() data has no channel of its own yet: until the BLE visualisation channel exists it
+ * goes to the log, one info line "preview: <json>", which a host tool reading the console can
+ * pick out. App lifecycle events go to the log too ("app started", "app failed: ...").
  */
 #include "hal_console.h"
 
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <zephyr/logging/log.h>
 #include <zephyr/sys/printk.h>
+#include <zephyr/sys/util.h>
 
 LOG_MODULE_REGISTER(beacon, CONFIG_BEACON_LOG_LEVEL);
 
@@ -19,6 +25,11 @@ LOG_MODULE_REGISTER(beacon, CONFIG_BEACON_LOG_LEVEL);
 
 /* Longest runtime message; longer ones are cut, which vsnprintf makes safe. */
 #define LOG_LINE_MAX 192
+
+/* Longest preview JSON put in one log line. preview() allows CONFIG_BEACON_PRINT_MAX (1 KB);
+ * the deferred log copies each string into its buffer (CONFIG_LOG_BUFFER_SIZE, 1 KB by
+ * default), so a longer text is cut, and the line says so. */
+#define PREVIEW_LOG_MAX 256
 
 void hal_console_print(const char *text, size_t len)
 {
@@ -72,5 +83,35 @@ void hal_log(hal_log_level_t level, const char *fmt, ...)
 	default:
 		LOG_DBG("%s", line);
 		break;
+	}
+}
+
+void hal_console_preview(const char *json, size_t len)
+{
+	char text[PREVIEW_LOG_MAX + 1];
+	size_t n = len < PREVIEW_LOG_MAX ? len : PREVIEW_LOG_MAX;
+
+	/* The engine's JSON escapes control characters, so the text has no NUL of its own. */
+	memcpy(text, json, n);
+	text[n] = '\0';
+	if (n < len) {
+		LOG_INF("preview: %s ... (cut: %u of %u bytes)", text, (unsigned)n, (unsigned)len);
+	} else {
+		LOG_INF("preview: %s", text);
+	}
+}
+
+void hal_console_app_event(hal_app_event_t event, const char *detail)
+{
+	static const char *const names[] = {"started", "failed", "stopped", "removed",
+					    "restarting"};
+	const char *name = (unsigned int)event < ARRAY_SIZE(names) ? names[event] : "changed";
+
+	if (event == HAL_APP_FAILED) {
+		LOG_ERR("app failed: %s", detail != NULL ? detail : "(no reason given)");
+	} else if (detail != NULL) {
+		LOG_INF("app %s: %s", name, detail);
+	} else {
+		LOG_INF("app %s", name);
 	}
 }

@@ -1,7 +1,7 @@
 /*
  * hal_device on Zephyr: the chip's device id from the hwinfo driver (FICR DEVICEID on nRF; on
- * the nRF9160's non-secure side read through TF-M), the board name from Kconfig, and the reset
- * that ends a fatal error.
+ * the nRF9160's non-secure side read through TF-M), the board name from Kconfig, what the
+ * hardware has from the devicetree and Kconfig, and the reset that ends a fatal error.
  */
 #include "hal_device.h"
 
@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <zephyr/devicetree.h>
 #include <zephyr/drivers/hwinfo.h>
 #include <zephyr/logging/log.h>
 #include <zephyr/logging/log_ctrl.h>
@@ -47,6 +48,34 @@ const char *hal_device_hardware(void)
 	}
 #endif
 	return CONFIG_BOARD;
+}
+
+uint32_t hal_device_features(void)
+{
+	/* Decided at build time: the runtime may ask from an interrupt (rt_io_button_edge), so
+	 * this reads no driver. */
+	uint32_t features = 0;
+
+#if DT_NODE_HAS_STATUS(DT_ALIAS(sw1), okay)
+	/* The side button is the one behind sw1 (hal_button_zephyr.c). */
+	features |= HAL_FEATURE_SIDE_BUTTON;
+#endif
+#if defined(CONFIG_SENSOR) && DT_NODE_HAS_STATUS(DT_ALIAS(gyro0), okay)
+	features |= HAL_FEATURE_GYRO;
+#endif
+#if defined(CONFIG_NRF_MODEM_LIB)
+	/* The nRF91 modem library (nRF Connect SDK) brings LTE-M/NB-IoT and GNSS together. */
+	features |= HAL_FEATURE_LTE | HAL_FEATURE_GNSS;
+#endif
+#if defined(CONFIG_IEEE802154_DW1000)
+	/* Zephyr's driver for the Decawave DW1000 UWB radio. */
+	features |= HAL_FEATURE_UWB;
+#endif
+#if defined(CONFIG_NFC_T2T_NRFXLIB) || defined(CONFIG_NFC_T4T_NRFXLIB)
+	/* The NFC tag libraries of nRF Connect SDK on the nRF52840's NFCT peripheral. */
+	features |= HAL_FEATURE_NFC;
+#endif
+	return features;
 }
 
 void hal_device_fatal(const char *reason)

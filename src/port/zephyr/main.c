@@ -1,5 +1,6 @@
 /*
- * Firmware entry point: start the runtime and run the installed app on this (the main) thread.
+ * Firmware entry point: start the runtime, bring up the device's drivers and run the installed
+ * app on this (the main) thread.
  *
  * The installed app is, for now, a package linked into the image at build time (CMake variable
  * BEACON_APP_PACKAGE, see zephyr.cmake). The flash app store, which will keep an uploaded package
@@ -15,6 +16,7 @@
 #include "hal_clock.h"
 #include "glue_app.h"
 #include "hal_device.h"
+#include "port_zephyr.h"
 #include "rt_app.h"
 #include "rt_device.h"
 #include "rt_signature.h"
@@ -62,6 +64,31 @@ static const char *run_result_text(rt_run_result_t result)
 /* The one device this firmware is. */
 static rt_device_t device;
 
+/* The device-local drivers post to the runtime's device, so they come up once it is selected,
+ * and before the first app: installing one configures the sensors and shows the LEDs. */
+static void port_zephyr_drivers_init(rt_device_t *dev)
+{
+	port_zephyr_led_init();
+	port_zephyr_button_init(dev);
+	port_zephyr_sensors_init(dev);
+}
+
+/* After app.stop(): the app may be started again by a LONG press of the side button (the main
+ * one without a side button), which rt_io marks and which wakes this thread. Returns true to
+ * restart, false if the app cannot run again. */
+static bool wait_for_restart(void)
+{
+	while (rt_app_state() == RT_APP_STOPPED) {
+		uint64_t next_ms;
+
+		if (rt_app_step(&next_ms) == RT_RUN_RESTART) {
+			return true;
+		}
+		(void)hal_clock_wait_until(HAL_CLOCK_FOREVER, true);
+	}
+	return false;
+}
+
 int main(void)
 {
 	const uint8_t *package;
@@ -70,6 +97,7 @@ int main(void)
 	LOG_INF("beacon runtime on %s", hal_device_hardware());
 	rt_device_init(&device, 0);
 	rt_device_select(&device);
+	port_zephyr_drivers_init(&device);
 	if (rt_signature_trust_list(CONFIG_BEACON_TRUSTED_KEYS) < 0) {
 		/* Refuse to run anything rather than silently run unsigned apps. */
 		LOG_ERR("CONFIG_BEACON_TRUSTED_KEYS is malformed: no app runs");
@@ -83,17 +111,20 @@ int main(void)
 	for (;;) {
 		char msg[160] = "";
 
+		/* A refused package or a failing top level is logged by hal_console_app_event. */
 		if (glue_app_install(package, package_len, msg, sizeof(msg)) != 0) {
-			LOG_ERR("app not started: %s", msg);
 			return 0;
 		}
 		rt_run_result_t result = rt_app_run(HAL_CLOCK_FOREVER);
 
+		if (result == RT_RUN_APP_STOPPED && rt_app_state() == RT_APP_STOPPED) {
+			result = wait_for_restart() ? RT_RUN_RESTART : RT_RUN_APP_STOPPED;
+		}
 		if (result != RT_RUN_RESTART) {
 			LOG_INF("app ended: %s", run_result_text(result));
 			return 0;
 		}
-		/* app.restart(): a fresh engine and the same package from the top. */
-		LOG_INF("app restarting");
+		/* app.restart() or the side button: a fresh engine and the same package from the
+		 * top. */
 	}
 }

@@ -16,4 +16,18 @@
  */
 void hal_clock_set_utc_ms(int64_t utc_ms);
 
+struct rt_device;
+
+/*
+ * The device-local drivers: ring LEDs (hal_led_zephyr.c), buttons (hal_button_zephyr.c), motion
+ * sensor, battery and power, temperature (hal_sensors_zephyr.c). main() brings them up once,
+ * after rt_device_select() and before the first app is installed; device is the runtime's one
+ * device, to which the drivers post what they detect. Hardware the devicetree does not describe,
+ * or that does not answer, is reported in the log and left out (the HAL then reads as "not
+ * present"); nothing here stops the firmware from running apps.
+ */
+void port_zephyr_led_init(void);
+void port_zephyr_button_init(struct rt_device *device);
+void port_zephyr_sensors_init(struct rt_device *device);
+
 #endif /* PORT_ZEPHYR_H */
