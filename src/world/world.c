@@ -252,6 +252,7 @@ void world_fault(rt_reset_cause_t cause, const char *detail)
 	world_t *w = d->world;
 	w->fault_cause = cause;
 	snprintf(w->fault_detail, sizeof(w->fault_detail), "%s", detail);
+	w->fault_engine = eng_selected();
 	w->fault_armed = false;
 	longjmp(w->fault_jump, 1);
 }
@@ -309,6 +310,12 @@ static void reset_device(world_t *w, world_device_t *d, rt_reset_cause_t cause, 
 		snprintf(line, sizeof(line), "device reset (%s): %s", rt_reset_cause_name(cause), detail);
 		w->io.log(w->io.ctx, d->name, w->device_count > 1, HAL_LOG_ERROR, line);
 	}
+	/* A fault while a new instance was being made (its heap built) leaves that one selected and
+	 * not yet the device's: both go. */
+	if (w->fault_engine != NULL && w->fault_engine != d->rt.engine) {
+		eng_abandon(w->fault_engine);
+	}
+	w->fault_engine = NULL;
 	if (d->rt.engine != NULL) {
 		eng_abandon(d->rt.engine);
 	}

@@ -146,6 +146,8 @@ typedef struct world {
 	jmp_buf fault_jump;
 	rt_reset_cause_t fault_cause;
 	char fault_detail[RT_RESET_DETAIL_MAX];
+	/* The engine instance selected when the fault came: the device's, or one being created. */
+	eng_context_t *fault_engine;
 } world_t;
 
 /* Make a world of device_count devices (all with the default profile until configured).

@@ -33,13 +33,18 @@ function(beacon_c_test name engine)
   add_executable(${_target} ${_bct_UNPARSED_ARGUMENTS})
   # The engine calls the runtime's eng_port_* hooks, the runtime the port's HAL, and the port the
   # runtime: the static libraries are linked as one group.
+  # Other libraries (libm, GeographicLib) come after the group.
   list(REMOVE_DUPLICATES _bct_LIBS)
-  list(JOIN _bct_LIBS "," _bct_group)
+  set(_bct_ours ${_bct_LIBS})
+  list(FILTER _bct_ours INCLUDE REGEX "^beacon_")
+  set(_bct_others ${_bct_LIBS})
+  list(FILTER _bct_others EXCLUDE REGEX "^beacon_")
+  list(JOIN _bct_ours "," _bct_group)
   if(_bct_group)
     set(_bct_group ",${_bct_group}")
   endif()
   target_link_libraries(${_target} PRIVATE "$<LINK_GROUP:RESCAN,beacon_engine_${engine}${_bct_group}>"
-                        ${BEACON_CMOCKA})
+                        ${_bct_others} ${BEACON_CMOCKA})
   target_compile_options(${_target} PRIVATE ${BEACON_WARNINGS})
   add_test(NAME ${_target} COMMAND ${_target})
 endfunction()
@@ -94,7 +99,7 @@ beacon_c_test(test_ble_packets duktape "${CMAKE_CURRENT_LIST_DIR}/test_ble_packe
 
 # The flash record store on the simulated nRF52840 flash, power cuts at every operation included.
 beacon_c_test(test_records duktape "${CMAKE_CURRENT_LIST_DIR}/test_records.c"
-              LIBS beacon_port_host beacon_runtime beacon_port_host)
+              LIBS beacon_port_host beacon_world beacon_runtime)
 
 
 # Location, NFC and UWB models: pure C, no engine needed (registered under duktape, which every
