@@ -81,6 +81,19 @@ test('lowering: presses become two edges, orientations gravity, inputs in time o
   ].join('\n'));
 });
 
+test('lowering: positions in metres become WGS-84 around the origin', () => {
+  const s = parseScenario(JSON.stringify({
+    origin: { lat: 52, long: 5 },
+    devices: [{ position: { x: 1000, y: 1000 } }, { name: 'b', position: { lat: 1.5, long: -2, alt: 30 } }],
+    events: [{ at: 0, device: 'd0', move: { x: 0, y: -500 } }],
+  }), 's.json');
+  const lines = lowerScenario(s, 's.json').script.split('\n');
+  // 1 km north of 52 N is 0.0089874 degrees (meridian radius 6,375.1 km); 1 km east, 0.0145607 (normal radius x cos 52: 3,934.9 km).
+  assert.equal(lines[1], 'device 0 d0 lte-beacon position=52.008987362,5.014560700,0');
+  assert.equal(lines[2], 'device 1 b lte-beacon position=1.500000000,-2.000000000,30');
+  assert.equal(lines[3], 'at 0 0 move 51.995506319 5.000000000 0');
+});
+
 test('the schema file and docs/world.md agree on the input kinds', () => {
   const schema = JSON.parse(fs.readFileSync(path.join(toolsRoot(), 'schema', 'world.schema.json'), 'utf8'));
   const inputs = Object.keys(schema.$defs.event.properties).filter((k) => k !== 'at' && k !== 'device');

@@ -108,6 +108,9 @@ typedef struct world_device {
 	/* Clock. */
 	bool utc_synced;
 
+	/* Where the device is: WGS-84 degrees and metres (the air, UWB ranging and GNSS use it). */
+	double lat, lon, alt;
+
 	/* Faults. The reset record is what survives a reset (no-init RAM on the device). */
 	rt_reset_record_t reset_record;
 	bool hang_pending;  /* the next driver call hangs (a scripted fault) */

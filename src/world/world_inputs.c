@@ -277,6 +277,18 @@ void world_apply_input(world_t *w, world_device_t *d, const world_event_t *e)
 			world_wake(w, d);
 		}
 		return;
+	case WORLD_IN_MOVE:
+		d->lat = e->value[0];
+		d->lon = e->value[1];
+		d->alt = e->value[2];
+		if (world_tracing(w)) {
+			world_trace_begin(&w->json, w, d, "move");
+			world_trace_num(&w->json, "lat", d->lat);
+			world_trace_num(&w->json, "long", d->lon);
+			world_trace_num(&w->json, "alt", d->alt);
+			world_trace_end(&w->json, w);
+		}
+		return;
 	case WORLD_IN_IMU_FAULT:
 		d->imu_fault = e->value[0] != 0;
 		if (world_tracing(w)) {

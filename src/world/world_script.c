@@ -126,6 +126,17 @@ static int device_line(world_t *w, const line_t *l, unsigned lineno, char *err, 
 		key[eq - l->tok[i]] = '\0';
 		const char *value = eq + 1;
 		double x;
+		if (strcmp(key, "position") == 0) {
+			double v[3];
+			if (sscanf(value, "%lf,%lf,%lf", &v[0], &v[1], &v[2]) != 3 || v[0] < -90 ||
+			    v[0] > 90 || v[1] < -180 || v[1] > 180) {
+				FAIL("position takes lat,long,alt (degrees, degrees, metres)");
+			}
+			d->lat = v[0];
+			d->lon = v[1];
+			d->alt = v[2];
+			continue;
+		}
 		if (strcmp(key, "accel") == 0) {
 			double v[3];
 			if (sscanf(value, "%lf,%lf,%lf", &v[0], &v[1], &v[2]) != 3) {
@@ -224,6 +235,13 @@ static int input_line(world_t *w, const line_t *l, unsigned lineno, char *err, s
 			FAIL("power takes external 0|1 and charging 0|1");
 		}
 		e.kind = WORLD_IN_POWER;
+	} else if (strcmp(kind, "move") == 0) {
+		if (args != 3 || !parse_num(a[0], &e.value[0]) || !parse_num(a[1], &e.value[1]) ||
+		    !parse_num(a[2], &e.value[2]) || e.value[0] < -90 || e.value[0] > 90 ||
+		    e.value[1] < -180 || e.value[1] > 180) {
+			FAIL("move takes latitude, longitude (degrees) and altitude (m)");
+		}
+		e.kind = WORLD_IN_MOVE;
 	} else if (strcmp(kind, "fault") == 0) {
 		if (args != 1 || (strcmp(a[0], "hang") != 0 && strcmp(a[0], "crash") != 0)) {
 			FAIL("fault takes hang or crash");

@@ -11,6 +11,7 @@ export type Interval = number | string;
 export type Vector = [number, number, number];
 export type Orientation = 'flat-top' | 'flat-bottom' | 'vertical-ble' | 'vertical-gnss' | 'vertical-cloud';
 export type Profile = 'ble-beacon' | 'lte-beacon' | 'ai-beacon';
+export type Position = { lat: number; long: number; alt?: number } | { x: number; y: number; z?: number };
 
 export interface ScenarioDevice {
   name?: string;
@@ -23,6 +24,7 @@ export interface ScenarioDevice {
   temperature?: number;
   orientation?: Orientation;
   accel?: Vector;
+  position?: Position;
 }
 
 export interface ScenarioEvent {
@@ -50,10 +52,12 @@ export interface ScenarioEvent {
   timeSync?: boolean;
   imuFault?: boolean;
   fault?: 'hang' | 'crash';
+  move?: Position;
 }
 
 export interface Scenario {
   description?: string;
+  origin?: { lat: number; long: number };
   utc?: string | number | null;
   duration?: Interval;
   devices?: ScenarioDevice[];
@@ -75,7 +79,7 @@ export class ScenarioError extends Error {
 /** The input keys of an event: exactly one per event. */
 const INPUTS = [
   'press', 'button', 'motion', 'accel', 'gyro', 'orientation', 'imuEvent', 'battery', 'current',
-  'power', 'temperature', 'timeSync', 'imuFault', 'fault',
+  'power', 'temperature', 'timeSync', 'imuFault', 'fault', 'move',
 ] as const;
 
 const PROFILE_HAS_SIDE_BUTTON: Record<Profile, boolean> = {
@@ -253,6 +257,31 @@ export interface LoweredWorld {
   durationMs?: number;
 }
 
+/** WGS-84 semi-major axis and flattening: x/y metres become latitude and longitude on the
+ * ellipsoid's local radii at the origin (exact enough over the few kilometres of a scenario). */
+const WGS84_A = 6378137;
+const WGS84_F = 1 / 298.257223563;
+
+/** A position as latitude, longitude and altitude. */
+export function toLatLong(p: Position, origin: { lat: number; long: number }): { lat: number; long: number; alt: number } {
+  if ('lat' in p) return { lat: p.lat, long: p.long, alt: p.alt ?? 0 };
+  const phi = (origin.lat * Math.PI) / 180;
+  const e2 = WGS84_F * (2 - WGS84_F);
+  const w = Math.sqrt(1 - e2 * Math.sin(phi) ** 2);
+  const meridian = (WGS84_A * (1 - e2)) / w ** 3; // radius of curvature north-south
+  const normal = WGS84_A / w; // east-west
+  return {
+    lat: origin.lat + ((p.y / meridian) * 180) / Math.PI,
+    long: origin.long + ((p.x / (normal * Math.cos(phi))) * 180) / Math.PI,
+    alt: p.z ?? 0,
+  };
+}
+
+function positionArgs(p: Position, origin: { lat: number; long: number }): string {
+  const ll = toLatLong(p, origin);
+  return `${ll.lat.toFixed(9)} ${ll.long.toFixed(9)} ${num(ll.alt)}`;
+}
+
 function num(x: number): string {
   return Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(12)));
 }
@@ -263,6 +292,7 @@ export function lowerScenario(s: Scenario, file: string): LoweredWorld {
   const names = deviceNames(s);
   const devices = s.devices ?? [{}];
   const dir = path.dirname(path.resolve(file));
+  const origin = s.origin ?? { lat: 0, long: 0 };
   devices.forEach((d, i) => {
     const keys: string[] = [];
     if (d.heap !== undefined) keys.push(`heap=${d.heap}`);
@@ -275,6 +305,7 @@ export function lowerScenario(s: Scenario, file: string): LoweredWorld {
     if (d.temperature !== undefined) keys.push(`temperature=${num(d.temperature)}`);
     const g = d.accel ?? (d.orientation ? ORIENTATION_G[d.orientation] : undefined);
     if (g) keys.push(`accel=${g.map(num).join(',')}`);
+    if (d.position) keys.push(`position=${positionArgs(d.position, origin).replace(/ /g, ',')}`);
     lines.push(['device', i, names[i], d.profile ?? DEFAULT_PROFILE, ...keys].join(' '));
   });
   if (s.utc !== undefined) {
@@ -325,6 +356,8 @@ export function lowerScenario(s: Scenario, file: string): LoweredWorld {
       add(at, dev, `imu-fault ${e.imuFault ? 1 : 0}`);
     } else if (e.fault !== undefined) {
       add(at, dev, `fault ${e.fault}`);
+    } else if (e.move !== undefined) {
+      add(at, dev, `move ${positionArgs(e.move, origin)}`);
     }
   }
   timed.sort((a, b) => a.at - b.at || a.order - b.order);
