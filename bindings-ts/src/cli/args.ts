@@ -29,8 +29,8 @@ export interface CommandSpec {
   /** One line for the command list. */
   brief: string;
   summary: string;
-  /** Positional arguments, in order; all required. */
-  positionals: readonly { name: string; help: string }[];
+  /** Positional arguments, in order; required unless marked optional (optional ones come last). */
+  positionals: readonly { name: string; help: string; optional?: boolean }[];
   options: readonly OptionSpec[];
   /** Extra paragraphs for the command's help. */
   details?: string;
@@ -95,7 +95,8 @@ export function parseArgs(spec: CommandSpec, argv: readonly string[]): ParsedArg
   const help = options.has('help');
   options.delete('help');
   if (!help) {
-    if (positionals.length < spec.positionals.length) {
+    const required = spec.positionals.filter((p) => !p.optional).length;
+    if (positionals.length < required) {
       const missing = spec.positionals[positionals.length];
       throw new UsageError(`missing ${missing.name}`);
     }
@@ -121,7 +122,7 @@ export function flagOption(args: ParsedArgs, name: string): boolean {
 
 /** The help text of a command, generated from its spec. */
 export function commandHelp(spec: CommandSpec): string {
-  const pos = spec.positionals.map((p) => ` <${p.name}>`).join('');
+  const pos = spec.positionals.map((p) => (p.optional ? ` [<${p.name}>]` : ` <${p.name}>`)).join('');
   const lines = [`usage: beacon ${spec.name}${pos} [options]`, '', spec.summary, ''];
   if (spec.positionals.length > 0) {
     lines.push('arguments:');

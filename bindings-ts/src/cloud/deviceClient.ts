@@ -46,19 +46,20 @@ export class PowerCut extends Error {
   }
 }
 
-function parseLog(lines: string[]): LogRecord[] {
-  const out: LogRecord[] = [];
-  for (const [i, line] of lines.entries()) {
-    if (line === '') continue;
+/** Parse a log; a torn last record (a power cut mid-write) ends it. Returns the good records and how many lines they span. */
+function parseLog(lines: string[]): { records: LogRecord[]; good: number } {
+  const records: LogRecord[] = [];
+  const last = lines.length > 0 && lines[lines.length - 1] === '' ? lines.length - 2 : lines.length - 1;
+  for (let i = 0; i <= last; i++) {
     try {
-      out.push(JSON.parse(line) as LogRecord);
+      records.push(JSON.parse(lines[i]) as LogRecord);
     } catch {
       // Only the last record can be torn by a power cut; anything else is damage.
-      if (i === lines.length - 1 || (i === lines.length - 2 && lines[lines.length - 1] === '')) break;
+      if (i === last) return { records, good: i };
       throw new Error(`device log damaged at record ${i + 1}`);
     }
   }
-  return out;
+  return { records, good: last + 1 };
 }
 
 /** A log in memory, for simulated devices; `cutAfter` injects a power cut into an append. */
@@ -67,7 +68,10 @@ export class MemoryStorage implements DeviceStorage {
   private cut?: { after: number; torn: boolean };
 
   load(): LogRecord[] {
-    return parseLog(this.lines);
+    // Like the firmware at boot: a torn last record is cut off before anything is appended.
+    const { records, good } = parseLog(this.lines);
+    this.lines.length = good;
+    return records;
   }
 
   append(r: LogRecord): void {
@@ -103,7 +107,13 @@ export class FileStorage implements DeviceStorage {
 
   load(): LogRecord[] {
     if (!fs.existsSync(this.file)) return [];
-    return parseLog(fs.readFileSync(this.file, 'utf8').split('\n'));
+    const lines = fs.readFileSync(this.file, 'utf8').split('\n');
+    const { records, good } = parseLog(lines);
+    if (good < lines.length && lines.slice(good).some((l) => l !== '')) {
+      // A torn last record: cut it off so the next append starts on a clean line.
+      fs.truncateSync(this.file, Buffer.byteLength(lines.slice(0, good).map((l) => l + '\n').join('')));
+    }
+    return records;
   }
 
   append(r: LogRecord): void {
@@ -375,16 +385,20 @@ export class DeviceClient {
     this.syncing = true;
     const result: SyncResult = { acked: 0, batches: 0, received: 0, bytesSent: 0, bytesReceived: 0 };
     let client: mqtt.MqttClient | undefined;
+    let ok = false;
     try {
       this.flushVariables();
       client = await this.connect();
       await this.runSync(client, result);
+      ok = true;
       return result;
     } finally {
       this.syncing = false;
       const s = this.socket;
       if (client) {
-        if (!this.dead) await client.endAsync(false).catch(() => undefined);
+        // A clean DISCONNECT after a good sync; after a failure the link is simply dropped
+        // (a graceful end would wait for acknowledgements that will never come).
+        if (ok) await client.endAsync(false).catch(() => undefined);
         client.end(true);
       }
       if (s) {
@@ -480,10 +494,37 @@ export class DeviceClient {
         };
       });
 
-    const granted = await client.subscribeAsync([topic(this.id, 'a'), topic(this.id, 'm')], { qos: 1 });
+    // mqtt.js leaves a publish or subscribe pending forever when the link dies under it: every
+    // wait is raced against the link and the timeout.
+    const guarded = <T>(p: Promise<T>): Promise<T> =>
+      new Promise<T>((resolve, reject) => {
+        if (failure) return reject(failure);
+        const timer = setTimeout(() => reject(new Error('sync timed out waiting for the cloud')), timeout);
+        const onWake = (): void => {
+          if (failure) {
+            clearTimeout(timer);
+            reject(failure);
+          } else {
+            wake = onWake; // woken by a frame, not by the link: keep watching
+          }
+        };
+        wake = onWake;
+        p.then(
+          (v) => {
+            clearTimeout(timer);
+            resolve(v);
+          },
+          (err: Error) => {
+            clearTimeout(timer);
+            reject(err);
+          },
+        );
+      });
+
+    const granted = await guarded(client.subscribeAsync([topic(this.id, 'a'), topic(this.id, 'm')], { qos: 1 }));
     if (granted.some((g) => g.qos === 128)) throw new Error('the cloud refused the subscriptions');
     trace('connected');
-    await client.publishAsync(topic(this.id, 's'), encodeLastMessage(this.lastMsg), { qos: 1 });
+    await guarded(client.publishAsync(topic(this.id, 's'), encodeLastMessage(this.lastMsg), { qos: 1 }));
 
     const window = this.opts.window ?? 4;
     const perBatch = Math.min(this.opts.batchEvents ?? 64, LIMITS.batchEvents);
@@ -505,7 +546,7 @@ export class DeviceClient {
       if (inflight.size === 0 && inboxDone) break;
       await waitChange();
     }
-    if (receivedThisSync) await client.publishAsync(topic(this.id, 'k'), encodeLastMessage(this.lastMsg), { qos: 1 });
+    if (receivedThisSync) await guarded(client.publishAsync(topic(this.id, 'k'), encodeLastMessage(this.lastMsg), { qos: 1 }));
     trace('done');
   }
 

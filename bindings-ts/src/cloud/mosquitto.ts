@@ -53,7 +53,7 @@ export interface MosquittoFiles {
 export async function writeMosquittoConfig(
   store: CloudStore,
   dir: string,
-  listener: { port: number; host?: string; tls?: { cert: string; key: string } } = { port: 1883 },
+  listener: { port: number; host?: string; tls?: { cert: string; key: string }; user?: string } = { port: 1883 },
 ): Promise<MosquittoFiles> {
   fs.mkdirSync(dir, { recursive: true });
   const secret = await serviceSecret(store);
@@ -70,12 +70,15 @@ export async function writeMosquittoConfig(
     'allow_anonymous false',
     `password_file ${passwordFile}`,
     `acl_file ${aclFile}`,
-    // Devices must use their public id as client id; this makes Mosquitto enforce it.
-    'use_username_as_clientid true',
     `max_packet_size ${LIMITS.mqttPacketBytes + 5}`,
     'persistence false',
+    // Mosquitto started as root switches to this user; it must be able to read the files above.
+    ...(listener.user ? [`user ${listener.user}`] : []),
     `listener ${listener.port}${listener.host ? ` ${listener.host}` : ''}`,
     'protocol mqtt',
+    // Listener settings from here on (before the listener line they would open a default one).
+    // Devices must use their public id as client id; this makes Mosquitto enforce it.
+    'use_username_as_clientid true',
   ];
   if (listener.tls) conf.push(`certfile ${path.resolve(listener.tls.cert)}`, `keyfile ${path.resolve(listener.tls.key)}`);
   writeAtomic(confFile, conf.join('\n') + '\n', 0o644);
@@ -121,8 +124,12 @@ export async function connectExternalBroker(core: CloudCore, url: string): Promi
     );
   };
   client.on('error', (err) => core.log(`broker ${u.host}: ${err.message}`));
+  // Replies are queued, not awaited: mqtt.js reads nothing more (so not the broker's PUBACK
+  // either) until handleMessage's callback runs.
   core.attach(async (topicName, payload) => {
-    await client.publishAsync(topicName, payload, { qos: 1 });
+    client.publish(topicName, payload, { qos: 1 }, (err) => {
+      if (err) core.log(`publish to ${topicName} failed: ${err.message}`);
+    });
   });
   await new Promise<void>((resolve, reject) => {
     const onError = (err: Error): void => {
