@@ -152,7 +152,8 @@ function storeSuite(kind: 'sqlite' | 'postgres', open: () => Promise<CloudStore>
       assert.equal(await store.setting('k'), 'v2');
       const id = deviceId();
       await store.putCredential(id, 'h', 1);
-      await store.touchDevice(id, 4242);
+      await store.touchDevices([{ id, at: 4242 }]);
+      await store.touchDevices([{ id, at: 4000 }]); // an older time does not move it back
       const d = (await store.listDevices()).find((x) => x.id === id);
       assert.deepEqual(d, { id, created: 1, lastSeen: 4242, revoked: false, events: 0, pendingMessages: 0 });
     });

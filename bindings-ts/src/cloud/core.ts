@@ -36,12 +36,32 @@ export class CloudCore {
     throw new Error('no broker attached');
   };
   readonly counters = { batches: 0, events: 0, duplicates: 0, refused: 0 };
+  /** "Last seen" times not yet written: one small transaction a second instead of one per sync. */
+  private seen = new Map<string, number>();
+  private seenTimer?: NodeJS.Timeout;
 
   constructor(
     readonly store: CloudStore,
     readonly log: Log,
     readonly now: () => number = Date.now,
   ) {}
+
+  private markSeen(id: string): void {
+    this.seen.set(id, this.now());
+    this.seenTimer ??= setTimeout(() => {
+      this.seenTimer = undefined;
+      void this.flushSeen();
+    }, 1000).unref();
+  }
+
+  /** Write the pending "last seen" times (also called when the cloud stops). */
+  async flushSeen(): Promise<void> {
+    if (this.seenTimer) clearTimeout(this.seenTimer);
+    this.seenTimer = undefined;
+    const list = [...this.seen].map(([id, at]) => ({ id, at }));
+    this.seen.clear();
+    await this.store.touchDevices(list).catch((err: Error) => this.log(`cannot record last-seen times: ${err.message}`));
+  }
 
   attach(publish: Publish): void {
     this.publish = publish;
@@ -53,7 +73,7 @@ export class CloudCore {
     const hash = await this.store.credential(id);
     if (hash === undefined) return false;
     if (!(await verifySecret(password, hash))) return false;
-    await this.store.touchDevice(id, this.now());
+    this.markSeen(id);
     return true;
   }
 
@@ -114,7 +134,7 @@ export class CloudCore {
   private async onSyncStart(id: string, lastId: number): Promise<void> {
     // The sync start carries the last message the device processed: that acknowledges every
     // earlier one, even when the device lost its connection before sending the ack.
-    await this.store.touchDevice(id, this.now());
+    this.markSeen(id);
     if (lastId > 0) await this.store.markDelivered(id, lastId, this.now());
     let after = lastId;
     let frame: WireMessage[] = [];

@@ -347,6 +347,8 @@ export class DeviceClient {
             u.protocol === 'mqtts:'
               ? tls.connect({ host, port, ca: this.opts.ca, servername: net.isIP(host) ? undefined : host })
               : net.connect({ host, port });
+          // A sync is a chain of small exchanges: no waiting for the peer's delayed ACK.
+          s.setNoDelay(true);
           this.socket = s;
           return s;
         },

@@ -44,6 +44,19 @@ export interface MosquittoFiles {
   confFile: string;
 }
 
+/** Write the password and ACL files (after devices are added or revoked; then SIGHUP the broker). */
+export async function writeMosquittoAuth(store: CloudStore, dir: string): Promise<{ passwordFile: string; aclFile: string }> {
+  fs.mkdirSync(dir, { recursive: true });
+  const secret = await serviceSecret(store);
+  const lines = [`${SERVICE_USER}:${await hashSecret(secret)}`];
+  for (const c of await store.credentials()) lines.push(`${c.id}:${c.hash}`);
+  const passwordFile = path.resolve(dir, 'passwd');
+  const aclFile = path.resolve(dir, 'acl');
+  writeAtomic(passwordFile, lines.join('\n') + '\n', 0o600);
+  writeAtomic(aclFile, ACL_FILE, 0o644);
+  return { passwordFile, aclFile };
+}
+
 /**
  * Write passwd, acl and mosquitto.conf for a broker serving this cloud into `dir`. The conf
  * has the listener and the limits; include it from the broker's own configuration or start
@@ -55,15 +68,8 @@ export async function writeMosquittoConfig(
   dir: string,
   listener: { port: number; host?: string; tls?: { cert: string; key: string }; user?: string } = { port: 1883 },
 ): Promise<MosquittoFiles> {
-  fs.mkdirSync(dir, { recursive: true });
-  const secret = await serviceSecret(store);
-  const lines = [`${SERVICE_USER}:${await hashSecret(secret)}`];
-  for (const c of await store.credentials()) lines.push(`${c.id}:${c.hash}`);
-  const passwordFile = path.resolve(dir, 'passwd');
-  const aclFile = path.resolve(dir, 'acl');
+  const { passwordFile, aclFile } = await writeMosquittoAuth(store, dir);
   const confFile = path.resolve(dir, 'mosquitto.conf');
-  writeAtomic(passwordFile, lines.join('\n') + '\n', 0o600);
-  writeAtomic(aclFile, ACL_FILE, 0o644);
   const conf = [
     "# Written by 'beacon cloud mosquitto-config'.",
     'per_listener_settings false',

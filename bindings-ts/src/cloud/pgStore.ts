@@ -4,6 +4,7 @@
 // retransmissions of one batch cannot both insert.
 import { Pool, PoolClient, types } from 'pg';
 import type { JsonValue } from './cbor';
+import { GroupCommitter, PendingBatch } from './groupCommit';
 import type { WireEvent } from './protocol';
 import {
   CloudStore,
@@ -177,8 +178,13 @@ export class PgStore implements CloudStore {
     return r.rows.map((x) => ({ id: x.id, hash: x.secret_hash }));
   }
 
-  async touchDevice(id: string, now: number): Promise<void> {
-    await this.pool.query('UPDATE devices SET last_seen = $1 WHERE id = $2', [now, id]);
+  async touchDevices(seen: readonly { id: string; at: number }[]): Promise<void> {
+    if (seen.length === 0) return;
+    await this.pool.query(
+      `UPDATE devices d SET last_seen = GREATEST(COALESCE(d.last_seen, 0), s.at)
+       FROM unnest($1::text[], $2::bigint[]) AS s(id, at) WHERE d.id = s.id`,
+      [seen.map((x) => x.id), seen.map((x) => x.at)],
+    );
   }
 
   async listDevices(): Promise<DeviceRecord[]> {
@@ -190,15 +196,23 @@ export class PgStore implements CloudStore {
     return r.rows[0] ? toDevice(r.rows[0]) : undefined;
   }
 
+  // Up to four group transactions at once: PostgreSQL flushes their commits together too.
+  private committer = new GroupCommitter((batches) => this.tx((c) => this.insertBatches(c, batches)), 4);
+
   async storeEvents(deviceId: string, stream: number, events: readonly WireEvent[], now: number): Promise<number> {
     if (events.length === 0) return 0;
-    return this.tx(async (c) => {
+    return this.committer.store({ deviceId, stream, events, now });
+  }
+
+  private async insertBatches(c: PoolClient, batches: readonly PendingBatch[]): Promise<number[]> {
+    const counts: number[] = [];
+    for (const b of batches) {
       const values: unknown[] = [];
       const rows: string[] = [];
-      for (const e of events) {
-        const b = values.length;
-        rows.push(`($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7}, $${b + 8}, $${b + 9})`);
-        values.push(deviceId, stream, e.seq, e.type, e.ts, JSON.stringify(e.payload), e.volatile, e.variable, now);
+      for (const e of b.events) {
+        const n = values.length;
+        rows.push(`($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}, $${n + 6}, $${n + 7}, $${n + 8}, $${n + 9})`);
+        values.push(b.deviceId, b.stream, e.seq, e.type, e.ts, JSON.stringify(e.payload), e.volatile, e.variable, b.now);
       }
       const r = await c.query<{ seq: number; type: string; ts: number; payload: string; variable: boolean }>(
         `INSERT INTO events (device_id, stream, seq, type, ts, payload, volatile, variable, received)
@@ -206,17 +220,18 @@ export class PgStore implements CloudStore {
         values,
       );
       // Only newly stored variable events move a variable, newest value last.
-      const vars = r.rows.filter((x) => x.variable).sort((a, b) => a.seq - b.seq);
+      const vars = r.rows.filter((x) => x.variable).sort((x, y) => x.seq - y.seq);
       for (const v of vars) {
         await c.query(
           `INSERT INTO variables (device_id, name, value, ts) VALUES ($1, $2, $3, $4)
            ON CONFLICT (device_id, name) DO UPDATE SET value = excluded.value, ts = excluded.ts
            WHERE excluded.ts >= variables.ts`,
-          [deviceId, v.type, v.payload, v.ts],
+          [b.deviceId, v.type, v.payload, v.ts],
         );
       }
-      return r.rowCount ?? 0;
-    });
+      counts.push(r.rowCount ?? 0);
+    }
+    return counts;
   }
 
   async events(deviceId: string, query?: EventQuery): Promise<EventPage> {

@@ -7,7 +7,7 @@ import { EmbeddedBroker, startEmbeddedBroker } from './broker';
 import { CloudCore, Log } from './core';
 import { hashSecret, newSecret, newToken } from './credentials';
 import { HttpServerHandle, startHttp } from './http';
-import { connectExternalBroker, ExternalBroker, writeMosquittoConfig } from './mosquitto';
+import { connectExternalBroker, ExternalBroker, writeMosquittoAuth } from './mosquitto';
 import { normalizeDeviceId } from './protocol';
 import { CloudStore, openStore } from './store';
 
@@ -24,7 +24,7 @@ export interface CloudOptions {
   store?: CloudStore;
   /** An external broker (mqtt:// or mqtts://) instead of the embedded one. */
   broker?: string;
-  /** With `broker`: keep Mosquitto's password and ACL files in this directory up to date. */
+  /** With `broker`: rewrite Mosquitto's password and ACL files in this directory when devices are added or revoked (the broker rereads them on SIGHUP). */
   mosquittoDir?: string;
   /** PEM files for TLS on both MQTT (mqtts) and HTTP (https). */
   tls?: { cert: string; key: string };
@@ -98,6 +98,7 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
   try {
     const token = await apiToken(store, options.token);
     const core = new CloudCore(store, log, now);
+    stops.push(() => core.flushSeen());
     const tls = options.tls ? { cert: fs.readFileSync(options.tls.cert), key: fs.readFileSync(options.tls.key) } : undefined;
     let broker: EmbeddedBroker | ExternalBroker;
     if (options.broker !== undefined) {
@@ -108,10 +109,7 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
     stops.push(() => broker.close());
     const mosquittoDir = options.mosquittoDir;
     const refreshMosquitto = async (): Promise<void> => {
-      if (mosquittoDir !== undefined) {
-        const port = Number(new URL(broker.url).port || 1883);
-        await writeMosquittoConfig(store, mosquittoDir, { port });
-      }
+      if (mosquittoDir !== undefined) await writeMosquittoAuth(store, mosquittoDir);
     };
     const issueDevice = async (id: string): Promise<DeviceCredentials> => {
       const c = await issueCredentials(store, id, now());

@@ -4,6 +4,7 @@
 // acknowledges it to the device.
 import Database from 'better-sqlite3';
 import type { JsonValue } from './cbor';
+import { GroupCommitter, PendingBatch } from './groupCommit';
 import type { WireEvent } from './protocol';
 import {
   CloudStore,
@@ -165,8 +166,11 @@ export class SqliteStore implements CloudStore {
     return rows.map((r) => ({ id: r.id, hash: r.secret_hash }));
   }
 
-  async touchDevice(id: string, now: number): Promise<void> {
-    this.db.prepare('UPDATE devices SET last_seen = ? WHERE id = ?').run(now, id);
+  async touchDevices(seen: readonly { id: string; at: number }[]): Promise<void> {
+    const st = this.db.prepare('UPDATE devices SET last_seen = max(coalesce(last_seen, 0), ?) WHERE id = ?');
+    this.db.transaction(() => {
+      for (const s of seen) st.run(s.at, s.id);
+    })();
   }
 
   async listDevices(): Promise<DeviceRecord[]> {
@@ -180,9 +184,14 @@ export class SqliteStore implements CloudStore {
 
   private insertEvent?: Database.Statement<unknown[]>;
   private upsertVariable?: Database.Statement<unknown[]>;
-  private storeTx?: (deviceId: string, stream: number, events: readonly WireEvent[], now: number) => number;
+  private storeTx?: (batches: readonly PendingBatch[]) => number[];
+  // better-sqlite3 is synchronous, so a group is gathered over one turn of the event loop.
+  private committer = new GroupCommitter(async (batches) => {
+    await new Promise((r) => setImmediate(r));
+    return this.commitBatches(batches);
+  });
 
-  async storeEvents(deviceId: string, stream: number, events: readonly WireEvent[], now: number): Promise<number> {
+  private commitBatches(batches: readonly PendingBatch[]): number[] {
     if (!this.storeTx) {
       const insertEvent = (this.insertEvent = this.db.prepare<unknown[]>(
         `INSERT INTO events (device_id, stream, seq, type, ts, payload, volatile, variable, received)
@@ -193,18 +202,24 @@ export class SqliteStore implements CloudStore {
          ON CONFLICT (device_id, name) DO UPDATE SET value = excluded.value, ts = excluded.ts
          WHERE excluded.ts >= variables.ts`,
       ));
-      this.storeTx = this.db.transaction((id: string, s: number, list: readonly WireEvent[], t: number) => {
-        let added = 0;
-        for (const e of list) {
-          const json = JSON.stringify(e.payload);
-          const r = insertEvent.run(id, s, e.seq, e.type, e.ts, json, e.volatile ? 1 : 0, e.variable ? 1 : 0, t);
-          added += r.changes;
-          if (r.changes > 0 && e.variable) upsertVariable.run(id, e.type, json, e.ts);
-        }
-        return added;
-      });
+      this.storeTx = this.db.transaction((list: readonly PendingBatch[]) =>
+        list.map((b) => {
+          let added = 0;
+          for (const e of b.events) {
+            const json = JSON.stringify(e.payload);
+            const r = insertEvent.run(b.deviceId, b.stream, e.seq, e.type, e.ts, json, e.volatile ? 1 : 0, e.variable ? 1 : 0, b.now);
+            added += r.changes;
+            if (r.changes > 0 && e.variable) upsertVariable.run(b.deviceId, e.type, json, e.ts);
+          }
+          return added;
+        }),
+      );
     }
-    return this.storeTx(deviceId, stream, events, now);
+    return this.storeTx(batches);
+  }
+
+  async storeEvents(deviceId: string, stream: number, events: readonly WireEvent[], now: number): Promise<number> {
+    return this.committer.store({ deviceId, stream, events, now });
   }
 
   async events(deviceId: string, query?: EventQuery): Promise<EventPage> {

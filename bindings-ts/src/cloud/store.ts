@@ -75,7 +75,8 @@ export interface CloudStore {
   credential(id: string): Promise<string | undefined>;
   /** Every device with an active credential hash (for the Mosquitto password file). */
   credentials(): Promise<{ id: string; hash: string }[]>;
-  touchDevice(id: string, now: number): Promise<void>;
+  /** Record when devices were last seen (one transaction for the whole list). */
+  touchDevices(seen: readonly { id: string; at: number }[]): Promise<void>;
   listDevices(): Promise<DeviceRecord[]>;
   device(id: string): Promise<DeviceRecord | undefined>;
 

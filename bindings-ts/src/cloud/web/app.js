@@ -128,14 +128,23 @@ $('message-form').addEventListener('submit', async (ev) => {
   }
 });
 
-(function start() {
+function tokenFromAddress() {
   const m = /(?:^|[#&])token=([^&]+)/.exec(location.hash);
-  if (m) {
-    localStorage.setItem('beacon-cloud-token', decodeURIComponent(m[1]));
-    history.replaceState(null, '', location.pathname);
-  }
+  if (!m) return false;
+  localStorage.setItem('beacon-cloud-token', decodeURIComponent(m[1]));
+  history.replaceState(null, '', location.pathname);
+  return true;
+}
+
+function start() {
   state.token = localStorage.getItem('beacon-cloud-token') || '';
   $('token').value = state.token;
   if (state.token) loadDevices();
   else status('Enter the API token that `beacon cloud` printed.');
-})();
+}
+
+window.addEventListener('hashchange', () => {
+  if (tokenFromAddress()) start();
+});
+tokenFromAddress();
+start();
