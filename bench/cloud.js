@@ -8,7 +8,7 @@ const { DeviceClient, MemoryStorage } = require(path.join(dist, 'src/cloud/devic
 const { encodeBatch, payloadSize, topic } = require(path.join(dist, 'src/cloud/protocol.js'));
 const { startCloud, issueCredentials } = require(path.join(dist, 'src/cloud/service.js'));
 const { openStore } = require(path.join(dist, 'src/cloud/store.js'));
-const helpers = require(path.join(dist, 'test/cloud-helpers.js'));
+const helpers = require(path.join(dist, 'src/cloud/testkit.js'));
 
 const DEVICES = Number(process.env.CLOUD_BENCH_DEVICES || 1000);
 const EVENTS = Number(process.env.CLOUD_BENCH_EVENTS || 20);

@@ -14,7 +14,7 @@ import { encodeBatch, topic } from '../src/cloud/protocol';
 import { Cloud, DeviceCredentials, issueCredentials, startCloud } from '../src/cloud/service';
 import { CloudStore, openStore } from '../src/cloud/store';
 import { writeMosquittoConfig } from '../src/cloud/mosquitto';
-import { beaconSync, deviceId, freePort, tmpDir, waitFor } from './cloud-helpers';
+import { beaconSync, deviceId, freePort, tmpDir, waitFor } from '../src/cloud/testkit';
 
 const MOSQUITTO = ['/usr/sbin/mosquitto', '/usr/bin/mosquitto'].find((p) => fs.existsSync(p));
 const skip = MOSQUITTO ? false : "mosquitto is not installed (Debian package 'mosquitto'; scripts/setup.sh installs it)";

@@ -11,7 +11,7 @@ import { encodeCbor } from '../src/cloud/cbor';
 import { DeviceClient, MemoryStorage } from '../src/cloud/deviceClient';
 import { encodeBatch, LIMITS, topic } from '../src/cloud/protocol';
 import { Cloud, DeviceCredentials, startCloud } from '../src/cloud/service';
-import { deviceId, tmpDir, waitFor } from './cloud-helpers';
+import { deviceId, tmpDir, waitFor } from '../src/cloud/testkit';
 
 const dir = tmpDir('beacon-security-test-');
 let cloud: Cloud;

@@ -6,7 +6,7 @@ import * as path from 'path';
 import { hashSecret, verifySecret } from '../src/cloud/credentials';
 import type { WireEvent } from '../src/cloud/protocol';
 import { CloudStore, openStore } from '../src/cloud/store';
-import { deviceId, PgServer, postgresBin, POSTGRES_MISSING, startPostgres, tmpDir } from './cloud-helpers';
+import { deviceId, PgServer, postgresBin, POSTGRES_MISSING, startPostgres, tmpDir } from '../src/cloud/testkit';
 
 const dir = tmpDir('beacon-store-test-');
 

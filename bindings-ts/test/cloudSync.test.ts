@@ -23,7 +23,7 @@ import {
   startPostgres,
   tmpDir,
   waitFor,
-} from './cloud-helpers';
+} from '../src/cloud/testkit';
 
 const dir = tmpDir('beacon-sync-test-');
 

@@ -8,7 +8,7 @@ import * as https from 'https';
 import * as path from 'path';
 import { DeviceClient, MemoryStorage } from '../src/cloud/deviceClient';
 import { startCloud } from '../src/cloud/service';
-import { deviceId, tmpDir } from './cloud-helpers';
+import { deviceId, tmpDir } from '../src/cloud/testkit';
 
 const dir = tmpDir('beacon-tls-test-');
 const haveOpenssl = spawnSync('openssl', ['version']).status === 0;

@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import type { Browser, Page } from 'puppeteer-core';
 import { DeviceClient, MemoryStorage, ReceivedMessage } from '../src/cloud/deviceClient';
 import { Cloud, startCloud } from '../src/cloud/service';
-import { deviceId, tmpDir } from './cloud-helpers';
+import { deviceId, tmpDir } from '../src/cloud/testkit';
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => fs.existsSync(p));
 const skip = CHROMIUM ? false : "chromium is not installed (Debian package 'chromium'; scripts/setup.sh installs it)";

@@ -91,19 +91,20 @@ async function serve(args: ParsedArgs, io: CliIo): Promise<number> {
   const cert = stringOption(args, 'tls-cert');
   const key = stringOption(args, 'tls-key');
   if ((cert === undefined) !== (key === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
+  const options = {
+    host: stringOption(args, 'host'),
+    port: portOption(args, 'port', 1883),
+    httpPort: portOption(args, 'http-port', 8080),
+    db: dbOption(args),
+    broker: stringOption(args, 'broker'),
+    tls: cert && key ? { cert, key } : undefined,
+    token: stringOption(args, 'token') ?? process.env.BEACON_CLOUD_TOKEN,
+    log: (line: string) => io.err(`cloud: ${line}\n`),
+  };
   const { startCloud } = await import('../cloud/service');
   let cloud;
   try {
-    cloud = await startCloud({
-      host: stringOption(args, 'host'),
-      port: portOption(args, 'port', 1883),
-      httpPort: portOption(args, 'http-port', 8080),
-      db: dbOption(args),
-      broker: stringOption(args, 'broker'),
-      tls: cert && key ? { cert, key } : undefined,
-      token: stringOption(args, 'token') ?? process.env.BEACON_CLOUD_TOKEN,
-      log: (line) => io.err(`cloud: ${line}\n`),
-    });
+    cloud = await startCloud(options);
   } catch (err) {
     io.err(`beacon cloud: ${(err as Error).message}\n`);
     return 1;

@@ -1,11 +1,11 @@
-// Shared pieces of the cloud tests: free ports, a throwaway PostgreSQL server, a cloud in a
+// Test and benchmark kit for the cloud: free ports, a throwaway PostgreSQL server, a cloud in a
 // child process (so a test can kill it), device ids. Importing this file starts nothing.
 import { ChildProcess, spawn, spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as net from 'net';
 import * as os from 'os';
 import * as path from 'path';
-import { toolsRoot } from '../src/codegen/versions';
+import { toolsRoot } from '../codegen/versions';
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
