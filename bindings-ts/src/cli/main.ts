@@ -5,11 +5,12 @@ import * as path from 'path';
 import { toolsRoot } from '../codegen/versions';
 import { commandHelp, CommandSpec, parseArgs, ParsedArgs, UsageError } from './args';
 import { buildCommand } from './build';
+import { cloudCommand } from './cloud';
 import { codegenCommand } from './codegen';
 import { CliIo, processIo } from './io';
 import { keygenCommand } from './keygen';
 import { runCommand } from './run';
-import { buildSpec, codegenSpec, COMMANDS, keygenSpec, mainHelp, runSpec, traceSpec } from './specs';
+import { buildSpec, cloudSpec, codegenSpec, COMMANDS, keygenSpec, mainHelp, runSpec, traceSpec } from './specs';
 import { traceCommand } from './trace';
 
 type Handler = (args: ParsedArgs, io: CliIo) => Promise<number>;
@@ -20,6 +21,7 @@ const HANDLERS: ReadonlyMap<CommandSpec, Handler> = new Map<CommandSpec, Handler
   [traceSpec, (args, io) => traceCommand(args, io)],
   [keygenSpec, keygenCommand],
   [codegenSpec, codegenCommand],
+  [cloudSpec, cloudCommand],
 ]);
 
 function toolsVersion(): string {

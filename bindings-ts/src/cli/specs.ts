@@ -88,7 +88,34 @@ export const codegenSpec: CommandSpec = {
   ],
 };
 
-export const COMMANDS: readonly CommandSpec[] = [buildSpec, runSpec, traceSpec, keygenSpec, codegenSpec];
+export const cloudSpec: CommandSpec = {
+  name: 'cloud',
+  brief: 'run the cloud service devices sync with (MQTT broker, store, HTTP API, web page)',
+  summary:
+    'Run the cloud: an MQTT broker devices sync with, a store for their events, variables and messages, an HTTP API and a web page. ' +
+    'It prints the MQTT and HTTP addresses and the API token, and runs until interrupted. ' +
+    "'beacon cloud device add <public id>' issues a device's credentials (shown once); 'device revoke <id>' revokes them; 'device list' lists devices; " +
+    "'mosquitto-config <dir>' writes the password, ACL and configuration files an external Mosquitto needs.",
+  positionals: [
+    { name: 'command', help: 'nothing (run the cloud), device, or mosquitto-config', optional: true },
+    { name: 'action', help: 'device: add, revoke or list; mosquitto-config: the directory', optional: true },
+    { name: 'id', help: 'device add/revoke: the public id (hex)', optional: true },
+  ],
+  options: [
+    { name: 'port', value: '<n>', help: 'MQTT port (default 1883; 0 picks a free one); for mosquitto-config, the listener port' },
+    { name: 'http-port', value: '<n>', help: 'HTTP port of the API and the page (default 8080; 0 picks a free one)' },
+    { name: 'host', value: '<address>', help: 'address to listen on (default 127.0.0.1); anything but loopback needs TLS' },
+    { name: 'db', value: '<file|postgres://...>', help: 'the store: a SQLite file (default beacon-cloud.db) or a PostgreSQL URL' },
+    { name: 'broker', value: '<mqtt://...>', help: "use this external Mosquitto instead of the embedded broker (see 'mosquitto-config')" },
+    { name: 'tls-cert', value: '<file>', help: 'PEM certificate for TLS on MQTT and HTTP' },
+    { name: 'tls-key', value: '<file>', help: 'PEM private key for TLS on MQTT and HTTP' },
+    { name: 'token', value: '<token>', help: 'HTTP API token (default: $BEACON_CLOUD_TOKEN, else the one kept in the store)' },
+    { name: 'json', help: 'device add/list: print JSON' },
+  ],
+  details: 'Routes and examples: docs/cloud.md. The wire protocol: docs/cloud-protocol.md.',
+};
+
+export const COMMANDS: readonly CommandSpec[] = [buildSpec, runSpec, traceSpec, keygenSpec, codegenSpec, cloudSpec];
 
 export function mainHelp(): string {
   const lines = [

@@ -1,0 +1,136 @@
+// The embedded MQTT broker: aedes (a maintained MQTT 3.1.1 broker in node) with the per-device
+// rules in its hooks. A device connects with client id = username = its public id and its
+// secret; it may publish only to b/<id>/u, s, k and subscribe only to b/<id>/a and m. Every
+// refusal is logged and the broker keeps serving everyone else.
+import Aedes from 'aedes';
+import type { AuthenticateError, Client } from 'aedes';
+import * as net from 'net';
+import * as tls from 'tls';
+import type { CloudCore } from './core';
+import { guardConnection } from './frameGuard';
+import { LIMITS, parseTopic } from './protocol';
+
+export interface EmbeddedBrokerOptions {
+  host: string;
+  port: number;
+  tls?: { cert: Buffer; key: Buffer };
+}
+
+export interface EmbeddedBroker {
+  /** mqtt://host:port or mqtts://host:port */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+function authError(code: 4 | 5, message: string): AuthenticateError {
+  const err = new Error(message) as AuthenticateError;
+  err.returnCode = code as AuthenticateError['returnCode'];
+  return err;
+}
+
+export async function startEmbeddedBroker(core: CloudCore, opts: EmbeddedBrokerOptions): Promise<EmbeddedBroker> {
+  const log = core.log;
+  const aedes = new Aedes({
+    // Only MQTT 3.1.1: the protocol and its limits are defined for it.
+    preConnect(client, packet, done) {
+      if (packet.protocolVersion !== 4) {
+        log(`refused connection: MQTT protocol version ${String(packet.protocolVersion)} (only 3.1.1)`);
+        return done(new Error('MQTT 3.1.1 only'), false);
+      }
+      done(null, true);
+    },
+    authenticate(client, username, password, done) {
+      const id = client.id;
+      if (username !== id || parseTopic(`b/${id}/u`) === undefined) {
+        log(`refused connection: client id '${id}' with username '${String(username)}'`);
+        return done(authError(4, 'client id must be the username'), false);
+      }
+      core.authenticate(id, password).then(
+        (ok) => {
+          if (!ok) {
+            log(`refused connection: ${id}: unknown device or wrong credential`);
+            return done(authError(4, 'bad credentials'), false);
+          }
+          done(null, true);
+        },
+        (err: Error) => {
+          log(`refused connection: ${id}: ${err.message}`);
+          done(authError(5, 'store unavailable'), false);
+        },
+      );
+    },
+    authorizePublish(client: Client | null, packet, done) {
+      if (client === null) return done(null); // the cloud's own replies
+      const t = parseTopic(packet.topic);
+      if (!t || t.id !== client.id || (t.kind !== 'u' && t.kind !== 's' && t.kind !== 'k')) {
+        log(`refused publish: ${client.id} to '${packet.topic}'`);
+        core.counters.refused++;
+        return done(new Error('not allowed'));
+      }
+      if (packet.retain) {
+        log(`refused publish: ${client.id}: retained message on '${packet.topic}'`);
+        core.counters.refused++;
+        return done(new Error('retain not allowed'));
+      }
+      const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
+      // The PUBACK goes out only after the frame is handled; a refused frame closes the connection.
+      core.handle(t.id, t.kind, payload).then(
+        () => done(null),
+        (err: Error) => done(err),
+      );
+    },
+    authorizeSubscribe(client, sub, done) {
+      const t = parseTopic(sub.topic);
+      if (!t || t.id !== client.id || (t.kind !== 'a' && t.kind !== 'm')) {
+        log(`refused subscribe: ${client.id} to '${sub.topic}'`);
+        core.counters.refused++;
+        return done(null, null); // SUBACK return code 0x80
+      }
+      done(null, sub);
+    },
+    // The cloud's replies are not kept for absent devices: an unacknowledged batch is resent and
+    // undelivered messages are sent again at the next sync start.
+    queueLimit: 64,
+  });
+  aedes.on('clientError', (client, err) => log(`client ${client.id}: ${err.message}`));
+  aedes.on('connectionError', (client, err) => log(`connection error: ${err.message}`));
+
+  core.attach(
+    (topicName, payload) =>
+      new Promise<void>((resolve, reject) => {
+        aedes.publish({ cmd: 'publish', topic: topicName, payload, qos: 1, retain: false, dup: false }, (err?: Error) => (err ? reject(err) : resolve()));
+      }),
+  );
+
+  const onSocket = (socket: net.Socket): void => {
+    // A sync is a few small request/answer exchanges: Nagle's algorithm would hold each answer
+    // back for the peer's delayed ACK (40 ms a round trip).
+    socket.setNoDelay(true);
+    const guarded = guardConnection(socket, LIMITS.mqttPacketBytes, (why) => log(`refused frame from ${socket.remoteAddress ?? '?'}: ${why}`));
+    aedes.handle(guarded);
+  };
+  const server: net.Server = opts.tls ? tls.createServer({ cert: opts.tls.cert, key: opts.tls.key }, onSocket) : net.createServer(onSocket);
+  // A client that vanishes mid-handshake must not take the server down.
+  server.on('tlsClientError', (err: Error) => log(`TLS handshake failed: ${err.message}`));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    // A deep accept queue: a fleet whose syncs are aligned connects all at once, and a
+    // connection dropped from a full queue costs the device a SYN retry (1 s, then 3 s, ...).
+    server.listen({ port: opts.port, host: opts.host, backlog: 4096 }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as net.AddressInfo).port;
+  const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+  return {
+    url: `${opts.tls ? 'mqtts' : 'mqtt'}://${host}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close();
+        aedes.close(() => resolve());
+      }),
+  };
+}

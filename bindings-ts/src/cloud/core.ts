@@ -1,0 +1,164 @@
+// What the cloud does with each frame a device sends, independent of which broker carried it
+// (broker.ts embeds aedes; mosquitto.ts rides on an external Mosquitto). A frame is decoded
+// completely before anything is stored; a batch is committed before its acknowledgement is
+// published, so an acknowledged event is always in the store.
+import type { JsonValue } from './cbor';
+import { verifySecret } from './credentials';
+import {
+  CloudTopic,
+  decodeBatch,
+  decodeLastMessage,
+  DeviceTopic,
+  encodeAck,
+  encodeMessageFrame,
+  LIMITS,
+  messageSize,
+  ProtocolError,
+  topic,
+  WireMessage,
+} from './protocol';
+import type { CloudStore, MessageRecord } from './store';
+
+export type Log = (line: string) => void;
+
+/** How the core sends a frame to a device: QoS 1 on the device's topic. */
+export type Publish = (topic: string, payload: Buffer) => Promise<void>;
+
+/** Messages fetched from the store per query while filling message frames. */
+const MESSAGE_PAGE = 256;
+/** Room left in a frame for its map and array headers and the "more" flag. */
+const FRAME_HEADROOM = 16;
+
+export class CloudCore {
+  /** Frames of one device are handled one after another, in arrival order. */
+  private chains = new Map<string, Promise<void>>();
+  private publish: Publish = async () => {
+    throw new Error('no broker attached');
+  };
+  readonly counters = { batches: 0, events: 0, duplicates: 0, refused: 0 };
+  /** "Last seen" times not yet written: one small transaction a second instead of one per sync. */
+  private seen = new Map<string, number>();
+  private seenTimer?: NodeJS.Timeout;
+
+  constructor(
+    readonly store: CloudStore,
+    readonly log: Log,
+    readonly now: () => number = Date.now,
+  ) {}
+
+  private markSeen(id: string): void {
+    this.seen.set(id, this.now());
+    this.seenTimer ??= setTimeout(() => {
+      this.seenTimer = undefined;
+      void this.flushSeen();
+    }, 1000).unref();
+  }
+
+  /** Write the pending "last seen" times (also called when the cloud stops). */
+  async flushSeen(): Promise<void> {
+    if (this.seenTimer) clearTimeout(this.seenTimer);
+    this.seenTimer = undefined;
+    const list = [...this.seen].map(([id, at]) => ({ id, at }));
+    this.seen.clear();
+    await this.store.touchDevices(list).catch((err: Error) => this.log(`cannot record last-seen times: ${err.message}`));
+  }
+
+  attach(publish: Publish): void {
+    this.publish = publish;
+  }
+
+  /** Check a device's credentials (client id = username = its public id). */
+  async authenticate(id: string, password: string | Buffer | undefined): Promise<boolean> {
+    if (password === undefined) return false;
+    const hash = await this.store.credential(id);
+    if (hash === undefined) return false;
+    if (!(await verifySecret(password, hash))) return false;
+    this.markSeen(id);
+    return true;
+  }
+
+  /** A refusal: logged, counted, and thrown back to the broker (which may close the connection). */
+  refuse(id: string, what: string): ProtocolError {
+    this.counters.refused++;
+    this.log(`refused ${id}: ${what}`);
+    return new ProtocolError(what);
+  }
+
+  /**
+   * Handle one frame a device published on one of its own topics. Throws ProtocolError when the
+   * frame is refused (nothing was stored).
+   */
+  handle(id: string, kind: DeviceTopic, payload: Buffer): Promise<void> {
+    const prev = this.chains.get(id) ?? Promise.resolve();
+    const next = prev.then(
+      () => this.handleNow(id, kind, payload),
+      () => this.handleNow(id, kind, payload),
+    );
+    const tail = next.catch(() => undefined);
+    this.chains.set(id, tail);
+    void tail.then(() => {
+      if (this.chains.get(id) === tail) this.chains.delete(id);
+    });
+    return next;
+  }
+
+  private async handleNow(id: string, kind: DeviceTopic, payload: Buffer): Promise<void> {
+    try {
+      switch (kind) {
+        case 'u':
+          return await this.onBatch(id, payload);
+        case 's':
+          return await this.onSyncStart(id, decodeLastMessage(payload, 'sync start'));
+        case 'k':
+          await this.store.markDelivered(id, decodeLastMessage(payload, 'message ack'), this.now());
+          return;
+      }
+    } catch (err) {
+      if (err instanceof ProtocolError) throw this.refuse(id, err.message);
+      this.log(`error handling ${kind} from ${id}: ${(err as Error).message}`);
+      throw err;
+    }
+  }
+
+  private async onBatch(id: string, payload: Buffer): Promise<void> {
+    const batch = decodeBatch(payload);
+    const added = await this.store.storeEvents(id, batch.stream, batch.events, this.now());
+    this.counters.batches++;
+    this.counters.events += added;
+    this.counters.duplicates += batch.events.length - added;
+    const first = batch.events[0].seq;
+    const last = batch.events[batch.events.length - 1].seq;
+    await this.send(id, 'a', encodeAck({ stream: batch.stream, first, last }));
+  }
+
+  private async onSyncStart(id: string, lastId: number): Promise<void> {
+    // The sync start carries the last message the device processed: that acknowledges every
+    // earlier one, even when the device lost its connection before sending the ack.
+    this.markSeen(id);
+    if (lastId > 0) await this.store.markDelivered(id, lastId, this.now());
+    let after = lastId;
+    let frame: WireMessage[] = [];
+    let size = 0;
+    for (;;) {
+      const page: MessageRecord[] = await this.store.pendingMessages(id, after, MESSAGE_PAGE);
+      for (const m of page) {
+        const msg: WireMessage = { id: m.id, type: m.type, ts: m.ts, payload: m.payload as JsonValue };
+        const n = messageSize(msg);
+        if (frame.length > 0 && size + n > LIMITS.frameBytes - FRAME_HEADROOM) {
+          await this.send(id, 'm', encodeMessageFrame({ messages: frame, more: true }));
+          frame = [];
+          size = 0;
+        }
+        frame.push(msg);
+        size += n;
+        after = m.id;
+      }
+      if (page.length < MESSAGE_PAGE) break;
+    }
+    await this.send(id, 'm', encodeMessageFrame({ messages: frame, more: false }));
+  }
+
+  private send(id: string, kind: CloudTopic, payload: Buffer): Promise<void> {
+    return this.publish(topic(id, kind), payload);
+  }
+}

@@ -1,0 +1,295 @@
+// The PostgreSQL store, through `pg` (node-postgres: the standard, maintained driver). Same
+// schema and semantics as sqliteStore.ts; a batch is one transaction, and duplicates are
+// skipped by the (device, stream, seq) key with ON CONFLICT DO NOTHING, so concurrent
+// retransmissions of one batch cannot both insert.
+import { Pool, PoolClient, types } from 'pg';
+import type { JsonValue } from './cbor';
+import { GroupCommitter, PendingBatch } from './groupCommit';
+import type { WireEvent } from './protocol';
+import {
+  CloudStore,
+  DeviceRecord,
+  EventPage,
+  EventQuery,
+  MessageRecord,
+  pageLimit,
+  parseCursor,
+  StoredEvent,
+  VariableRecord,
+} from './store';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS devices (
+  id TEXT PRIMARY KEY,
+  secret_hash TEXT,
+  revoked BOOLEAN NOT NULL DEFAULT false,
+  created BIGINT NOT NULL,
+  last_seen BIGINT,
+  next_msg_id BIGINT NOT NULL DEFAULT 1
+);
+CREATE TABLE IF NOT EXISTS events (
+  row BIGSERIAL PRIMARY KEY,
+  device_id TEXT NOT NULL REFERENCES devices(id),
+  stream BIGINT NOT NULL,
+  seq BIGINT NOT NULL,
+  type TEXT NOT NULL,
+  ts BIGINT NOT NULL,
+  payload TEXT NOT NULL,
+  volatile BOOLEAN NOT NULL,
+  variable BOOLEAN NOT NULL,
+  received BIGINT NOT NULL,
+  UNIQUE (device_id, stream, seq)
+);
+CREATE INDEX IF NOT EXISTS events_by_time ON events (device_id, ts DESC, row DESC);
+CREATE INDEX IF NOT EXISTS events_by_type ON events (device_id, type, ts DESC, row DESC);
+CREATE TABLE IF NOT EXISTS variables (
+  device_id TEXT NOT NULL REFERENCES devices(id),
+  name TEXT NOT NULL,
+  value TEXT NOT NULL,
+  ts BIGINT NOT NULL,
+  PRIMARY KEY (device_id, name)
+);
+CREATE TABLE IF NOT EXISTS messages (
+  device_id TEXT NOT NULL REFERENCES devices(id),
+  id BIGINT NOT NULL,
+  type TEXT NOT NULL,
+  ts BIGINT NOT NULL,
+  payload TEXT NOT NULL,
+  delivered BIGINT,
+  PRIMARY KEY (device_id, id)
+);
+CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+`;
+
+// BIGINT columns hold ms timestamps and sequence numbers, all below 2^53: read them as numbers.
+const typeParsers = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (oid === 20) return (v: string) => Number(v);
+    return format === undefined ? types.getTypeParser(oid) : types.getTypeParser(oid, format);
+  }) as typeof types.getTypeParser,
+};
+
+interface EventRow {
+  row: number;
+  device_id: string;
+  stream: number;
+  seq: number;
+  type: string;
+  ts: number;
+  payload: string;
+  volatile: boolean;
+  variable: boolean;
+  received: number;
+}
+
+interface MessageRow {
+  device_id: string;
+  id: number;
+  type: string;
+  ts: number;
+  payload: string;
+  delivered: number | null;
+}
+
+function toEvent(r: EventRow): StoredEvent {
+  return {
+    deviceId: r.device_id,
+    stream: r.stream,
+    seq: r.seq,
+    type: r.type,
+    ts: r.ts,
+    payload: JSON.parse(r.payload) as JsonValue,
+    volatile: r.volatile,
+    variable: r.variable,
+    received: r.received,
+  };
+}
+
+function toMessage(r: MessageRow): MessageRecord {
+  const m: MessageRecord = { deviceId: r.device_id, id: r.id, type: r.type, ts: r.ts, payload: JSON.parse(r.payload) as JsonValue };
+  if (r.delivered !== null) m.delivered = r.delivered;
+  return m;
+}
+
+const DEVICE_SELECT = `SELECT d.id, d.created, d.last_seen, d.revoked,
+  (SELECT count(*) FROM events e WHERE e.device_id = d.id)::int AS events,
+  (SELECT count(*) FROM messages m WHERE m.device_id = d.id AND m.delivered IS NULL)::int AS pending
+  FROM devices d`;
+
+function toDevice(r: { id: string; created: number; last_seen: number | null; revoked: boolean; events: number; pending: number }): DeviceRecord {
+  const d: DeviceRecord = { id: r.id, created: r.created, revoked: r.revoked, events: r.events, pendingMessages: r.pending };
+  if (r.last_seen !== null) d.lastSeen = r.last_seen;
+  return d;
+}
+
+export class PgStore implements CloudStore {
+  readonly kind = 'postgres';
+  private pool: Pool;
+
+  constructor(url: string, poolSize = 10) {
+    this.pool = new Pool({ connectionString: url, max: poolSize, types: typeParsers });
+    // An idle client losing its server must not take the service down; the next query reports it.
+    this.pool.on('error', () => undefined);
+  }
+
+  async init(): Promise<void> {
+    await this.pool.query(SCHEMA);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  private async tx<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
+    const c = await this.pool.connect();
+    try {
+      await c.query('BEGIN');
+      const r = await fn(c);
+      await c.query('COMMIT');
+      return r;
+    } catch (err) {
+      await c.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    } finally {
+      c.release();
+    }
+  }
+
+  async putCredential(id: string, hash: string, now: number): Promise<void> {
+    await this.pool.query(
+      `INSERT INTO devices (id, secret_hash, revoked, created) VALUES ($1, $2, false, $3)
+       ON CONFLICT (id) DO UPDATE SET secret_hash = excluded.secret_hash, revoked = false`,
+      [id, hash, now],
+    );
+  }
+
+  async revokeCredential(id: string): Promise<boolean> {
+    const r = await this.pool.query('UPDATE devices SET revoked = true, secret_hash = NULL WHERE id = $1', [id]);
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async credential(id: string): Promise<string | undefined> {
+    const r = await this.pool.query<{ secret_hash: string | null }>('SELECT secret_hash FROM devices WHERE id = $1 AND NOT revoked', [id]);
+    return r.rows[0]?.secret_hash ?? undefined;
+  }
+
+  async credentials(): Promise<{ id: string; hash: string }[]> {
+    const r = await this.pool.query<{ id: string; secret_hash: string }>('SELECT id, secret_hash FROM devices WHERE NOT revoked AND secret_hash IS NOT NULL ORDER BY id');
+    return r.rows.map((x) => ({ id: x.id, hash: x.secret_hash }));
+  }
+
+  async touchDevices(seen: readonly { id: string; at: number }[]): Promise<void> {
+    if (seen.length === 0) return;
+    await this.pool.query(
+      `UPDATE devices d SET last_seen = GREATEST(COALESCE(d.last_seen, 0), s.at)
+       FROM unnest($1::text[], $2::bigint[]) AS s(id, at) WHERE d.id = s.id`,
+      [seen.map((x) => x.id), seen.map((x) => x.at)],
+    );
+  }
+
+  async listDevices(): Promise<DeviceRecord[]> {
+    return (await this.pool.query(`${DEVICE_SELECT} ORDER BY d.id`)).rows.map(toDevice);
+  }
+
+  async device(id: string): Promise<DeviceRecord | undefined> {
+    const r = await this.pool.query(`${DEVICE_SELECT} WHERE d.id = $1`, [id]);
+    return r.rows[0] ? toDevice(r.rows[0]) : undefined;
+  }
+
+  // Up to four group transactions at once: PostgreSQL flushes their commits together too.
+  private committer = new GroupCommitter((batches) => this.tx((c) => this.insertBatches(c, batches)), 4);
+
+  async storeEvents(deviceId: string, stream: number, events: readonly WireEvent[], now: number): Promise<number> {
+    if (events.length === 0) return 0;
+    return this.committer.store({ deviceId, stream, events, now });
+  }
+
+  private async insertBatches(c: PoolClient, batches: readonly PendingBatch[]): Promise<number[]> {
+    const counts: number[] = [];
+    for (const b of batches) {
+      const values: unknown[] = [];
+      const rows: string[] = [];
+      for (const e of b.events) {
+        const n = values.length;
+        rows.push(`($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}, $${n + 6}, $${n + 7}, $${n + 8}, $${n + 9})`);
+        values.push(b.deviceId, b.stream, e.seq, e.type, e.ts, JSON.stringify(e.payload), e.volatile, e.variable, b.now);
+      }
+      const r = await c.query<{ seq: number; type: string; ts: number; payload: string; variable: boolean }>(
+        `INSERT INTO events (device_id, stream, seq, type, ts, payload, volatile, variable, received)
+         VALUES ${rows.join(', ')} ON CONFLICT DO NOTHING RETURNING seq, type, ts, payload, variable`,
+        values,
+      );
+      // Only newly stored variable events move a variable, newest value last.
+      const vars = r.rows.filter((x) => x.variable).sort((x, y) => x.seq - y.seq);
+      for (const v of vars) {
+        await c.query(
+          `INSERT INTO variables (device_id, name, value, ts) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (device_id, name) DO UPDATE SET value = excluded.value, ts = excluded.ts
+           WHERE excluded.ts >= variables.ts`,
+          [b.deviceId, v.type, v.payload, v.ts],
+        );
+      }
+      counts.push(r.rowCount ?? 0);
+    }
+    return counts;
+  }
+
+  async events(deviceId: string, query?: EventQuery): Promise<EventPage> {
+    const limit = pageLimit(query);
+    const cur = parseCursor(query?.before);
+    const params: unknown[] = [deviceId];
+    const where = ['device_id = $1'];
+    if (query?.type !== undefined) {
+      params.push(query.type);
+      where.push(`type = $${params.length}`);
+    }
+    if (cur) {
+      params.push(cur.ts, cur.row);
+      where.push(`(ts < $${params.length - 1} OR (ts = $${params.length - 1} AND row < $${params.length}))`);
+    }
+    params.push(limit + 1);
+    const r = await this.pool.query<EventRow>(`SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY ts DESC, row DESC LIMIT $${params.length}`, params);
+    const page: EventPage = { events: r.rows.slice(0, limit).map(toEvent) };
+    if (r.rows.length > limit) page.next = `${r.rows[limit - 1].ts}.${r.rows[limit - 1].row}`;
+    return page;
+  }
+
+  async variables(deviceId: string): Promise<VariableRecord[]> {
+    const r = await this.pool.query<{ name: string; value: string; ts: number }>('SELECT name, value, ts FROM variables WHERE device_id = $1 ORDER BY name', [deviceId]);
+    return r.rows.map((x) => ({ name: x.name, value: JSON.parse(x.value) as JsonValue, ts: x.ts }));
+  }
+
+  async queueMessage(deviceId: string, type: string, payload: JsonValue, now: number): Promise<MessageRecord | undefined> {
+    return this.tx(async (c) => {
+      // The row lock of this UPDATE serialises concurrent sends to one device.
+      const r = await c.query<{ id: number }>('UPDATE devices SET next_msg_id = next_msg_id + 1 WHERE id = $1 RETURNING next_msg_id - 1 AS id', [deviceId]);
+      if (r.rows.length === 0) return undefined;
+      const id = r.rows[0].id;
+      await c.query('INSERT INTO messages (device_id, id, type, ts, payload) VALUES ($1, $2, $3, $4, $5)', [deviceId, id, type, now, JSON.stringify(payload)]);
+      return { deviceId, id, type, ts: now, payload };
+    });
+  }
+
+  async pendingMessages(deviceId: string, afterId: number, limit: number): Promise<MessageRecord[]> {
+    const r = await this.pool.query<MessageRow>('SELECT * FROM messages WHERE device_id = $1 AND id > $2 AND delivered IS NULL ORDER BY id LIMIT $3', [deviceId, afterId, limit]);
+    return r.rows.map(toMessage);
+  }
+
+  async markDelivered(deviceId: string, uptoId: number, now: number): Promise<number> {
+    const r = await this.pool.query('UPDATE messages SET delivered = $1 WHERE device_id = $2 AND id <= $3 AND delivered IS NULL', [now, deviceId, uptoId]);
+    return r.rowCount ?? 0;
+  }
+
+  async messages(deviceId: string): Promise<MessageRecord[]> {
+    return (await this.pool.query<MessageRow>('SELECT * FROM messages WHERE device_id = $1 ORDER BY id', [deviceId])).rows.map(toMessage);
+  }
+
+  async setting(name: string): Promise<string | undefined> {
+    const r = await this.pool.query<{ value: string }>('SELECT value FROM settings WHERE name = $1', [name]);
+    return r.rows[0]?.value;
+  }
+
+  async setSetting(name: string, value: string): Promise<void> {
+    await this.pool.query('INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = excluded.value', [name, value]);
+  }
+}

@@ -1,0 +1,347 @@
+// The device <-> cloud wire protocol (docs/cloud-protocol.md is the normative text; the tests
+// check its byte-exact examples against this file). Frames are CBOR maps with small integer
+// keys; every decoder here is strict: unknown keys, wrong types, values out of range and
+// oversized frames are refused with a ProtocolError, and nothing is half-accepted.
+import { CborError, CborValue, checkJson, decodeCbor, encodeCbor, JsonValue, toJson } from './cbor';
+
+export class ProtocolError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProtocolError';
+  }
+}
+
+/** Limits of the protocol (docs/cloud-protocol.md, "Limits"). */
+export const LIMITS = {
+  /** Serialized (CBOR) size of one event payload or message payload (the API's "about 8 kB"). */
+  payloadBytes: 8192,
+  /** Serialized size of one variable value (cloud.setVar: 1 kB). */
+  variableBytes: 1024,
+  /** Event type, variable name and message type: 1 to 30 characters. */
+  typeChars: 30,
+  /** Events in one batch. */
+  batchEvents: 256,
+  /** CBOR size of one frame (an upload batch or a message frame). */
+  frameBytes: 32768,
+  /** MQTT "remaining length" of any packet; a larger one closes the connection. */
+  mqttPacketBytes: 33792,
+  /** Device public id: 1 to 32 bytes, written as lowercase hex. */
+  idHexMin: 2,
+  idHexMax: 64,
+} as const;
+
+const MAX_SAFE = Number.MAX_SAFE_INTEGER;
+
+/** The topic suffixes: u, s, k from the device; a, m to the device. */
+export type DeviceTopic = 'u' | 's' | 'k';
+export type CloudTopic = 'a' | 'm';
+
+export function isDeviceId(id: string): boolean {
+  return id.length >= LIMITS.idHexMin && id.length <= LIMITS.idHexMax && id.length % 2 === 0 && /^[0-9a-f]+$/.test(id);
+}
+
+/** A device id as users type it (any case, optional spaces or colons) in the protocol's form. */
+export function normalizeDeviceId(text: string): string {
+  const id = text.trim().toLowerCase().replace(/[\s:]/g, '');
+  if (!isDeviceId(id)) {
+    throw new ProtocolError(`'${text}' is not a device public id (hex, ${LIMITS.idHexMin / 2} to ${LIMITS.idHexMax / 2} bytes)`);
+  }
+  return id;
+}
+
+export function topic(id: string, kind: DeviceTopic | CloudTopic): string {
+  return `b/${id}/${kind}`;
+}
+
+/** Split a topic into the device id and its kind; undefined when it is not a protocol topic. */
+export function parseTopic(t: string): { id: string; kind: DeviceTopic | CloudTopic } | undefined {
+  const m = /^b\/([0-9a-f]+)\/([uskam])$/.exec(t);
+  if (!m || !isDeviceId(m[1])) return undefined;
+  return { id: m[1], kind: m[2] as DeviceTopic | CloudTopic };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Frames
+
+/** One event as the device queued it. */
+export interface WireEvent {
+  seq: number;
+  type: string;
+  /** Enqueue time, UTC ms. */
+  ts: number;
+  payload: JsonValue;
+  volatile: boolean;
+  /** A cloud.setVar update: `type` is the variable's name. */
+  variable: boolean;
+}
+
+/** An upload batch (topic u). */
+export interface Batch {
+  /** Chosen at random when the device's event queue is created; seqs are unique within it. */
+  stream: number;
+  events: WireEvent[];
+}
+
+/** The cloud's acknowledgement of a stored batch (topic a). */
+export interface BatchAck {
+  stream: number;
+  first: number;
+  last: number;
+}
+
+/** A message for the device (inside a message frame, topic m). */
+export interface WireMessage {
+  id: number;
+  type: string;
+  ts: number;
+  payload: JsonValue;
+}
+
+/** Messages for the device (topic m); `more` when another frame follows. */
+export interface MessageFrame {
+  messages: WireMessage[];
+  more: boolean;
+}
+
+function fail(what: string): never {
+  throw new ProtocolError(what);
+}
+
+function asMap(v: unknown, what: string, allowed: readonly number[]): Map<number, unknown> {
+  if (!(v instanceof Map)) fail(`${what}: not a map`);
+  for (const k of v.keys()) {
+    if (typeof k !== 'number' || !allowed.includes(k)) fail(`${what}: unknown key ${typeof k === 'string' ? `'${k}'` : String(k)}`);
+  }
+  return v as Map<number, unknown>;
+}
+
+function uint(v: unknown, what: string, min = 0, max = MAX_SAFE): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) fail(`${what}: expected an integer in ${min}..${max}`);
+  return v;
+}
+
+function int(v: unknown, what: string): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || !Number.isSafeInteger(v)) fail(`${what}: expected an integer`);
+  return v;
+}
+
+function bool(v: unknown, what: string): boolean {
+  if (typeof v !== 'boolean') fail(`${what}: expected true or false`);
+  return v;
+}
+
+function typeText(v: unknown, what: string): string {
+  if (typeof v !== 'string') fail(`${what}: expected text`);
+  const chars = [...v].length;
+  if (chars < 1 || chars > LIMITS.typeChars) fail(`${what}: must be 1 to ${LIMITS.typeChars} characters`);
+  return v;
+}
+
+function required(m: Map<number, unknown>, key: number, what: string): unknown {
+  if (!m.has(key)) fail(`${what}: key ${key} missing`);
+  return m.get(key);
+}
+
+/** The CBOR size of a payload, as the limits count it. */
+export function payloadSize(p: JsonValue): number {
+  return encodeCbor(p).length;
+}
+
+function payload(v: unknown, what: string, limit: number): JsonValue {
+  let p: JsonValue;
+  try {
+    p = toJson(v, what);
+  } catch (err) {
+    if (err instanceof CborError) fail(err.message);
+    throw err;
+  }
+  const size = payloadSize(p);
+  if (size > limit) fail(`${what}: ${size} bytes serialized, more than ${limit}`);
+  return p;
+}
+
+function decodeFrame(buf: Uint8Array, what: string): unknown {
+  if (buf.length > LIMITS.frameBytes) fail(`${what}: ${buf.length} bytes, more than ${LIMITS.frameBytes}`);
+  try {
+    return decodeCbor(buf);
+  } catch (err) {
+    if (err instanceof CborError) fail(`${what}: ${err.message}`);
+    throw err;
+  }
+}
+
+function frameOut(value: CborValue, what: string): Buffer {
+  const buf = encodeCbor(value);
+  if (buf.length > LIMITS.frameBytes) fail(`${what}: ${buf.length} bytes, more than ${LIMITS.frameBytes}`);
+  return buf;
+}
+
+// Batch: {0: stream, 1: base seq, 2: base ts, 3: [type...], 4: [event...]}
+// Event: {0: seq gap (default 0), 1: type index, 2: ts delta, 3: payload, 4: volatile (default true), 5: variable (default false)}
+
+export function encodeBatch(b: Batch): Buffer {
+  if (b.events.length < 1 || b.events.length > LIMITS.batchEvents) fail(`batch: 1 to ${LIMITS.batchEvents} events`);
+  uint(b.stream, 'batch stream', 1, 0xffffffff);
+  const types: string[] = [];
+  const index = new Map<string, number>();
+  const first = b.events[0];
+  const events: CborValue[] = [];
+  let prevSeq = first.seq - 1;
+  let prevTs = first.ts;
+  for (const [i, e] of b.events.entries()) {
+    const what = `batch event ${i}`;
+    uint(e.seq, `${what} seq`, 1);
+    uint(e.ts, `${what} ts`);
+    if (e.seq <= prevSeq) fail(`${what}: sequence numbers must increase`);
+    typeText(e.type, `${what} type`);
+    const p = checkJsonOrFail(e.payload, `${what} payload`);
+    const limit = e.variable ? LIMITS.variableBytes : LIMITS.payloadBytes;
+    const size = payloadSize(p);
+    if (size > limit) fail(`${what} payload: ${size} bytes serialized, more than ${limit}`);
+    let ti = index.get(e.type);
+    if (ti === undefined) {
+      ti = types.length;
+      types.push(e.type);
+      index.set(e.type, ti);
+    }
+    const m = new Map<number, CborValue>();
+    const gap = e.seq - prevSeq - 1;
+    if (gap !== 0) m.set(0, gap);
+    m.set(1, ti);
+    m.set(2, e.ts - prevTs);
+    m.set(3, p);
+    if (!e.volatile) m.set(4, false);
+    if (e.variable) m.set(5, true);
+    events.push(m);
+    prevSeq = e.seq;
+    prevTs = e.ts;
+  }
+  return frameOut(
+    new Map<number, CborValue>([
+      [0, b.stream],
+      [1, first.seq],
+      [2, first.ts],
+      [3, types],
+      [4, events],
+    ]),
+    'batch',
+  );
+}
+
+function checkJsonOrFail(v: unknown, what: string): JsonValue {
+  try {
+    return checkJson(v, what);
+  } catch (err) {
+    if (err instanceof CborError) fail(err.message);
+    throw err;
+  }
+}
+
+export function decodeBatch(buf: Uint8Array): Batch {
+  const m = asMap(decodeFrame(buf, 'batch'), 'batch', [0, 1, 2, 3, 4]);
+  const stream = uint(required(m, 0, 'batch'), 'batch stream (key 0)', 1, 0xffffffff);
+  const baseSeq = uint(required(m, 1, 'batch'), 'batch base seq (key 1)', 1);
+  const baseTs = uint(required(m, 2, 'batch'), 'batch base ts (key 2)');
+  const typesRaw = required(m, 3, 'batch');
+  if (!Array.isArray(typesRaw) || typesRaw.length < 1 || typesRaw.length > LIMITS.batchEvents) fail('batch types (key 3): expected a non-empty array');
+  const types = typesRaw.map((t, i) => typeText(t, `batch type ${i}`));
+  if (new Set(types).size !== types.length) fail('batch types (key 3): duplicate type');
+  const evRaw = required(m, 4, 'batch');
+  if (!Array.isArray(evRaw) || evRaw.length < 1 || evRaw.length > LIMITS.batchEvents) fail(`batch events (key 4): 1 to ${LIMITS.batchEvents} events`);
+  const used = new Set<number>();
+  const events: WireEvent[] = [];
+  let seq = baseSeq - 1;
+  let ts = baseTs;
+  for (const [i, raw] of evRaw.entries()) {
+    const what = `batch event ${i}`;
+    const e = asMap(raw, what, [0, 1, 2, 3, 4, 5]);
+    const gap = e.has(0) ? uint(e.get(0), `${what} seq gap (key 0)`) : 0;
+    seq += 1 + gap;
+    if (seq > MAX_SAFE) fail(`${what}: sequence number out of range`);
+    const ti = uint(required(e, 1, what), `${what} type index (key 1)`, 0, types.length - 1);
+    used.add(ti);
+    ts += int(required(e, 2, what), `${what} ts delta (key 2)`);
+    if (ts < 0 || ts > MAX_SAFE) fail(`${what}: timestamp out of range`);
+    const volatile = e.has(4) ? bool(e.get(4), `${what} volatile (key 4)`) : true;
+    const variable = e.has(5) ? bool(e.get(5), `${what} variable (key 5)`) : false;
+    const p = payload(required(e, 3, what), `${what} payload`, variable ? LIMITS.variableBytes : LIMITS.payloadBytes);
+    events.push({ seq, type: types[ti], ts, payload: p, volatile, variable });
+  }
+  if (used.size !== types.length) fail('batch types (key 3): a type no event uses');
+  return { stream, events };
+}
+
+// Ack: {0: stream, 1: first seq, 2: last seq}
+export function encodeAck(a: BatchAck): Buffer {
+  return encodeCbor(new Map<number, CborValue>([[0, a.stream], [1, a.first], [2, a.last]]));
+}
+
+export function decodeAck(buf: Uint8Array): BatchAck {
+  const m = asMap(decodeFrame(buf, 'ack'), 'ack', [0, 1, 2]);
+  const stream = uint(required(m, 0, 'ack'), 'ack stream (key 0)', 1, 0xffffffff);
+  const first = uint(required(m, 1, 'ack'), 'ack first (key 1)', 1);
+  const last = uint(required(m, 2, 'ack'), 'ack last (key 2)', first);
+  return { stream, first, last };
+}
+
+// Sync start (topic s) and message acknowledgement (topic k): {0: id of the last message processed}
+export function encodeLastMessage(lastId: number): Buffer {
+  uint(lastId, 'last message id');
+  return encodeCbor(new Map<number, CborValue>([[0, lastId]]));
+}
+
+export function decodeLastMessage(buf: Uint8Array, what: string): number {
+  const m = asMap(decodeFrame(buf, what), what, [0]);
+  return uint(required(m, 0, what), `${what} last message id (key 0)`);
+}
+
+// Message frame (topic m): {0: [{0: id, 1: type, 2: ts, 3: payload}...], 1: more (default false)}
+function messageMap(msg: WireMessage): Map<number, CborValue> {
+  return new Map<number, CborValue>([
+    [0, msg.id],
+    [1, msg.type],
+    [2, msg.ts],
+    [3, msg.payload],
+  ]);
+}
+
+export function encodeMessageFrame(f: MessageFrame): Buffer {
+  const m = new Map<number, CborValue>([[0, f.messages.map(messageMap)]]);
+  if (f.more) m.set(1, true);
+  return frameOut(m, 'message frame');
+}
+
+/** Encoded size of one message inside a frame, for packing frames under LIMITS.frameBytes. */
+export function messageSize(msg: WireMessage): number {
+  return encodeCbor(messageMap(msg)).length;
+}
+
+export function decodeMessageFrame(buf: Uint8Array): MessageFrame {
+  const m = asMap(decodeFrame(buf, 'message frame'), 'message frame', [0, 1]);
+  const list = required(m, 0, 'message frame');
+  if (!Array.isArray(list)) fail('message frame messages (key 0): expected an array');
+  const messages = list.map((raw, i) => {
+    const what = `message ${i}`;
+    const e = asMap(raw, what, [0, 1, 2, 3]);
+    return {
+      id: uint(required(e, 0, what), `${what} id (key 0)`, 1),
+      type: typeText(required(e, 1, what), `${what} type (key 1)`),
+      ts: uint(required(e, 2, what), `${what} ts (key 2)`),
+      payload: payload(required(e, 3, what), `${what} payload (key 3)`, LIMITS.payloadBytes),
+    };
+  });
+  for (let i = 1; i < messages.length; i++) {
+    if (messages[i].id <= messages[i - 1].id) fail('message frame: ids must increase');
+  }
+  const more = m.has(1) ? bool(m.get(1), 'message frame more (key 1)') : false;
+  return { messages, more };
+}
+
+/** Check a message the HTTP API is asked to send; returns the payload's CBOR size. */
+export function checkMessage(type: unknown, payloadValue: unknown): { type: string; payload: JsonValue } {
+  const t = typeText(type, 'message type');
+  const p = checkJsonOrFail(payloadValue, 'message payload');
+  const size = payloadSize(p);
+  if (size > LIMITS.payloadBytes) fail(`message payload: ${size} bytes serialized, more than ${LIMITS.payloadBytes}`);
+  return { type: t, payload: p };
+}

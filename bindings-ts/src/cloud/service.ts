@@ -1,0 +1,153 @@
+// startCloud: the whole cloud in one call (store, broker, HTTP API and page). `beacon cloud`
+// runs it from the command line; `beacon run` and `beacon test` start one for simulated devices.
+import * as fs from 'fs';
+import * as net from 'net';
+import type { JsonValue } from './cbor';
+import { EmbeddedBroker, startEmbeddedBroker } from './broker';
+import { CloudCore, Log } from './core';
+import { hashSecret, newSecret, newToken } from './credentials';
+import { HttpServerHandle, startHttp } from './http';
+import { connectExternalBroker, ExternalBroker, writeMosquittoAuth } from './mosquitto';
+import { normalizeDeviceId } from './protocol';
+import { CloudStore, openStore } from './store';
+
+export interface CloudOptions {
+  /** Address to listen on (default 127.0.0.1). Anything but loopback needs TLS. */
+  host?: string;
+  /** MQTT port of the embedded broker (default 1883; 0 picks a free one). */
+  port?: number;
+  /** HTTP port (default 8080; 0 picks a free one). */
+  httpPort?: number;
+  /** A SQLite file or a postgres:// URL (default: an in-memory SQLite database). */
+  db?: string;
+  /** An already open store (instead of db); startCloud does not close it. */
+  store?: CloudStore;
+  /** An external broker (mqtt:// or mqtts://) instead of the embedded one. */
+  broker?: string;
+  /** With `broker`: rewrite Mosquitto's password and ACL files in this directory when devices are added or revoked (the broker rereads them on SIGHUP). */
+  mosquittoDir?: string;
+  /** PEM files for TLS on both MQTT (mqtts) and HTTP (https). */
+  tls?: { cert: string; key: string };
+  /** The HTTP API token (default: the one kept in the store, made on first start). */
+  token?: string;
+  log?: Log;
+  now?: () => number;
+}
+
+export interface DeviceCredentials {
+  id: string;
+  clientId: string;
+  username: string;
+  /** Shown once; the store keeps only its hash. */
+  password: string;
+}
+
+export interface Cloud {
+  mqttUrl: string;
+  httpUrl: string;
+  token: string;
+  store: CloudStore;
+  core: CloudCore;
+  issueDevice(id: string): Promise<DeviceCredentials>;
+  revokeDevice(id: string): Promise<boolean>;
+  sendMessage(id: string, type: string, payload: JsonValue): Promise<{ id: number; type: string; ts: number } | undefined>;
+  stop(): Promise<void>;
+}
+
+const TOKEN_SETTING = 'http.token';
+
+export function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  if (net.isIPv4(host)) return host.startsWith('127.');
+  return host === '::1';
+}
+
+/** Issue credentials for a device (new or existing: the old secret stops working). */
+export async function issueCredentials(store: CloudStore, idText: string, now = Date.now()): Promise<DeviceCredentials> {
+  const id = normalizeDeviceId(idText);
+  const password = newSecret();
+  await store.putCredential(id, await hashSecret(password), now);
+  return { id, clientId: id, username: id, password };
+}
+
+/** The HTTP token: given, or kept in the store (made on first start). */
+export async function apiToken(store: CloudStore, given?: string): Promise<string> {
+  if (given !== undefined) return given;
+  let token = await store.setting(TOKEN_SETTING);
+  if (token === undefined) {
+    token = newToken();
+    await store.setSetting(TOKEN_SETTING, token);
+  }
+  return token;
+}
+
+export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
+  const host = options.host ?? '127.0.0.1';
+  if (!options.tls && !isLoopback(host)) {
+    throw new Error(`listening on ${host} needs TLS (--tls-cert and --tls-key); plain TCP is only for loopback`);
+  }
+  const log: Log = options.log ?? ((line) => process.stderr.write(`cloud: ${line}\n`));
+  const now = options.now ?? Date.now;
+  const ownStore = options.store === undefined;
+  const store = options.store ?? (await openStore(options.db ?? ':memory:'));
+  const stops: (() => Promise<void>)[] = [];
+  const stopAll = async (): Promise<void> => {
+    for (const s of stops.reverse()) await s().catch(() => undefined);
+    if (ownStore) await store.close();
+  };
+  try {
+    const token = await apiToken(store, options.token);
+    const core = new CloudCore(store, log, now);
+    stops.push(() => core.flushSeen());
+    const tls = options.tls ? { cert: fs.readFileSync(options.tls.cert), key: fs.readFileSync(options.tls.key) } : undefined;
+    let broker: EmbeddedBroker | ExternalBroker;
+    if (options.broker !== undefined) {
+      broker = await connectExternalBroker(core, options.broker);
+    } else {
+      broker = await startEmbeddedBroker(core, { host, port: options.port ?? 1883, tls });
+    }
+    stops.push(() => broker.close());
+    const mosquittoDir = options.mosquittoDir;
+    const refreshMosquitto = async (): Promise<void> => {
+      if (mosquittoDir !== undefined) await writeMosquittoAuth(store, mosquittoDir);
+    };
+    const issueDevice = async (id: string): Promise<DeviceCredentials> => {
+      const c = await issueCredentials(store, id, now());
+      await refreshMosquitto();
+      log(`credentials issued for ${c.id}`);
+      return c;
+    };
+    const revokeDevice = async (id: string): Promise<boolean> => {
+      const ok = await store.revokeCredential(normalizeDeviceId(id));
+      if (ok) {
+        await refreshMosquitto();
+        log(`credentials revoked for ${id}`);
+      }
+      return ok;
+    };
+    const sendMessage = async (id: string, type: string, payload: JsonValue): Promise<{ id: number; type: string; ts: number } | undefined> => {
+      const m = await store.queueMessage(id, type, payload, now());
+      return m ? { id: m.id, type: m.type, ts: m.ts } : undefined;
+    };
+    const http: HttpServerHandle = await startHttp(
+      { store, token, issueDevice, revokeDevice, sendMessage, mqttUrl: () => broker.url, log },
+      { host, port: options.httpPort ?? 8080, tls },
+    );
+    stops.push(() => http.close());
+    let stopped: Promise<void> | undefined;
+    return {
+      mqttUrl: broker.url,
+      httpUrl: http.url,
+      token,
+      store,
+      core,
+      issueDevice,
+      revokeDevice,
+      sendMessage,
+      stop: () => (stopped ??= stopAll()),
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}

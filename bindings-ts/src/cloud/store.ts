@@ -1,0 +1,133 @@
+// The cloud's durable state, behind one interface with two implementations: SQLite
+// (sqliteStore.ts, the embedded default: one file, nothing to install) and PostgreSQL
+// (pgStore.ts). The same test suite runs against both (test/cloudStore.test.ts).
+import type { JsonValue } from './cbor';
+import type { WireEvent } from './protocol';
+
+export interface DeviceRecord {
+  id: string;
+  /** When credentials were first issued, UTC ms. */
+  created: number;
+  /** Last time the device connected, UTC ms; undefined if never. */
+  lastSeen?: number;
+  /** Credentials revoked: the device cannot connect until new ones are issued. */
+  revoked: boolean;
+  events: number;
+  pendingMessages: number;
+}
+
+export interface StoredEvent {
+  deviceId: string;
+  stream: number;
+  seq: number;
+  type: string;
+  ts: number;
+  payload: JsonValue;
+  volatile: boolean;
+  variable: boolean;
+  /** When the cloud stored it, UTC ms. */
+  received: number;
+}
+
+export interface VariableRecord {
+  name: string;
+  value: JsonValue;
+  /** The device's timestamp of the value, UTC ms. */
+  ts: number;
+}
+
+export interface MessageRecord {
+  deviceId: string;
+  id: number;
+  type: string;
+  ts: number;
+  payload: JsonValue;
+  /** When the device acknowledged it, UTC ms; undefined while pending. */
+  delivered?: number;
+}
+
+export interface EventQuery {
+  /** Only events of this type. */
+  type?: string;
+  /** A cursor from a previous page's `next`. */
+  before?: string;
+  /** At most this many (1..1000, default 50). */
+  limit?: number;
+}
+
+export interface EventPage {
+  events: StoredEvent[];
+  /** Cursor of the next (older) page; undefined on the last page. */
+  next?: string;
+}
+
+export interface CloudStore {
+  readonly kind: 'sqlite' | 'postgres';
+  /** Create the tables if needed. */
+  init(): Promise<void>;
+  close(): Promise<void>;
+
+  /** Issue (or replace) a device's credential hash; clears a revocation. */
+  putCredential(id: string, hash: string, now: number): Promise<void>;
+  /** Revoke a device's credentials; false if the device is unknown. */
+  revokeCredential(id: string): Promise<boolean>;
+  /** The credential hash of an active (not revoked) device. */
+  credential(id: string): Promise<string | undefined>;
+  /** Every device with an active credential hash (for the Mosquitto password file). */
+  credentials(): Promise<{ id: string; hash: string }[]>;
+  /** Record when devices were last seen (one transaction for the whole list). */
+  touchDevices(seen: readonly { id: string; at: number }[]): Promise<void>;
+  listDevices(): Promise<DeviceRecord[]>;
+  device(id: string): Promise<DeviceRecord | undefined>;
+
+  /**
+   * Store a batch in one transaction: each (device, stream, seq) at most once, whatever was
+   * stored before; variable events also update the device's variables when newer. Returns how
+   * many events were new.
+   */
+  storeEvents(deviceId: string, stream: number, events: readonly WireEvent[], now: number): Promise<number>;
+  events(deviceId: string, query?: EventQuery): Promise<EventPage>;
+  variables(deviceId: string): Promise<VariableRecord[]>;
+
+  /** Queue a message; ids count up from 1 per device. Undefined if the device is unknown. */
+  queueMessage(deviceId: string, type: string, payload: JsonValue, now: number): Promise<MessageRecord | undefined>;
+  /** Pending (undelivered) messages with id > afterId, oldest first. */
+  pendingMessages(deviceId: string, afterId: number, limit: number): Promise<MessageRecord[]>;
+  /** Mark every pending message with id <= uptoId delivered; returns how many. */
+  markDelivered(deviceId: string, uptoId: number, now: number): Promise<number>;
+  messages(deviceId: string): Promise<MessageRecord[]>;
+
+  setting(name: string): Promise<string | undefined>;
+  setSetting(name: string, value: string): Promise<void>;
+}
+
+export const DEFAULT_PAGE = 50;
+export const MAX_PAGE = 1000;
+
+export function pageLimit(q: EventQuery | undefined): number {
+  const n = q?.limit ?? DEFAULT_PAGE;
+  if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE) throw new RangeError(`limit must be 1 to ${MAX_PAGE}`);
+  return n;
+}
+
+/** Page cursors are "<ts>.<row id>": the keyset of the last event shown. */
+export function parseCursor(c: string | undefined): { ts: number; row: number } | undefined {
+  if (c === undefined) return undefined;
+  const m = /^(\d{1,16})\.(\d{1,16})$/.exec(c);
+  if (!m) throw new RangeError(`bad page cursor '${c}'`);
+  return { ts: Number(m[1]), row: Number(m[2]) };
+}
+
+/** Open the store a --db argument names: a postgres:// URL, or a SQLite file path. */
+export async function openStore(db: string): Promise<CloudStore> {
+  let store: CloudStore;
+  if (/^postgres(ql)?:\/\//.test(db)) {
+    const { PgStore } = await import('./pgStore');
+    store = new PgStore(db);
+  } else {
+    const { SqliteStore } = await import('./sqliteStore');
+    store = new SqliteStore(db);
+  }
+  await store.init();
+  return store;
+}

@@ -1,0 +1,150 @@
+// The cloud's web page: plain script, no libraries, nothing loaded from elsewhere. It reads the
+// API with the bearer token the user gives (or the #token=... of the address `beacon cloud`
+// prints; a fragment never reaches the server) and keeps it in this browser's localStorage.
+'use strict';
+
+const state = { token: '', device: null, before: null };
+const $ = (id) => document.getElementById(id);
+
+function status(text, isError) {
+  $('status').textContent = text;
+  $('status').className = isError ? 'error' : '';
+}
+
+async function api(path, init) {
+  const res = await fetch(path, {
+    ...init,
+    headers: { authorization: 'Bearer ' + state.token, ...(init && init.body ? { 'content-type': 'application/json' } : {}) },
+  });
+  const body = await res.json().catch(() => ({ error: res.statusText }));
+  if (!res.ok) throw new Error(body.error || res.statusText);
+  return body;
+}
+
+function time(ms) {
+  return ms === undefined ? '' : new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+}
+
+function row(cells, cls) {
+  const tr = document.createElement('tr');
+  cells.forEach((c, i) => {
+    const td = document.createElement('td');
+    td.textContent = c;
+    if (cls && cls[i]) td.className = cls[i];
+    tr.appendChild(td);
+  });
+  return tr;
+}
+
+async function loadDevices() {
+  try {
+    const { devices } = await api('/api/devices');
+    const body = $('devices').querySelector('tbody');
+    body.replaceChildren();
+    for (const d of devices) {
+      const tr = row([d.id, String(d.events), String(d.pendingMessages), time(d.lastSeen), d.revoked ? 'revoked' : 'active']);
+      tr.dataset.id = d.id;
+      if (d.id === state.device) tr.className = 'selected';
+      tr.addEventListener('click', () => selectDevice(d.id));
+      body.appendChild(tr);
+    }
+    status(devices.length === 0 ? 'No devices yet.' : `${devices.length} device(s).`);
+  } catch (err) {
+    status(err.message, true);
+  }
+}
+
+async function loadEvents(more) {
+  const params = new URLSearchParams({ limit: '50' });
+  const type = $('event-type').value.trim();
+  if (type) params.set('type', type);
+  if (more && state.before) params.set('before', state.before);
+  const page = await api(`/api/devices/${state.device}/events?${params}`);
+  const body = $('events').querySelector('tbody');
+  if (!more) body.replaceChildren();
+  for (const e of page.events) body.appendChild(row([String(e.seq), e.type, time(e.ts), JSON.stringify(e.payload)], [null, null, null, 'payload']));
+  state.before = page.next || null;
+  $('older').hidden = !page.next;
+}
+
+async function loadDetails() {
+  const id = state.device;
+  await loadEvents(false);
+  const { variables } = await api(`/api/devices/${id}/variables`);
+  const vbody = $('variables').querySelector('tbody');
+  vbody.replaceChildren(...variables.map((v) => row([v.name, JSON.stringify(v.value), time(v.ts)], [null, 'payload', null])));
+  const { messages } = await api(`/api/devices/${id}/messages`);
+  const mbody = $('messages').querySelector('tbody');
+  mbody.replaceChildren(...messages.slice(-50).reverse().map((m) => row([String(m.id), m.type, JSON.stringify(m.payload), m.delivered ? 'delivered ' + time(m.delivered) : 'pending'], [null, null, 'payload', null])));
+}
+
+async function selectDevice(id) {
+  state.device = id;
+  state.before = null;
+  $('device-id').textContent = id;
+  $('device-section').hidden = false;
+  for (const tr of $('devices').querySelectorAll('tbody tr')) tr.className = tr.dataset.id === id ? 'selected' : '';
+  try {
+    await loadDetails();
+  } catch (err) {
+    status(err.message, true);
+  }
+}
+
+$('token-form').addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  state.token = $('token').value.trim();
+  localStorage.setItem('beacon-cloud-token', state.token);
+  loadDevices();
+});
+
+$('refresh').addEventListener('click', () => {
+  loadDevices();
+  if (state.device) selectDevice(state.device);
+});
+
+$('event-type').addEventListener('change', () => loadEvents(false).catch((err) => status(err.message, true)));
+$('older').addEventListener('click', () => loadEvents(true).catch((err) => status(err.message, true)));
+
+$('message-form').addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const out = $('message-status');
+  let payload;
+  try {
+    payload = JSON.parse($('message-payload').value);
+  } catch {
+    out.textContent = 'The payload is not valid JSON.';
+    out.className = 'error';
+    return;
+  }
+  try {
+    const m = await api(`/api/devices/${state.device}/messages`, { method: 'POST', body: JSON.stringify({ type: $('message-type').value, payload }) });
+    out.textContent = `Message ${m.id} queued; the device gets it at its next sync.`;
+    out.className = '';
+    await loadDetails();
+  } catch (err) {
+    out.textContent = err.message;
+    out.className = 'error';
+  }
+});
+
+function tokenFromAddress() {
+  const m = /(?:^|[#&])token=([^&]+)/.exec(location.hash);
+  if (!m) return false;
+  localStorage.setItem('beacon-cloud-token', decodeURIComponent(m[1]));
+  history.replaceState(null, '', location.pathname);
+  return true;
+}
+
+function start() {
+  state.token = localStorage.getItem('beacon-cloud-token') || '';
+  $('token').value = state.token;
+  if (state.token) loadDevices();
+  else status('Enter the API token that `beacon cloud` printed.');
+}
+
+window.addEventListener('hashchange', () => {
+  if (tokenFromAddress()) start();
+});
+tokenFromAddress();
+start();

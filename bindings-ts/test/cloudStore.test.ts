@@ -1,0 +1,207 @@
+// The store interface, one suite run against both implementations: SQLite (a temporary file)
+// and PostgreSQL (a server of its own, started here).
+import { after, before, describe, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as path from 'path';
+import { hashSecret, verifySecret } from '../src/cloud/credentials';
+import type { WireEvent } from '../src/cloud/protocol';
+import { CloudStore, openStore } from '../src/cloud/store';
+import { deviceId, PgServer, postgresBin, POSTGRES_MISSING, startPostgres, tmpDir } from '../src/cloud/testkit';
+
+const dir = tmpDir('beacon-store-test-');
+
+function ev(seq: number, extra: Partial<WireEvent> = {}): WireEvent {
+  return { seq, type: 'temp', ts: 1_700_000_000_000 + seq * 1000, payload: { n: seq }, volatile: false, variable: false, ...extra };
+}
+
+function storeSuite(kind: 'sqlite' | 'postgres', open: () => Promise<CloudStore>): void {
+  describe(`store: ${kind}`, () => {
+    let store: CloudStore;
+    before(async () => {
+      store = await open();
+    });
+    after(async () => {
+      await store?.close();
+    });
+
+    test('credentials: issue, verify, replace, revoke', async () => {
+      const id = deviceId();
+      assert.equal(await store.credential(id), undefined);
+      await store.putCredential(id, await hashSecret('first'), 1000);
+      const h1 = await store.credential(id);
+      assert.ok(h1 !== undefined && (await verifySecret('first', h1)));
+      await store.putCredential(id, await hashSecret('second'), 2000);
+      const h2 = await store.credential(id);
+      assert.ok(h2 !== undefined && (await verifySecret('second', h2)) && !(await verifySecret('first', h2)));
+      assert.ok((await store.credentials()).some((c) => c.id === id));
+      assert.equal(await store.revokeCredential(id), true);
+      assert.equal(await store.credential(id), undefined);
+      assert.ok(!(await store.credentials()).some((c) => c.id === id));
+      const d = await store.device(id);
+      assert.equal(d?.revoked, true);
+      assert.equal(d?.created, 1000);
+      assert.equal(await store.revokeCredential(deviceId()), false);
+    });
+
+    test('events: each (device, stream, seq) once, however often and in whatever order it comes', async () => {
+      const id = deviceId();
+      await store.putCredential(id, 'h', 1);
+      assert.equal(await store.storeEvents(id, 7, [ev(4), ev(5), ev(6)], 10), 3);
+      assert.equal(await store.storeEvents(id, 7, [ev(1), ev(2), ev(3)], 11), 3);
+      assert.equal(await store.storeEvents(id, 7, [ev(4), ev(5), ev(6)], 12), 0);
+      assert.equal(await store.storeEvents(id, 7, [ev(2), ev(3), ev(4), ev(7)], 13), 1);
+      // The same seq in another stream (a device whose queue was recreated) is another event.
+      assert.equal(await store.storeEvents(id, 8, [ev(1)], 14), 1);
+      const page = await store.events(id, { limit: 100 });
+      assert.deepEqual(
+        page.events.map((e) => `${e.stream}:${e.seq}`),
+        ['7:7', '7:6', '7:5', '7:4', '7:3', '7:2', '8:1', '7:1'],
+      );
+      assert.equal(page.next, undefined);
+      assert.equal((await store.device(id))?.events, 8);
+    });
+
+    test('events: concurrent retransmissions of one batch store it once', async () => {
+      const id = deviceId();
+      await store.putCredential(id, 'h', 1);
+      const batch = Array.from({ length: 20 }, (_, i) => ev(i + 1));
+      const added = await Promise.all(Array.from({ length: 8 }, () => store.storeEvents(id, 1, batch, 5)));
+      assert.equal(added.reduce((a, b) => a + b, 0), 20);
+      assert.equal((await store.device(id))?.events, 20);
+    });
+
+    test('events: fields survive the round trip', async () => {
+      const id = deviceId();
+      await store.putCredential(id, 'h', 1);
+      const payload = { s: 'héllo', f: 21.5, big: 2 ** 40, neg: -3, list: [1, null, true, { a: 'b' }], empty: {} };
+      await store.storeEvents(id, 3, [ev(9, { type: 'loc', payload, volatile: true, ts: 1_800_000_000_123 })], 77);
+      const [e] = (await store.events(id)).events;
+      assert.deepEqual(e, { deviceId: id, stream: 3, seq: 9, type: 'loc', ts: 1_800_000_000_123, payload, volatile: true, variable: false, received: 77 });
+    });
+
+    test('events: newest first, paged, filtered by type', async () => {
+      const id = deviceId();
+      await store.putCredential(id, 'h', 1);
+      const list = Array.from({ length: 25 }, (_, i) => ev(i + 1, { type: i % 2 === 0 ? 'a' : 'b', ts: 5000 + Math.floor(i / 3) }));
+      await store.storeEvents(id, 1, list, 1);
+      const seen: number[] = [];
+      let before: string | undefined;
+      for (;;) {
+        const page = await store.events(id, { limit: 4, before });
+        seen.push(...page.events.map((e) => e.seq));
+        if (!page.next) break;
+        before = page.next;
+      }
+      assert.deepEqual(seen, [...list].sort((x, y) => y.ts - x.ts || y.seq - x.seq).map((e) => e.seq));
+      const onlyB = await store.events(id, { type: 'b', limit: 100 });
+      assert.equal(onlyB.events.length, 12);
+      assert.ok(onlyB.events.every((e) => e.type === 'b'));
+      await assert.rejects(store.events(id, { limit: 0 }), RangeError);
+      await assert.rejects(store.events(id, { before: 'x' }), RangeError);
+    });
+
+    test('variables: latest value by device time, only from newly stored events', async () => {
+      const id = deviceId();
+      await store.putCredential(id, 'h', 1);
+      await store.storeEvents(id, 1, [ev(1, { type: 'mode', payload: 'eco', ts: 2000, variable: true, volatile: true })], 1);
+      await store.storeEvents(id, 1, [ev(2, { type: 'mode', payload: 'old', ts: 1000, variable: true, volatile: true })], 2);
+      await store.storeEvents(id, 1, [ev(3, { type: 'level', payload: { v: 3 }, ts: 1500, variable: true, volatile: true })], 3);
+      assert.deepEqual(await store.variables(id), [
+        { name: 'level', value: { v: 3 }, ts: 1500 },
+        { name: 'mode', value: 'eco', ts: 2000 },
+      ]);
+      await store.storeEvents(id, 1, [ev(4, { type: 'mode', payload: 'sport', ts: 3000, variable: true, volatile: true })], 4);
+      assert.deepEqual((await store.variables(id)).find((v) => v.name === 'mode'), { name: 'mode', value: 'sport', ts: 3000 });
+      // Variable updates are also ordinary events.
+      assert.equal((await store.events(id, { type: 'mode' })).events.length, 3);
+    });
+
+    test('messages: ids count up per device, pending until delivered', async () => {
+      const id = deviceId();
+      const other = deviceId();
+      await store.putCredential(id, 'h', 1);
+      await store.putCredential(other, 'h', 1);
+      assert.equal(await store.queueMessage(deviceId(), 'x', {}, 1), undefined);
+      const ids = [];
+      for (let i = 0; i < 5; i++) ids.push((await store.queueMessage(id, 'cfg', { i }, 100 + i))?.id);
+      assert.deepEqual(ids, [1, 2, 3, 4, 5]);
+      assert.equal((await store.queueMessage(other, 'cfg', {}, 1))?.id, 1);
+      assert.deepEqual((await store.pendingMessages(id, 2, 10)).map((m) => m.id), [3, 4, 5]);
+      assert.deepEqual((await store.pendingMessages(id, 0, 2)).map((m) => m.payload), [{ i: 0 }, { i: 1 }]);
+      assert.equal(await store.markDelivered(id, 3, 999), 3);
+      assert.equal(await store.markDelivered(id, 3, 1000), 0);
+      assert.deepEqual((await store.pendingMessages(id, 0, 10)).map((m) => m.id), [4, 5]);
+      const all = await store.messages(id);
+      assert.equal(all[0].delivered, 999);
+      assert.equal(all[4].delivered, undefined);
+      assert.equal((await store.device(id))?.pendingMessages, 2);
+      assert.equal((await store.pendingMessages(other, 0, 10)).length, 1);
+    });
+
+    test('messages: concurrent sends get distinct ids', async () => {
+      const id = deviceId();
+      await store.putCredential(id, 'h', 1);
+      const sent = await Promise.all(Array.from({ length: 20 }, (_, i) => store.queueMessage(id, 't', { i }, 1)));
+      assert.deepEqual(sent.map((m) => m?.id).sort((a, b) => (a ?? 0) - (b ?? 0)), Array.from({ length: 20 }, (_, i) => i + 1));
+    });
+
+    test('settings and device listing', async () => {
+      assert.equal(await store.setting('nope'), undefined);
+      await store.setSetting('k', 'v1');
+      await store.setSetting('k', 'v2');
+      assert.equal(await store.setting('k'), 'v2');
+      const id = deviceId();
+      await store.putCredential(id, 'h', 1);
+      await store.touchDevices([{ id, at: 4242 }]);
+      await store.touchDevices([{ id, at: 4000 }]); // an older time does not move it back
+      const d = (await store.listDevices()).find((x) => x.id === id);
+      assert.deepEqual(d, { id, created: 1, lastSeen: 4242, revoked: false, events: 0, pendingMessages: 0 });
+    });
+  });
+}
+
+storeSuite('sqlite', () => openStore(path.join(dir, 'store.db')));
+
+test('store: sqlite keeps everything across a reopen', async () => {
+  const file = path.join(dir, 'reopen.db');
+  const id = deviceId();
+  let s = await openStore(file);
+  await s.putCredential(id, 'h', 1);
+  await s.storeEvents(id, 1, [ev(1), ev(2)], 1);
+  await s.queueMessage(id, 'm', { a: 1 }, 1);
+  await s.close();
+  s = await openStore(file);
+  assert.equal((await s.events(id)).events.length, 2);
+  assert.equal((await s.pendingMessages(id, 0, 10)).length, 1);
+  assert.equal(await s.storeEvents(id, 1, [ev(2)], 1), 0);
+  await s.close();
+});
+
+const pgBin = postgresBin();
+if (!pgBin) {
+  test('store: postgres', { skip: POSTGRES_MISSING }, () => undefined);
+} else {
+  let pg: PgServer | undefined;
+  before(async () => {
+    pg = await startPostgres({ fsync: false });
+  });
+  after(() => {
+    pg?.stop();
+  });
+  storeSuite('postgres', async () => {
+    const url = await (pg as PgServer).createDatabase('store_suite');
+    return openStore(url);
+  });
+  test('store: postgres keeps everything across a reopen', async () => {
+    const url = await (pg as PgServer).createDatabase('store_reopen');
+    const id = deviceId();
+    let s = await openStore(url);
+    await s.putCredential(id, 'h', 1);
+    await s.storeEvents(id, 1, [ev(1), ev(2)], 1);
+    await s.close();
+    s = await openStore(url);
+    assert.equal((await s.events(id)).events.length, 2);
+    assert.equal(await s.storeEvents(id, 1, [ev(1)], 1), 0);
+    await s.close();
+  });
+}

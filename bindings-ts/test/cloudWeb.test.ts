@@ -1,0 +1,101 @@
+// The cloud's web page in a real browser (Debian's chromium, headless, driven by
+// puppeteer-core): it lists a device and its events and variables, and sends a message that
+// the device then receives at its next sync.
+import { after, before, test } from 'node:test';
+import * as assert from 'node:assert/strict';
+import * as fs from 'fs';
+import type { Browser, Page } from 'puppeteer-core';
+import { DeviceClient, MemoryStorage, ReceivedMessage } from '../src/cloud/deviceClient';
+import { Cloud, startCloud } from '../src/cloud/service';
+import { deviceId, tmpDir } from '../src/cloud/testkit';
+
+const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => fs.existsSync(p));
+const skip = CHROMIUM ? false : "chromium is not installed (Debian package 'chromium'; scripts/setup.sh installs it)";
+
+let cloud: Cloud;
+let browser: Browser | undefined;
+let page: Page;
+const profile = tmpDir('beacon-web-test-');
+
+before(async () => {
+  if (!CHROMIUM) return;
+  cloud = await startCloud({ port: 0, httpPort: 0, log: () => undefined });
+  const puppeteer = await import('puppeteer-core');
+  const args = ['--headless=new', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', `--user-data-dir=${profile}`];
+  if (process.getuid?.() === 0) args.push('--no-sandbox');
+  browser = await puppeteer.launch({ executablePath: CHROMIUM, args, headless: true });
+  page = await browser.newPage();
+});
+after(async () => {
+  await browser?.close();
+  await cloud?.stop();
+});
+
+async function cellTexts(selector: string): Promise<string[]> {
+  return page.$$eval(selector, (cells) => cells.map((c) => c.textContent ?? ''));
+}
+
+test('web page: devices, events, variables; a message sent from the page reaches the device', { skip }, async () => {
+  const id = deviceId();
+  const cred = await cloud.issueDevice(id);
+  const dev = new DeviceClient({ id, password: cred.password, url: cloud.mqttUrl, storage: new MemoryStorage() });
+  for (let i = 1; i <= 3; i++) dev.enqueue('temperature', { celsius: 20 + i }, { volatile: false });
+  dev.setVar('mode', 'eco');
+  const got: ReceivedMessage[] = [];
+  dev.onReceive((m) => got.push(m));
+  await dev.sync();
+
+  // Without the token the page shows no data and says what it needs.
+  await page.goto(`${cloud.httpUrl}/`, { waitUntil: 'load' });
+  await page.waitForFunction(`(document.getElementById('status')?.textContent ?? '').includes('token')`);
+  assert.deepEqual(await cellTexts('#devices tbody td'), []);
+
+  // With a wrong token: the API's error is shown.
+  await page.type('#token', 'wrong');
+  await page.click('#token-form button');
+  await page.waitForFunction(`document.getElementById('status')?.className === 'error'`);
+  assert.match((await page.$eval('#status', (e) => e.textContent)) ?? '', /wrong token/);
+
+  // The address `beacon cloud` prints carries the token in the fragment.
+  await page.goto(`${cloud.httpUrl}/#token=${cloud.token}`, { waitUntil: 'load' });
+  await page.waitForSelector(`#devices tbody tr[data-id="${id}"]`);
+  assert.ok(!page.url().includes(cloud.token), 'the token is taken out of the address bar');
+  const row = await cellTexts(`#devices tbody tr[data-id="${id}"] td`);
+  assert.equal(row[0], id);
+  assert.equal(row[1], '4'); // 3 events and the variable update
+
+  await page.click(`#devices tbody tr[data-id="${id}"]`);
+  await page.waitForFunction(`document.querySelectorAll('#events tbody tr').length === 4`);
+  const payloads = await cellTexts('#events tbody td.payload');
+  assert.ok(payloads.includes('{"celsius":23}') && payloads.includes('{"celsius":21}'));
+  assert.deepEqual(await cellTexts('#variables tbody td:first-child'), ['mode']);
+
+  // Filter by type.
+  await page.type('#event-type', 'mode');
+  await page.$eval('#event-type', (e) => e.dispatchEvent(new Event('change')));
+  await page.waitForFunction(`document.querySelectorAll('#events tbody tr').length === 1`);
+
+  // Send a message from the form.
+  await page.type('#message-type', 'blink');
+  await page.$eval('#message-payload', (e) => ((e as unknown as { value: string }).value = ''));
+  await page.type('#message-payload', '{"times": 3, "color": "red"}');
+  await page.click('#message-form button');
+  await page.waitForFunction(`(document.getElementById('message-status')?.textContent ?? '').includes('queued')`);
+  await page.waitForFunction(`document.querySelector('#messages tbody td:last-child')?.textContent === 'pending'`);
+  assert.deepEqual(await cellTexts('#messages tbody td:last-child'), ['pending']);
+
+  // A payload that is not JSON is refused in the page; nothing is sent.
+  await page.$eval('#message-payload', (e) => ((e as unknown as { value: string }).value = '{oops'));
+  await page.click('#message-form button');
+  await page.waitForFunction(`(document.getElementById('message-status')?.textContent ?? '').includes('not valid JSON')`);
+
+  await dev.sync();
+  assert.equal(got.length, 1);
+  assert.equal(got[0].type, 'blink');
+  assert.deepEqual(got[0].payload, { times: 3, color: 'red' });
+  assert.equal((await cloud.store.messages(id)).length, 1);
+
+  await page.click('#refresh');
+  await page.waitForFunction(`(document.querySelector('#messages tbody td:last-child')?.textContent ?? '').startsWith('delivered')`);
+  if (process.env.BEACON_WEB_SCREENSHOT) await page.screenshot({ path: process.env.BEACON_WEB_SCREENSHOT, fullPage: true });
+});
