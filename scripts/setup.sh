@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what building and testing need on a fresh Debian machine: the Duktape amalgamation,
-# libsodium (package signatures), cmocka, the Cortex-M toolchain, valgrind (benchmarks), and the
-# npm packages. Safe to run again: it only installs what is missing.
+# libsodium (package signatures), cmocka, libcbor (the CBOR tests' reference decoder), the
+# Cortex-M toolchain, valgrind (benchmarks), and the npm packages. Safe to run again: it only
+# installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(cmake make gcc libc6-dev zlib1g-dev pkg-config libsodium-dev duktape-dev libcmocka-dev
+APT_PACKAGES=(cmake make gcc libc6-dev zlib1g-dev pkg-config libsodium-dev duktape-dev libcmocka-dev libcbor-dev
               gcc-arm-none-eabi libnewlib-arm-none-eabi valgrind)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
