@@ -313,27 +313,26 @@ static void fs_upload(rt_smp_ctx_t *c, const rt_smp_fields_t *f)
 		}
 		if (s->state != RT_SMP_UPLOAD_IDLE && same_package(s, f)) {
 			/* The same package again (a resumed link, or the same package from another
-			 * client): keep what is staged and say where to go on. */
+			 * client): keep what is staged; below, the answer says where to go on (or,
+			 * when nothing was written yet, this chunk is written). */
 			s->owner = c->client;
-			s->last_ms = c->now;
-			answer_off(c, s->off);
-			return;
-		}
-		if (s->state != RT_SMP_UPLOAD_IDLE && s->owner != c->client) {
-			answer_rc(c, RT_SMP_ERR_BUSY);
-			return;
-		}
-		rt_smp_reset_upload(s);
-		if (st->begin(st->ctx, (uint32_t)f->len) != 0) {
-			answer_fs_err(c, RT_SMP_FS_ERR_WRITE_FAILED);
-			return;
-		}
-		s->state = RT_SMP_UPLOAD_ACTIVE;
-		s->owner = c->client;
-		s->total = (uint32_t)f->len;
-		s->sha_len = (uint8_t)(f->has_sha ? f->sha_len : 0);
-		if (s->sha_len > 0) {
-			memcpy(s->sha, f->sha, s->sha_len);
+		} else {
+			if (s->state != RT_SMP_UPLOAD_IDLE && s->owner != c->client) {
+				answer_rc(c, RT_SMP_ERR_BUSY);
+				return;
+			}
+			rt_smp_reset_upload(s);
+			if (st->begin(st->ctx, (uint32_t)f->len) != 0) {
+				answer_fs_err(c, RT_SMP_FS_ERR_WRITE_FAILED);
+				return;
+			}
+			s->state = RT_SMP_UPLOAD_ACTIVE;
+			s->owner = c->client;
+			s->total = (uint32_t)f->len;
+			s->sha_len = (uint8_t)(f->has_sha ? f->sha_len : 0);
+			if (s->sha_len > 0) {
+				memcpy(s->sha, f->sha, s->sha_len);
+			}
 		}
 	} else {
 		if (s->state == RT_SMP_UPLOAD_IDLE) {

@@ -713,6 +713,17 @@ static void test_write_failure_then_retry(void **state)
 	r = upload(f, 1, 200, pkg + 200, len - 200, -1, NULL, 0);
 	assert_int_equal(r.off, len);
 	assert_int_equal(install(f, 1, RT_SMP_VERSION_2).rc, 0);
+
+	/* The first chunk of a named package fails: sent again (same len and sha), it is written,
+	 * not taken for a resume of nothing. */
+	const uint8_t sha[4] = {9, 9, 9, 9};
+	f->ram.fail_writes = 1;
+	r = upload(f, 1, 0, pkg, 100, (int64_t)len, sha, sizeof(sha));
+	assert_int_equal(r.err_rc, RT_SMP_FS_ERR_WRITE_FAILED);
+	r = upload(f, 1, 0, pkg, 100, (int64_t)len, sha, sizeof(sha));
+	assert_false(r.has_err);
+	assert_int_equal(r.off, 100);
+	assert_memory_equal(f->ram.data, pkg, 100);
 	free(pkg);
 }
 
