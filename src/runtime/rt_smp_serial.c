@@ -12,13 +12,15 @@
 
 static const char B64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
+/* A nibble table: a third of the bitwise loop's work for 32 bytes of flash. */
+static const uint16_t CRC16_NIBBLE[16] = {0x0000, 0x1021, 0x2042, 0x3063, 0x4084, 0x50a5, 0x60c6, 0x70e7,
+					  0x8108, 0x9129, 0xa14a, 0xb16b, 0xc18c, 0xd1ad, 0xe1ce, 0xf1ef};
+
 uint16_t rt_smp_crc16(uint16_t crc, const uint8_t *data, size_t len)
 {
 	for (size_t i = 0; i < len; i++) {
-		crc ^= (uint16_t)(data[i] << 8);
-		for (int b = 0; b < 8; b++) {
-			crc = (crc & 0x8000u) ? (uint16_t)(crc << 1 ^ 0x1021u) : (uint16_t)(crc << 1);
-		}
+		crc = (uint16_t)(crc << 4) ^ CRC16_NIBBLE[(crc >> 12) ^ (data[i] >> 4)];
+		crc = (uint16_t)(crc << 4) ^ CRC16_NIBBLE[(crc >> 12) ^ (data[i] & 0x0fu)];
 	}
 	return crc;
 }
