@@ -22,6 +22,8 @@ import {
   Group,
   loadNoble,
   NOBLE_MISSING,
+  openBle,
+  OsCommand,
   PacketAssembler,
   parseDevice,
   SerialDecoder,
@@ -208,6 +210,76 @@ test('BLE: notifications reassembled by the header length', () => {
   const got: Uint8Array[] = [];
   for (let i = 0; i < both.length; i += 5) got.push(...asm.push(both.subarray(i, i + 5)));
   assert.deepEqual(got.map(toHex), [toHex(a), toHex(b)]);
+});
+
+/** A stand-in for noble: one peripheral whose SMP characteristic echoes through `answer`. */
+function fakeNoble(state: string, answer: (req: Uint8Array) => Uint8Array, mtu = 64): () => Promise<unknown> {
+  const writes: number[] = [];
+  const asm = new PacketAssembler();
+  let notify: (d: Buffer) => void = () => {};
+  const characteristic = {
+    uuid: 'da2e7828fbce4e01ae9e261174997c48',
+    subscribeAsync: async () => {},
+    writeAsync: async (data: Buffer, withoutResponse: boolean) => {
+      assert.equal(withoutResponse, true);
+      assert.ok(data.length <= mtu - 3, `a write of ${data.length} bytes over an MTU of ${mtu}`);
+      writes.push(data.length);
+      for (const req of asm.push(data)) {
+        const rsp = Buffer.from(answer(req));
+        // Notifications of at most 20 bytes, as with the default MTU.
+        for (let i = 0; i < rsp.length; i += 20) setImmediate(() => notify(rsp.subarray(i, i + 20)));
+      }
+    },
+    on: (_event: 'data', cb: (d: Buffer) => void) => {
+      notify = cb;
+    },
+  };
+  const peripheral = {
+    advertisement: { localName: 'Beacon-1' },
+    mtu,
+    connectAsync: async () => {},
+    disconnectAsync: async () => {},
+    discoverSomeServicesAndCharacteristicsAsync: async () => ({ characteristics: [characteristic] }),
+    once: () => {},
+  };
+  const discover: ((p: unknown) => void)[] = [];
+  const noble = {
+    state,
+    on: (event: string, cb: (x: unknown) => void) => {
+      if (event === 'discover') discover.push(cb);
+    },
+    removeAllListeners: () => {},
+    startScanningAsync: async () => {
+      setImmediate(() => {
+        for (const cb of discover) cb({ advertisement: { localName: 'Other' } });
+        for (const cb of discover) cb(peripheral);
+      });
+    },
+    stopScanningAsync: async () => {},
+  };
+  return () => Promise.resolve(noble);
+}
+
+test('BLE transport: requests split into ATT writes, answers reassembled from notifications', async () => {
+  const echo = (req: Uint8Array): Uint8Array => {
+    const body = decodePacket(req).body as { d: string };
+    return answerTo(req, { r: body.d });
+  };
+  const transport = await openBle('Beacon-1', { load: fakeNoble('poweredOn', echo), scanMs: 1000 });
+  const client = new SmpClient(transport, { timeoutMs: 1000 });
+  const text = 'x'.repeat(500);
+  assert.deepEqual(await client.write(Group.OS, OsCommand.ECHO, { d: text }), { r: text });
+  assert.equal(transport.description, 'ble:Beacon-1');
+  assert.ok(transport.stats.sent > 500 && transport.stats.received > 500);
+  await client.close();
+});
+
+test('BLE: no adapter, or one that does not power on: one clear line', async () => {
+  const never = (): Uint8Array => new Uint8Array(0);
+  await assert.rejects(openBle('Beacon-1', { load: fakeNoble('unsupported', never) }), (e: unknown) => {
+    return e instanceof DeviceError && e.message === 'no usable Bluetooth adapter (state: unsupported)';
+  });
+  await assert.rejects(openBle('Beacon-1', { load: fakeNoble('poweredOff', never), adapterMs: 50 }), /^DeviceError: no usable Bluetooth adapter \(state: poweredOff\)$/);
 });
 
 test('BLE: without the optional BLE package, one clear line and exit 1', async (t) => {

@@ -62,10 +62,11 @@ export async function loadNoble(load: (name: string) => Promise<unknown> = (name
 
 function waitPoweredOn(noble: Noble, ms: number): Promise<void> {
   if (noble.state === 'poweredOn') return Promise.resolve();
+  const fail = (): DeviceError => new DeviceError(`no usable Bluetooth adapter (state: ${noble.state || 'unknown'})`);
+  // These two do not change while the process runs; the others may, once the adapter is up.
+  if (noble.state === 'unsupported' || noble.state === 'unauthorized') return Promise.reject(fail());
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      reject(new DeviceError(`no usable Bluetooth adapter (state: ${noble.state || 'unknown'})`));
-    }, ms);
+    const timer = setTimeout(() => reject(fail()), ms);
     noble.on('stateChange', (state) => {
       if (state === 'poweredOn') {
         clearTimeout(timer);
@@ -91,10 +92,19 @@ export class PacketAssembler {
   }
 }
 
-export async function openBle(name: string, opts: { scanMs?: number; load?: (n: string) => Promise<unknown> } = {}): Promise<SmpTransport> {
+export interface BleOptions {
+  /** How long to scan for the device (default 10 s). */
+  scanMs?: number;
+  /** How long to wait for the adapter to power on (default 5 s). */
+  adapterMs?: number;
+  /** Loads the BLE package; for tests. */
+  load?: (name: string) => Promise<unknown>;
+}
+
+export async function openBle(name: string, opts: BleOptions = {}): Promise<SmpTransport> {
   const description = `ble:${name}`;
   const noble = await loadNoble(opts.load);
-  await waitPoweredOn(noble, 5000);
+  await waitPoweredOn(noble, opts.adapterMs ?? 5000);
   const scanMs = opts.scanMs ?? 10_000;
   const peripheral = await new Promise<NoblePeripheral>((resolve, reject) => {
     const timer = setTimeout(() => {

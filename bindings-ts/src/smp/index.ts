@@ -21,7 +21,7 @@ export { encodeSerial, SERIAL_MAX_FRAME, SerialDecoder, SerialDrop } from './ser
 export { DeviceError, SmpTransport, TransportStats } from './transport';
 export { openUdp, SMP_UDP_PORT } from './udp';
 export { openSerial } from './serialTransport';
-export { loadNoble, NOBLE_MISSING, NOBLE_PACKAGE, openBle, PacketAssembler, SMP_CHARACTERISTIC_UUID, SMP_SERVICE_UUID } from './ble';
+export { BleOptions, loadNoble, NOBLE_MISSING, NOBLE_PACKAGE, openBle, PacketAssembler, SMP_CHARACTERISTIC_UUID, SMP_SERVICE_UUID } from './ble';
 export { DeviceSpec, openDevice, parseDevice } from './device';
 export { BeaconRc, FsRc, Rc, SmpError, SmpTimeoutError } from './errors';
 export { ClientOptions, RequestOptions, SmpClient } from './client';
