@@ -1,9 +1,13 @@
 // SMP over a serial device or pseudo-terminal with the SMP serial framing (serial.ts).
 //
 // The device file is opened with node's own fs and tty modules: a pseudo-terminal (what
-// beacon-smp-testd and the simulator offer) needs no native serial library. A real UART's line
-// settings (baud rate) are left as they are: set them with `stty -F /dev/ttyACM0 115200 raw`
-// first; USB CDC-ACM ports, as most nRF boards have, ignore the baud rate anyway.
+// beacon-smp-testd and the simulator offer) needs no native serial library. A terminal device is
+// put in raw mode with stty first: with the usual defaults the line discipline would echo our
+// frames back and turn each '\n' into '\r\n', which a device's SMP decoder takes for base64
+// (node's own setRawMode keeps that translation). The baud rate is left as it is: set it with
+// `stty -F /dev/ttyUSB0 115200` where it matters; USB CDC-ACM ports, as most nRF boards have,
+// ignore it.
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as tty from 'tty';
 import { encodeSerial, SerialDecoder } from './serial';
@@ -16,6 +20,14 @@ export async function openSerial(devicePath: string): Promise<SmpTransport> {
     fd = fs.openSync(devicePath, fs.constants.O_RDWR | fs.constants.O_NOCTTY);
   } catch (err) {
     throw new DeviceError(`cannot open ${description}: ${(err as Error).message}`);
+  }
+  if (tty.isatty(fd)) {
+    const flag = process.platform === 'darwin' ? '-f' : '-F';
+    const r = spawnSync('stty', [flag, devicePath, 'raw', '-echo'], { stdio: 'ignore' });
+    if (r.status !== 0) {
+      // A pty whose other side set it raw already works; a real port may not, so say so once.
+      process.emitWarning(`could not put ${devicePath} in raw mode with stty; if uploads time out, run: stty ${flag} ${devicePath} raw -echo`);
+    }
   }
   const stats: TransportStats = { sent: 0, received: 0 };
   let packetHandler: (p: Uint8Array) => void = () => {};
