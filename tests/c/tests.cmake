@@ -126,3 +126,16 @@ if(TARGET PkgConfig::GEOGRAPHICLIB)
 else()
   message(WARNING "test_geo_oracle left out: it needs a C++ compiler and libgeographiclib-dev")
 endif()
+
+
+# CBOR codec and SMP server (pure C, no engine). libcbor is the CBOR test's reference decoder
+# only; nothing else links it.
+pkg_check_modules(LIBCBOR QUIET IMPORTED_TARGET libcbor)
+if(TARGET PkgConfig::LIBCBOR)
+  beacon_c_test(test_cbor duktape "${CMAKE_CURRENT_LIST_DIR}/test_cbor.c"
+                LIBS beacon_runtime PkgConfig::LIBCBOR m)
+else()
+  message(WARNING "libcbor not found (apt-get install libcbor-dev): test_cbor is not built")
+endif()
+beacon_c_test(test_smp duktape "${CMAKE_CURRENT_LIST_DIR}/test_smp.c"
+              LIBS beacon_port_host beacon_world beacon_runtime)

@@ -10,14 +10,16 @@ import { codegenCommand } from './codegen';
 import { CliIo, processIo } from './io';
 import { keygenCommand } from './keygen';
 import { runCommand } from './run';
-import { buildSpec, cloudSpec, codegenSpec, COMMANDS, keygenSpec, mainHelp, runSpec, traceSpec } from './specs';
+import { buildSpec, cloudSpec, codegenSpec, COMMANDS, keygenSpec, mainHelp, runSpec, traceSpec, uploadSpec } from './specs';
 import { traceCommand } from './trace';
+import { uploadCommand } from './upload';
 
 type Handler = (args: ParsedArgs, io: CliIo) => Promise<number>;
 
 const HANDLERS: ReadonlyMap<CommandSpec, Handler> = new Map<CommandSpec, Handler>([
   [buildSpec, buildCommand],
   [runSpec, runCommand],
+  [uploadSpec, uploadCommand],
   [traceSpec, (args, io) => traceCommand(args, io)],
   [keygenSpec, keygenCommand],
   [codegenSpec, codegenCommand],

@@ -115,13 +115,32 @@ export const cloudSpec: CommandSpec = {
   details: 'Routes and examples: docs/cloud.md. The wire protocol: docs/cloud-protocol.md.',
 };
 
-export const COMMANDS: readonly CommandSpec[] = [buildSpec, runSpec, traceSpec, keygenSpec, codegenSpec, cloudSpec];
+export const uploadSpec: CommandSpec = {
+  name: 'upload',
+  brief: 'upload a micro-app to a device over SMP (MCUmgr) and switch to it',
+  summary: 'Upload a micro-app to a device and ask it to switch to it. A .ts or .js source is built first. The package goes to the device\'s staging area with the MCUmgr file upload (resumable: an upload cut off goes on where the device stopped, also from a new run of this command); the device then checks it (CRC, signature, engine, API version) and runs it, or refuses it and keeps the app it has.',
+  positionals: [{ name: 'app', help: 'a .ts or .js source, or a .bapp package' }],
+  options: [
+    { name: 'device', value: '<address>', help: 'udp:HOST[:PORT] (port 1337 by default), serial:/dev/tty... or ble:NAME' },
+    apiOption,
+    engineOption,
+    { name: 'sign', value: '<key.pem>', help: 'sign the package built from a source with this Ed25519 private key' },
+    { name: 'timeout', value: '<ms>', help: 'wait this long for each answer before sending again (default 2000)' },
+    { name: 'retries', value: '<n>', help: 'send a request again this many times before giving up (default 3)' },
+  ],
+  details:
+    'The device\'s verdict is printed on stdout; progress goes to stderr.\n' +
+    'BLE needs the optional package @abandonware/noble (npm install @abandonware/noble) and a Bluetooth adapter.\n' +
+    'Exit status: 0 when the device switched to the package; 1 when it refused it, did not answer or could not be reached.',
+};
+
+export const COMMANDS: readonly CommandSpec[] = [buildSpec, runSpec, uploadSpec, traceSpec, keygenSpec, codegenSpec, cloudSpec];
 
 export function mainHelp(): string {
   const lines = [
     'usage: beacon <command> [options]',
     '',
-    'Build beacon micro-apps and run them on the simulator.',
+    'Build beacon micro-apps, run them on the simulator and upload them to devices.',
     '',
     'commands:',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(10)}${c.brief}`),

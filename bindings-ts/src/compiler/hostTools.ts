@@ -15,7 +15,7 @@ export function isEngine(v: string): v is Engine {
   return (ENGINES as readonly string[]).includes(v);
 }
 
-export type HostTool = 'beacon-pack' | 'beacon-sim';
+export type HostTool = 'beacon-pack' | 'beacon-sim' | 'beacon-smp-testd';
 
 /** The host build failed or cannot be done; `output` is the build's own output, if any. */
 export class HostToolsError extends Error {
