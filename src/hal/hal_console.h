@@ -26,6 +26,11 @@ typedef enum {
 	HAL_APP_RESTARTING,  /* app.restart(), or started again by the side button */
 } hal_app_event_t;
 void hal_console_app_event(hal_app_event_t event, const char *detail);
+
+/* Something the firmware did that a watcher wants to see (the simulator's trace; the device's debug
+ * log): kind names it ("storage"); fields are JSON members without the braces, e.g.
+ * "op":"save","id":3,"bytes":41. */
+void hal_console_record(const char *kind, const char *fields);
 void hal_log(hal_log_level_t level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif /* HAL_CONSOLE_H */

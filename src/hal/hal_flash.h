@@ -26,6 +26,7 @@ enum {
 	HAL_FLASH_EALIGN = -3,      /* offset or length not a multiple of the write block */
 	HAL_FLASH_ENOTERASED = -4,  /* programming a block that is not erased (simulator only) */
 	HAL_FLASH_EPOWER = -5,      /* power was lost (simulator's power-cut injection) */
+	HAL_FLASH_ETIMEDOUT = -6,   /* the controller did not finish in time */
 };
 
 typedef struct hal_flash_ops {
@@ -65,5 +66,9 @@ static inline int hal_flash_erase(const hal_flash_t *flash, uint32_t page)
 {
 	return flash->ops->erase(flash->ctx, page);
 }
+
+/* The device's storage partition, which the record store (app storage, the cloud event queue,
+ * settings) owns; NULL when the device has none. */
+const hal_flash_t *hal_storage_area(void);
 
 #endif /* HAL_FLASH_H */

@@ -20,6 +20,7 @@
 #include "rt_io.h"
 #include "rt_loop.h"
 #include "rt_sensors.h"
+#include "rt_store.h"
 #include "rt_timers.h"
 
 typedef struct rt_device {
@@ -45,6 +46,7 @@ typedef struct rt_device {
 	rt_handle_state_t handles;
 	rt_io_state_t io;
 	rt_sensors_state_t sensors;
+	rt_store_state_t store;
 
 	/* The port's own state for this device (the simulator's view of its hardware). */
 	void *port;

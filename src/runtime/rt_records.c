@@ -166,18 +166,43 @@ static uint32_t gc_reserve(const rt_records_t *s)
 
 /* ------------------------------------------------------------------------------ flash access */
 
+/* Every flash access goes through these, which keep the driver's last error: a timeout is told
+ * apart from a failure (storage.save reports ESR0205 for it). */
+static int fl_note(rt_records_t *s, int rc)
+{
+	if (rc != 0) {
+		s->flash_error = rc;
+	}
+	return rc;
+}
+
+static int fl_read(rt_records_t *s, uint32_t offset, void *dst, size_t len)
+{
+	return fl_note(s, hal_flash_read(s->flash, offset, dst, len));
+}
+
+static int fl_program(rt_records_t *s, uint32_t offset, const void *src, size_t len)
+{
+	return fl_note(s, hal_flash_program(s->flash, offset, src, len));
+}
+
+static int fl_erase(rt_records_t *s, uint32_t page)
+{
+	return fl_note(s, hal_flash_erase(s->flash, page));
+}
+
 /* A flash error leaves RAM and flash out of step: nothing more until the next mount. */
 static rt_records_err_t failed(rt_records_t *s)
 {
 	s->mounted = false;
-	return RT_RECORDS_EFLASH;
+	return s->flash_error == HAL_FLASH_ETIMEDOUT ? RT_RECORDS_ETIMEDOUT : RT_RECORDS_EFLASH;
 }
 
 static rt_records_err_t read_ate(rt_records_t *s, uint32_t sector, uint32_t slot, ate_t *a,
 				 enum ate_state *state)
 {
 	uint8_t raw[A];
-	if (hal_flash_read(s->flash, sector_base(s, sector) + slot_offset(s, slot), raw, A) != 0) {
+	if (fl_read(s, sector_base(s, sector) + slot_offset(s, slot), raw, A) != 0) {
 		return failed(s);
 	}
 	*state = ate_decode(raw, a);
@@ -190,8 +215,8 @@ static rt_records_err_t write_ate(rt_records_t *s, uint32_t sector, uint32_t slo
 	uint8_t raw[A], back[A];
 	ate_encode(a, raw);
 	uint32_t at = sector_base(s, sector) + slot_offset(s, slot);
-	if (hal_flash_program(s->flash, at, raw, A) != 0 ||
-	    hal_flash_read(s->flash, at, back, A) != 0 || memcmp(raw, back, A) != 0) {
+	if (fl_program(s, at, raw, A) != 0 ||
+	    fl_read(s, at, back, A) != 0 || memcmp(raw, back, A) != 0) {
 		return failed(s);
 	}
 	return RT_RECORDS_OK;
@@ -204,7 +229,7 @@ static rt_records_err_t last_written(rt_records_t *s, uint32_t from, uint32_t to
 	*end = from;
 	for (uint32_t at = from; at < to; at += CHUNK) {
 		uint32_t n = to - at < CHUNK ? to - at : CHUNK;
-		if (hal_flash_read(s->flash, at, buf, n) != 0) {
+		if (fl_read(s, at, buf, n) != 0) {
 			return failed(s);
 		}
 		for (uint32_t i = 0; i < n; i += 4) {
@@ -241,7 +266,7 @@ static rt_records_err_t erase_sector(rt_records_t *s, uint32_t sector, bool dirt
 				continue;
 			}
 		}
-		if (hal_flash_erase(s->flash, page) != 0) {
+		if (fl_erase(s, page) != 0) {
 			return failed(s);
 		}
 	}
@@ -260,13 +285,13 @@ static rt_records_err_t write_data(rt_records_t *s, uint32_t at, const uint8_t *
 		size_t padded = pad4(n);
 		memset(buf, 0xFF, padded);
 		memcpy(buf, data + done, n);
-		if (hal_flash_program(s->flash, at + (uint32_t)done, buf, padded) != 0) {
+		if (fl_program(s, at + (uint32_t)done, buf, padded) != 0) {
 			return failed(s);
 		}
 	}
 	for (size_t done = 0; done < len; done += CHUNK) {
 		size_t n = len - done < CHUNK ? len - done : CHUNK;
-		if (hal_flash_read(s->flash, at + (uint32_t)done, back, n) != 0 ||
+		if (fl_read(s, at + (uint32_t)done, back, n) != 0 ||
 		    memcmp(back, data + done, n) != 0) {
 			return failed(s);
 		}
@@ -281,7 +306,7 @@ static rt_records_err_t flash_crc(rt_records_t *s, uint32_t at, size_t len, uint
 	*crc = 0;
 	for (size_t done = 0; done < len; done += CHUNK) {
 		size_t n = len - done < CHUNK ? len - done : CHUNK;
-		if (hal_flash_read(s->flash, at + (uint32_t)done, buf, n) != 0) {
+		if (fl_read(s, at + (uint32_t)done, buf, n) != 0) {
 			return failed(s);
 		}
 		*crc = rt_crc32(*crc, buf, n);
@@ -433,12 +458,12 @@ static rt_records_err_t copy_record(rt_records_t *s, uint32_t victim, const ate_
 	uint32_t crc = 0;
 	for (uint32_t done = 0; done < padded; done += CHUNK) {
 		uint32_t n = padded - done < CHUNK ? padded - done : CHUNK;
-		if (hal_flash_read(s->flash, src + done, buf, n) != 0) {
+		if (fl_read(s, src + done, buf, n) != 0) {
 			return failed(s);
 		}
 		uint32_t data_bytes = a->len - done < n ? a->len - done : n;
 		crc = rt_crc32(crc, (const uint8_t *)buf, data_bytes);
-		if (hal_flash_program(s->flash, dst + done, buf, n) != 0) {
+		if (fl_program(s, dst + done, buf, n) != 0) {
 			return failed(s);
 		}
 	}
@@ -867,7 +892,7 @@ static rt_records_err_t same_content(rt_records_t *s, const rt_records_entry_t *
 	uint32_t at = sector_base(s, e->sector) + a.off_words * 4u;
 	for (size_t done = 0; done < len; done += CHUNK) {
 		size_t n = len - done < CHUNK ? len - done : CHUNK;
-		if (hal_flash_read(s->flash, at + (uint32_t)done, buf, n) != 0) {
+		if (fl_read(s, at + (uint32_t)done, buf, n) != 0) {
 			return failed(s);
 		}
 		if (memcmp(buf, data + done, n) != 0) {
@@ -978,7 +1003,7 @@ rt_records_err_t rt_records_read(rt_records_t *s, uint8_t ns, uint32_t id, void 
 	bool ok = st == ATE_OK && a.type == T_RECORD && a.id == id && a.ns == ns && a.len == e->len;
 	if (ok) {
 		uint32_t at = sector_base(s, e->sector) + a.off_words * 4u;
-		if (hal_flash_read(s->flash, at, buf, a.len) != 0) {
+		if (fl_read(s, at, buf, a.len) != 0) {
 			return failed(s);
 		}
 		ok = rt_crc32(0, buf, a.len) == a.aux;
@@ -1107,6 +1132,8 @@ const char *rt_records_strerror(rt_records_err_t err)
 		return "record too big";
 	case RT_RECORDS_EFLASH:
 		return "flash error";
+	case RT_RECORDS_ETIMEDOUT:
+		return "flash timed out";
 	case RT_RECORDS_ECORRUPT:
 		return "record damaged (CRC mismatch)";
 	case RT_RECORDS_EFORMAT:

@@ -45,7 +45,8 @@
 
 /*
  * Results. The JS layer maps them: ENOSPC and EINDEX_FULL to ESR0202 (No storage space), ETOOBIG
- * to ESR0204 (Message too big), EFLASH and EFORMAT to ESR0201 (Storage error); ENOTFOUND and
+ * to ESR0204 (Message too big), EFLASH and EFORMAT to ESR0201 (Storage error), ETIMEDOUT to
+ * ESR0205 (Data store timeout; ESR0201 before 0.2.6); ENOTFOUND and
  * ECORRUPT make storage.read() return undefined (ECORRUPT is also logged).
  */
 typedef enum rt_records_err {
@@ -59,6 +60,7 @@ typedef enum rt_records_err {
 	RT_RECORDS_EFORMAT,     /* the area holds something else, or a store of another geometry */
 	RT_RECORDS_EINVAL,      /* bad argument or geometry */
 	RT_RECORDS_ENOTMOUNTED, /* not mounted, or a flash error since the last mount */
+	RT_RECORDS_ETIMEDOUT,   /* the flash did not answer in time (as EFLASH: mount again) */
 } rt_records_err_t;
 
 /* One live record in the RAM index (12 bytes). */
@@ -98,6 +100,7 @@ typedef struct rt_records {
 	uint32_t corrupt;        /* live records found with a bad data CRC since mount */
 	uint32_t damaged;        /* entries whose own CRC failed at mount */
 	uint32_t gc_runs;        /* sectors collected since mount */
+	int flash_error;         /* the flash driver's last error (HAL_FLASH_E*) */
 	bool mounted;
 } rt_records_t;
 

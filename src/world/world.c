@@ -213,6 +213,10 @@ void world_free(world_t *world)
 		}
 	}
 	world_select(world, NULL);
+	for (uint32_t i = 0; world->devices != NULL && i < world->device_count; i++) {
+		free(world->devices[i].flash);
+		free(world->devices[i].flash_mem);
+	}
 	free(world->devices);
 	free(world->wake_heap);
 	free(world->events);
@@ -284,6 +288,7 @@ static void hardware_reset(world_device_t *d)
 	d->temp_fast = false;
 	d->hang_pending = false;
 	d->crash_pending = false;
+	d->power_cut_pending = false;
 }
 
 static bool start_app(world_t *w, world_device_t *d);
@@ -296,19 +301,28 @@ static bool start_app(world_t *w, world_device_t *d);
 static void reset_device(world_t *w, world_device_t *d, rt_reset_cause_t cause, const char *detail)
 {
 	uint64_t uptime = w->now - d->boot_at;
-	d->resets++;
-	d->resets_by_cause[cause < RT_RESET_CAUSE_COUNT ? cause : RT_RESET_SYSTEM]++;
+	/* A power cut is not a fault: the device simply starts again, and what no-init RAM kept is
+	 * gone with the power. */
+	bool power_lost = cause == RT_RESET_NONE;
+	if (!power_lost) {
+		d->resets++;
+		d->resets_by_cause[cause < RT_RESET_CAUSE_COUNT ? cause : RT_RESET_SYSTEM]++;
+	}
 	if (world_tracing(w)) {
 		world_trace_begin(&w->json, w, d, "reset");
-		world_trace_strz(&w->json, "cause", rt_reset_cause_name(cause));
+		world_trace_strz(&w->json, "cause", power_lost ? "power" : rt_reset_cause_name(cause));
 		world_trace_strz(&w->json, "detail", detail);
 		world_trace_num(&w->json, "uptime", (double)uptime);
 		world_trace_end(&w->json, w);
 	}
 	if (w->io.log) {
 		char line[160];
-		snprintf(line, sizeof(line), "device reset (%s): %s", rt_reset_cause_name(cause), detail);
-		w->io.log(w->io.ctx, d->name, w->device_count > 1, HAL_LOG_ERROR, line);
+		if (power_lost) {
+			snprintf(line, sizeof(line), "power lost: the device starts again");
+		} else {
+			snprintf(line, sizeof(line), "device reset (%s): %s", rt_reset_cause_name(cause), detail);
+		}
+		w->io.log(w->io.ctx, d->name, w->device_count > 1, power_lost ? HAL_LOG_WARN : HAL_LOG_ERROR, line);
 	}
 	/* A fault while a new instance was being made (its heap built) leaves that one selected and
 	 * not yet the device's: both go. */
@@ -325,7 +339,11 @@ static void reset_device(world_t *w, world_device_t *d, rt_reset_cause_t cause, 
 	d->rt.engine_config = config;
 	d->rt.port = d;
 	hardware_reset(d);
-	bool stop = rt_reset_record_fault(&d->reset_record, cause, detail, uptime);
+	if (power_lost) {
+		memset(&d->reset_record, 0, sizeof(d->reset_record));
+		rt_reset_record_check(&d->reset_record);
+	}
+	bool stop = !power_lost && rt_reset_record_fault(&d->reset_record, cause, detail, uptime);
 	boot(w, d);
 	world_select(w, d);
 	if (stop) {
@@ -346,7 +364,9 @@ static void reset_device(world_t *w, world_device_t *d, rt_reset_cause_t cause, 
 		set_wake(w, d, WORLD_FOREVER);
 		return;
 	}
-	rt_app_reset_notice(cause, detail, false);
+	if (!power_lost) {
+		rt_app_reset_notice(cause, detail, false);
+	}
 	if (!start_app(w, d) && w->io.log && d->failure[0]) {
 		w->io.log(w->io.ctx, d->name, w->device_count > 1, HAL_LOG_ERROR, d->failure);
 	}
@@ -432,6 +452,10 @@ static void run_step(world_t *w, world_device_t *d, void *context)
 	if (d->crash_pending) {
 		d->crash_pending = false;
 		world_fault(RT_RESET_SYSTEM, "a fault in the firmware (scripted crash)");
+	}
+	if (d->power_cut_pending) {
+		d->power_cut_pending = false;
+		world_fault(RT_RESET_NONE, "power lost");
 	}
 	uint64_t next = HAL_CLOCK_FOREVER;
 	rt_run_result_t r = rt_app_step(&next);

@@ -21,6 +21,7 @@
 #include "hal_console.h"
 #include "rt_device.h"
 #include "rt_reset.h"
+#include "sim_flash.h"
 #include "world_profile.h"
 #include "world_trace.h"
 
@@ -110,6 +111,15 @@ typedef struct world_device {
 
 	/* Where the device is: WGS-84 degrees and metres (the air, UWB ranging and GNSS use it). */
 	double lat, lon, alt;
+
+	/* The storage partition: made on first use (world_flash.c); it keeps its content across
+	 * resets and power cuts, as flash does. */
+	sim_flash_t *flash;
+	uint8_t *flash_mem;
+	hal_flash_t flash_area; /* the operations the runtime sees: the simulated flash's, where a
+				 * power cut takes the device down */
+	bool power_cut_pending;    /* the device loses power when it runs next (a scripted cut) */
+	int flash_fault;           /* HAL_FLASH_E*: the next write or erase fails so (0: none) */
 
 	/* Faults. The reset record is what survives a reset (no-init RAM on the device). */
 	rt_reset_record_t reset_record;
@@ -207,6 +217,11 @@ bool world_guarded(world_t *world, world_device_t *device, void (*fn)(void *), v
 /* What the host does when a fault comes while no device code is guarded (the package tool, which
  * has no world): end the process. Provided by the port. */
 void world_port_fatal(const char *reason) __attribute__((noreturn));
+
+/* The simulated flash of a device's storage partition (made if it does not exist yet). */
+sim_flash_t *world_device_flash(world_device_t *device);
+#define WORLD_FLASH_PAGE_SIZE 4096u
+#define WORLD_FLASH_PAGES 32u /* 128 KB: see docs/storage.md */
 
 /* Write the --verbose summary of a device's LED ring if it changed since the last one. */
 void world_verbose_ring(world_t *world, world_device_t *device);

@@ -103,6 +103,18 @@ void hal_console_app_event(hal_app_event_t event, const char *detail)
 	world_trace_end(&w->json, w);
 }
 
+void hal_console_record(const char *kind, const char *fields)
+{
+	world_device_t *d = dev();
+	if (d == NULL || !world_tracing(d->world)) {
+		return;
+	}
+	world_t *w = d->world;
+	world_trace_begin(&w->json, w, d, kind);
+	world_trace_fields(&w->json, fields);
+	world_trace_end(&w->json, w);
+}
+
 void hal_log(hal_log_level_t level, const char *fmt, ...)
 {
 	static const char *const names[] = {"error", "warning", "info", "debug"};

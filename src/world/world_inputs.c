@@ -277,6 +277,27 @@ void world_apply_input(world_t *w, world_device_t *d, const world_event_t *e)
 			world_wake(w, d);
 		}
 		return;
+	case WORLD_IN_STORAGE_FAULT:
+		if (world_tracing(w)) {
+			world_trace_begin(&w->json, w, d, "storage-fault");
+			world_trace_strz(&w->json, "fault", e->text);
+			world_trace_end(&w->json, w);
+		}
+		d->flash_fault = strcmp(e->text, "timeout") == 0 ? HAL_FLASH_ETIMEDOUT : HAL_FLASH_EIO;
+		return;
+	case WORLD_IN_POWER_CUT:
+		if (world_tracing(w)) {
+			world_trace_begin(&w->json, w, d, "power-cut");
+			world_trace_num(&w->json, "afterFlashOps", e->value[0]);
+			world_trace_end(&w->json, w);
+		}
+		if (e->value[0] >= 1 && world_device_flash(d) != NULL) {
+			sim_flash_cut_after(d->flash, (uint64_t)e->value[0], d->rt.index + 1u);
+		} else {
+			d->power_cut_pending = true;
+			world_wake(w, d);
+		}
+		return;
 	case WORLD_IN_MOVE:
 		d->lat = e->value[0];
 		d->lon = e->value[1];

@@ -24,6 +24,8 @@ typedef enum {
 	WORLD_IN_IMU_FAULT,   /* value[0]: the sensor refuses to configure events 0/1 */
 	WORLD_IN_FAULT,       /* text: "hang" (the next driver call never returns) or "crash" */
 	WORLD_IN_MOVE,        /* value[0..2]: latitude, longitude (degrees), altitude (m) */
+	WORLD_IN_POWER_CUT,   /* value[0]: 0 now, or n: during the n-th flash operation from now */
+	WORLD_IN_STORAGE_FAULT, /* text: "error" or "timeout": the next flash write or erase fails */
 	/* Internal: the motion sensor reports after its detection delay. value[0]: moving;
 	 * value[1]: the change it belongs to (a later change cancels it). */
 	WORLD_IN_MOTION_REPORT,

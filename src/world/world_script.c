@@ -235,6 +235,12 @@ static int input_line(world_t *w, const line_t *l, unsigned lineno, char *err, s
 			FAIL("power takes external 0|1 and charging 0|1");
 		}
 		e.kind = WORLD_IN_POWER;
+	} else if (strcmp(kind, "power-cut") == 0) {
+		if (args != 1 || !parse_num(a[0], &e.value[0]) || e.value[0] < 0 ||
+		    e.value[0] != floor(e.value[0])) {
+			FAIL("power-cut takes 0 (now) or n: during the n-th flash operation from now");
+		}
+		e.kind = WORLD_IN_POWER_CUT;
 	} else if (strcmp(kind, "move") == 0) {
 		if (args != 3 || !parse_num(a[0], &e.value[0]) || !parse_num(a[1], &e.value[1]) ||
 		    !parse_num(a[2], &e.value[2]) || e.value[0] < -90 || e.value[0] > 90 ||
@@ -242,6 +248,12 @@ static int input_line(world_t *w, const line_t *l, unsigned lineno, char *err, s
 			FAIL("move takes latitude, longitude (degrees) and altitude (m)");
 		}
 		e.kind = WORLD_IN_MOVE;
+	} else if (strcmp(kind, "storage-fault") == 0) {
+		if (args != 1 || (strcmp(a[0], "error") != 0 && strcmp(a[0], "timeout") != 0)) {
+			FAIL("storage-fault takes error or timeout");
+		}
+		strcpy(e.text, a[0]);
+		e.kind = WORLD_IN_STORAGE_FAULT;
 	} else if (strcmp(kind, "fault") == 0) {
 		if (args != 1 || (strcmp(a[0], "hang") != 0 && strcmp(a[0], "crash") != 0)) {
 			FAIL("fault takes hang or crash");

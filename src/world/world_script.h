@@ -15,7 +15,7 @@
  * (mA), temperature (C), accel (x,y,z), position (lat,long,alt in degrees and metres). Inputs: button main|side down|up; motion 0|1 <g>;
  * accel <x> <y> <z>; gyro <x> <y> <z>; imu-event <name> [<axis> <sign> <value> <g>];
  * battery <%>; current <mA>; power <external 0|1> <charging 0|1>; temperature <C>;
- * time-sync 0|1; imu-fault 0|1; fault hang|crash; move <lat> <long> <alt>. Lines starting with # are comments.
+ * time-sync 0|1; imu-fault 0|1; fault hang|crash; move <lat> <long> <alt>; power-cut <n>. Lines starting with # are comments.
  */
 #ifndef WORLD_SCRIPT_H
 #define WORLD_SCRIPT_H

@@ -148,6 +148,14 @@ void world_trace_raw(world_json_t *j, const char *key, const char *json, size_t 
 	put(j, json, len);
 }
 
+void world_trace_fields(world_json_t *j, const char *members)
+{
+	if (members[0]) {
+		put(j, ",", 1);
+		puts_z(j, members);
+	}
+}
+
 void world_trace_end(world_json_t *j, const world_t *world)
 {
 	if (j->full) {

@@ -34,6 +34,8 @@ void world_trace_bool(world_json_t *j, const char *key, bool value);
 void world_trace_nums(world_json_t *j, const char *key, const float *values, size_t n);
 /* A value that is already JSON text. */
 void world_trace_raw(world_json_t *j, const char *key, const char *json, size_t len);
+/* Members that are already JSON text ("a":1,"b":"x"), appended as they are. */
+void world_trace_fields(world_json_t *j, const char *members);
 /* Close the record and hand it to the world's trace output. */
 void world_trace_end(world_json_t *j, const struct world *world);
 

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "rt_records.h"
-#include "sim_flash.h"
+#include "sim_flash_file.h"
 
 #define PAGE 4096u
 #define MAX_PAGES 16u

@@ -92,6 +92,14 @@ foreach(_engine duktape jerryscript)
 endforeach()
 
 
+# storage.save against a power cut at every flash operation, app to flash.
+foreach(_engine duktape jerryscript)
+  if(TARGET beacon_engine_${_engine})
+    beacon_c_test(test_storage_power ${_engine} "${CMAKE_CURRENT_LIST_DIR}/test_storage_power.c"
+                  LIBS beacon_port_host beacon_world beacon_runtime)
+  endif()
+endforeach()
+
 # Beacon packets: the advertising-data codec and the packet formats (pure C, like the interval
 # parser: the engine is linked only because the helper links one).
 beacon_c_test(test_ble_packets duktape "${CMAKE_CURRENT_LIST_DIR}/test_ble_packets.c" LIBS beacon_runtime)

@@ -1,5 +1,5 @@
 // `beacon run [<app.ts|app.js|app.bapp>...] [--world scenario.json] [--trace FILE] [--verbose]
-//  [--for I] [--api V] [--engine E] [--realtime] [--utc T] [--trust key.pub]...`
+//  [--heap N] [--flash DIR] [--for I] [--api V] [--engine E] [--realtime] [--utc T] [--trust key.pub]...`
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -22,6 +22,8 @@ export interface SimOptions {
   verbose?: boolean;
   /** JS heap of every device, bytes. */
   heap?: number;
+  /** Directory keeping each device's flash between runs. */
+  flash?: string;
 }
 
 /** Arguments of beacon-sim for packages (one per device, or one for all). */
@@ -35,6 +37,7 @@ export function simArgs(pkgs: string | string[], o: SimOptions): string[] {
   if (o.trace !== undefined) args.push('--trace', o.trace);
   if (o.verbose) args.push('--verbose');
   if (o.heap !== undefined) args.push('--heap', String(o.heap));
+  if (o.flash !== undefined) args.push('--flash', o.flash);
   args.push(...(Array.isArray(pkgs) ? pkgs : [pkgs]));
   return args;
 }
@@ -62,6 +65,8 @@ function simOptions(args: ParsedArgs): SimOptions {
   if (flagOption(args, 'verbose')) o.verbose = true;
   const heap = stringOption(args, 'heap');
   if (heap !== undefined) o.heap = parseHeap(heap);
+  const flash = stringOption(args, 'flash');
+  if (flash !== undefined) o.flash = path.resolve(flash);
   return o;
 }
 
@@ -227,8 +232,10 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       .map((pkg) => compiler.loadPackageMap(pkg))
       .filter((m): m is PackageMap => typeof m !== 'string');
     const stderr = mappedStderr(maps, compiler.rewriteLocations);
+    // One app for a world of several devices goes to all of them; without a world, each app
+    // named is a device of its own, the same app named twice included.
     const distinct = new Set(apps).size;
-    const pkgArgs = distinct === 1 ? [packages.get(apps[0])!] : apps.map((a) => packages.get(a)!);
+    const pkgArgs = script !== undefined && distinct === 1 ? [packages.get(apps[0])!] : apps.map((a) => packages.get(a)!);
     return await runSimulator(simTool, simArgs(pkgArgs, sim), stderr);
   } catch (err) {
     if (err instanceof ScenarioError) {

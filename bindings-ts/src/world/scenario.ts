@@ -53,6 +53,8 @@ export interface ScenarioEvent {
   imuFault?: boolean;
   fault?: 'hang' | 'crash';
   move?: Position;
+  powerCut?: true | { afterFlashOps?: number };
+  storageFault?: 'error' | 'timeout';
 }
 
 export interface Scenario {
@@ -79,7 +81,7 @@ export class ScenarioError extends Error {
 /** The input keys of an event: exactly one per event. */
 const INPUTS = [
   'press', 'button', 'motion', 'accel', 'gyro', 'orientation', 'imuEvent', 'battery', 'current',
-  'power', 'temperature', 'timeSync', 'imuFault', 'fault', 'move',
+  'power', 'temperature', 'timeSync', 'imuFault', 'fault', 'move', 'powerCut', 'storageFault',
 ] as const;
 
 const PROFILE_HAS_SIDE_BUTTON: Record<Profile, boolean> = {
@@ -358,6 +360,10 @@ export function lowerScenario(s: Scenario, file: string): LoweredWorld {
       add(at, dev, `fault ${e.fault}`);
     } else if (e.move !== undefined) {
       add(at, dev, `move ${positionArgs(e.move, origin)}`);
+    } else if (e.powerCut !== undefined) {
+      add(at, dev, `power-cut ${e.powerCut === true ? 0 : (e.powerCut.afterFlashOps ?? 0)}`);
+    } else if (e.storageFault !== undefined) {
+      add(at, dev, `storage-fault ${e.storageFault}`);
     }
   }
   timed.sort((a, b) => a.at - b.at || a.order - b.order);

@@ -2,11 +2,15 @@
  * beacon-sim: runs app packages on simulated devices in a simulated world.
  *
  *   beacon-sim [--for MS] [--realtime] [--utc MS | --no-utc] [--trust KEY.pub]...
- *              [--world SCRIPT] [--trace FILE] [--verbose] [--heap BYTES] app.bapp...
+ *              [--world SCRIPT] [--trace FILE] [--verbose] [--heap BYTES] [--flash DIR]
+ *              app.bapp...
  *
  * Without --world, each package runs on a device of the default profile (d0, d1, ...). With a
  * world script (see world_script.h; `beacon run --world` writes it from a scenario), the packages
  * go to its devices in order; one package for several devices gives it to all of them.
+ *
+ * --flash keeps each device's storage partition in DIR/<device>.flash between runs: loaded before
+ * the devices boot, written back when the run ends. Without it every run starts with erased flash.
  *
  * --trust makes every device trust that signing key (repeatable): it then runs only packages
  * signed with a trusted key (see rt_signature.h).
@@ -16,6 +20,7 @@
  * happen), 1 when a package was refused or an app failed while starting, 2 for a usage error.
  */
 #include <errno.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,11 +30,12 @@
 #include "host_io.h"
 #include "key_file.h"
 #include "rt_signature.h"
+#include "sim_flash_file.h"
 #include "world.h"
 #include "world_script.h"
 
 #define USAGE "usage: beacon-sim [--for MS] [--realtime] [--utc MS | --no-utc] [--trust KEY.pub]... " \
-	      "[--world SCRIPT] [--trace FILE] [--verbose] app.bapp..."
+	      "[--world SCRIPT] [--trace FILE] [--verbose] [--heap BYTES] [--flash DIR] app.bapp..."
 
 static int usage(const char *why)
 {
@@ -54,10 +60,54 @@ typedef struct {
 	bool realtime, synced, verbose, utc_given;
 	uint64_t heap; /* 0: each device's own (its profile's, or the world script's) */
 	int64_t utc;
-	const char *world_path, *trace_path;
+	const char *world_path, *trace_path, *flash_dir;
 	const char *packages[256];
 	int package_count;
 } options_t;
+
+/* DIR/<device>.flash */
+static void flash_path(char *out, size_t cap, const char *dir, const world_device_t *d)
+{
+	snprintf(out, cap, "%s/%s.flash", dir, d->name);
+}
+
+/* Give each device the flash it had at the end of the last run with this directory. */
+static int flash_load_all(world_t *w, const char *dir)
+{
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		fprintf(stderr, "beacon-sim: --flash: cannot make %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	for (uint32_t i = 0; i < w->device_count; i++) {
+		world_device_t *d = &w->devices[i];
+		char path[4096], msg[256];
+		flash_path(path, sizeof(path), dir, d);
+		if (world_device_flash(d) == NULL) {
+			fprintf(stderr, "beacon-sim: out of memory\n");
+			return -1;
+		}
+		if (sim_flash_load(d->flash, path, msg, sizeof(msg)) < 0) {
+			fprintf(stderr, "beacon-sim: --flash: %s\n", msg);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int flash_save_all(world_t *w, const char *dir)
+{
+	int rc = 0;
+	for (uint32_t i = 0; i < w->device_count; i++) {
+		world_device_t *d = &w->devices[i];
+		char path[4096], msg[256];
+		flash_path(path, sizeof(path), dir, d);
+		if (d->flash != NULL && sim_flash_save(d->flash, path, msg, sizeof(msg)) != 0) {
+			fprintf(stderr, "beacon-sim: --flash: %s\n", msg);
+			rc = -1;
+		}
+	}
+	return rc;
+}
 
 static int parse_options(int argc, char **argv, options_t *o)
 {
@@ -88,6 +138,8 @@ static int parse_options(int argc, char **argv, options_t *o)
 			}
 		} else if (strcmp(argv[i], "--world") == 0 && i + 1 < argc) {
 			o->world_path = argv[++i];
+		} else if (strcmp(argv[i], "--flash") == 0 && i + 1 < argc) {
+			o->flash_dir = argv[++i];
 		} else if (strcmp(argv[i], "--trace") == 0 && i + 1 < argc) {
 			o->trace_path = argv[++i];
 		} else if (strcmp(argv[i], "--trust") == 0 && i + 1 < argc) {
@@ -202,6 +254,9 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (o.flash_dir != NULL && flash_load_all(&world, o.flash_dir) != 0) {
+		return 2;
+	}
 	uint32_t failed = world_start(&world);
 	for (uint32_t i = 0; i < devices && failed > 0; i++) {
 		if (world.devices[i].failure[0]) {
@@ -237,6 +292,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "[beacon info] run ended (%s) after %llu.%03llu s of device time, %llu ms real\n",
 		ending, (unsigned long long)(device_ms / 1000u), (unsigned long long)(device_ms % 1000u),
 		(unsigned long long)(host_real_ms() - host.real_start_ms));
+	int saved = o.flash_dir != NULL ? flash_save_all(&world, o.flash_dir) : 0;
 	world_free(&world);
 	if (host.trace) {
 		fclose(host.trace);
@@ -247,5 +303,5 @@ int main(int argc, char **argv)
 	free(packages);
 	free(lengths);
 	free(script);
-	return failed > 0 ? 1 : 0;
+	return failed > 0 || saved != 0 ? 1 : 0;
 }

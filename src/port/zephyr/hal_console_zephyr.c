@@ -115,3 +115,9 @@ void hal_console_app_event(hal_app_event_t event, const char *detail)
 		LOG_INF("app %s", name);
 	}
 }
+
+void hal_console_record(const char *kind, const char *fields)
+{
+	/* The simulator traces these; on the device they are debug lines. */
+	LOG_DBG("%s {%s}", kind, fields);
+}

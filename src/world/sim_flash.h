@@ -12,13 +12,10 @@
  * some of its bits cleared (real flash can stop half-way through a word, so this is stricter than
  * old-or-new); that page is left partly erased: how far the erase got is drawn once per cut, then
  * each word is erased, untouched or with some bits set. The choices are a pseudo-random function
- * of the seed and the operation number, so a run can be replayed exactly. From then on every operation, reads included, fails with HAL_FLASH_EPOWER
- * until sim_flash_power_on().
+ * of the seed and the operation number, so a run can be replayed exactly. From then on every
+ * operation, reads included, fails with HAL_FLASH_EPOWER until sim_flash_power_on().
  *
- * Files: sim_flash_load()/sim_flash_save() keep the image between runs of the simulator. The file
- * is a 32-byte header (magic "BCNFLASH", format 1, page size, write block, page count, CRC-32 of
- * the fields, little endian) followed by the image. A file with another geometry or a damaged
- * header is refused with a message saying which, and save never overwrites such a file.
+ * The image can be kept in a file between runs by the host port (src/port/host/sim_flash_file.h).
  */
 #ifndef SIM_FLASH_H
 #define SIM_FLASH_H
@@ -30,7 +27,6 @@
 #include "hal_flash.h"
 
 #define SIM_FLASH_MAX_PAGES 1024u
-#define SIM_FLASH_FILE_HEADER_SIZE 32u
 
 typedef struct sim_flash {
 	hal_flash_t flash; /* hand &sim->flash to the code under test */
@@ -64,18 +60,6 @@ bool sim_flash_is_cut(const sim_flash_t *sim);
 /* Bit rot: flip one bit of the stored image, outside the rules and the operation count. */
 void sim_flash_flip_bit(sim_flash_t *sim, uint32_t offset, unsigned bit);
 
-/*
- * Fill the image from a file made by sim_flash_save with the same geometry. Returns 1 when it
- * was loaded, 0 when there is no such file (the flash stays erased), -1 with a message in msg when
- * the file is refused (another geometry, damaged header, wrong length, unreadable); the flash then
- * stays erased.
- */
-int sim_flash_load(sim_flash_t *sim, const char *path, char *msg, size_t msg_len);
-/*
- * Write the image to path (through a temporary file and a rename, so a crash leaves the old file
- * or the new one). An existing file that sim_flash_load would refuse is not overwritten: -1 and a
- * message. 0 on success.
- */
-int sim_flash_save(const sim_flash_t *sim, const char *path, char *msg, size_t msg_len);
+
 
 #endif /* SIM_FLASH_H */
