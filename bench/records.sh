@@ -22,8 +22,8 @@ trap 'rm -rf "$work"' EXIT
 # The store and the simulated flash are plain C with no engine: built directly, optimised as
 # the Release host build (-O3).
 cc -std=gnu11 -O3 -DNDEBUG -g -Wall -Wextra -Werror -Wno-unused-parameter \
-	-Isrc -Isrc/hal -Isrc/runtime -Isrc/port/host \
-	bench/records_bench.c src/runtime/rt_records.c src/port/host/sim_flash.c \
+	-Isrc -Isrc/hal -Isrc/runtime -Isrc/world -Isrc/port/host \
+	bench/records_bench.c src/runtime/rt_records.c src/world/sim_flash.c \
 	src/port/host/crc_host.c -lz -o "$work/records-bench"
 
 cg() { bash bench/callgrind.sh "$work/records-bench" "$@"; }

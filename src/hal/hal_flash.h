@@ -9,7 +9,7 @@
  * An area is a struct of function pointers plus its geometry, not a set of global functions, so
  * that a simulator can hold several devices (each with its own flash) in one process and a test
  * can make as many areas as it likes. The device port (src/port/zephyr/hal_flash_zephyr.c) makes
- * one over Zephyr's flash_area API; the simulator's (src/port/host/sim_flash.h) is RAM-backed with
+ * one over Zephyr's flash_area API; the simulator's (src/world/sim_flash.h) is RAM-backed with
  * power-cut injection.
  */
 #ifndef HAL_FLASH_H

@@ -22,6 +22,18 @@ static bool pure_at(eng_value_t v, int depth)
 	if (depth >= RT_PURE_DEPTH || rt_handle_is_any(v)) {
 		return false;
 	}
+	if (eng_typeof(v) == ENG_TYPE_ARRAY) {
+		/* JSON carries an array's elements only: walk them by index, which costs neither the
+		 * key strings nor the lookups by name of the general case. */
+		uint32_t n = eng_array_length(v);
+		bool pure = true;
+		for (uint32_t i = 0; i < n && pure; i++) {
+			eng_value_t item = eng_get_index(v, i);
+			pure = !eng_is_exception(item) && pure_at(item, depth + 1);
+			eng_release(item);
+		}
+		return pure;
+	}
 	eng_value_t keys = eng_keys(v);
 	if (eng_is_exception(keys)) {
 		eng_release(keys);

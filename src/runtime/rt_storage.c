@@ -13,7 +13,6 @@
 #include "hal_console.h"
 #include "rt_api_version.h"
 #include "rt_errors.h"
-#include "rt_pure.h"
 #include "rt_store.h"
 
 /* Serialized size limits of the spec's limits table: about 4 kB in 0.0.9, 12 kB later. */
@@ -68,10 +67,7 @@ static void trace(const char *op, double id, long bytes)
 
 eng_value_t rt_storage_save(const rt_storage_save_args_t *args)
 {
-	if (!rt_pure_check(args->data)) {
-		return rt_throw_esr(RT_ESR0203_NOT_SERIALIZABLE,
-				    "storage.save: data holds a function, promise, handle or cycle");
-	}
+	/* The glue has refused data holding a function, promise, handle or cycle (ESR0203). */
 	eng_value_t json = eng_json_stringify(args->data);
 	if (eng_is_exception(json)) {
 		return json;

@@ -2,7 +2,7 @@
  * hal_flash on Zephyr: the record store's flash area through the flash map (flash_area_read,
  * flash_area_write, flash_area_erase), which checks bounds and calls the SoC's flash driver.
  * On the nRF52840 and nRF9160 that driver programs 32-bit words and erases 4 KB pages, the rules
- * the store is written and tested for (src/port/host/sim_flash.h). With Bluetooth on, the nRF
+ * the store is written and tested for (src/world/sim_flash.h). With Bluetooth on, the nRF
  * driver fits each operation between radio events itself (CONFIG_SOC_FLASH_NRF_RADIO_SYNC_*),
  * so nothing here waits for the radio.
  *
