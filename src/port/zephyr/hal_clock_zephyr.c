@@ -90,6 +90,14 @@ bool hal_clock_wait_until(uint64_t deadline_ms, bool idle)
 			timeout = K_MSEC((int32_t)(until - now));
 #endif
 		}
+		/* The JavaScript thread is alive and about to wait: feed its watchdog, and wake at
+		 * least every half period to feed it again (hal_reset_zephyr.c). */
+		port_zephyr_watchdog_feed();
+		if (K_TIMEOUT_EQ(timeout, K_FOREVER) ||
+		    (deadline_ms != HAL_CLOCK_FOREVER &&
+		     deadline_ms - hal_clock_ms() > (uint64_t)(CONFIG_BEACON_WATCHDOG_MS / 2))) {
+			timeout = K_MSEC(CONFIG_BEACON_WATCHDOG_MS / 2);
+		}
 		if (k_sem_take(&wake_sem, timeout) == 0) {
 			return true;
 		}

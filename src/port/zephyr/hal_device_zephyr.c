@@ -4,6 +4,7 @@
  * hardware has from the devicetree and Kconfig, and the reset that ends a fatal error.
  */
 #include "hal_device.h"
+#include "port_zephyr.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -80,9 +81,7 @@ uint32_t hal_device_features(void)
 
 void hal_device_fatal(const char *reason)
 {
-	LOG_ERR("fatal: %s", reason);
-	/* Switch the log to synchronous output and flush it, so that the reason reaches the console
-	 * before the reset wipes the pending messages. */
-	LOG_PANIC();
-	sys_reboot(SYS_REBOOT_COLD);
+	/* The engine's out-of-memory, a failed engine assertion, a system failure: a reset with
+	 * its cause kept for the next boot (hal_reset_zephyr.c). */
+	port_zephyr_reset_fault(rt_reset_cause_of(reason), reason);
 }

@@ -19,6 +19,7 @@
 #include "port_zephyr.h"
 #include "rt_app.h"
 #include "rt_device.h"
+#include "rt_reset.h"
 #include "rt_signature.h"
 
 LOG_MODULE_DECLARE(beacon, CONFIG_BEACON_LOG_LEVEL);
@@ -95,6 +96,8 @@ int main(void)
 	size_t package_len;
 
 	LOG_INF("beacon runtime on %s", hal_device_hardware());
+	rt_reset_record_t *reset = port_zephyr_reset_boot();
+	port_zephyr_watchdog_init();
 	rt_device_init(&device, 0);
 	rt_device_select(&device);
 	port_zephyr_drivers_init(&device);
@@ -106,6 +109,22 @@ int main(void)
 	if (!installed_package(&package, &package_len)) {
 		LOG_WRN("no app installed (build with -DBEACON_APP_PACKAGE=<app.bapp>)");
 		return 0;
+	}
+
+	if (reset->app_stopped) {
+		/* The reboot-loop guard stopped the app: it waits for a long press of the side
+		 * button (or an upload) instead of resetting the device again. */
+		LOG_ERR("ESR0002 Reboot loop detected: %u resets in a row within %u min of boot; the "
+			"app is stopped", RT_RESET_LOOP_COUNT, RT_RESET_LOOP_WINDOW_MS / 60000u);
+		device.app.state = RT_APP_STOPPED;
+		if (!wait_for_restart()) {
+			return 0;
+		}
+		rt_reset_record_cleared(reset);
+		rt_app_reset_notice((rt_reset_cause_t)reset->cause, reset->detail, true);
+	} else if (reset->cause != RT_RESET_NONE) {
+		/* The app's error handler hears of the reset once it has set one. */
+		rt_app_reset_notice((rt_reset_cause_t)reset->cause, reset->detail, false);
 	}
 
 	for (;;) {

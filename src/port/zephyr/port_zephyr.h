@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "rt_reset.h"
+
 /*
  * Set the UTC clock: utc_ms is milliseconds since 1970 at the moment of the call. Until the first
  * call hal_clock_utc_ms() reports the clock as not synced. Meant for the time sources of the
@@ -29,5 +31,14 @@ struct rt_device;
 void port_zephyr_led_init(void);
 void port_zephyr_button_init(struct rt_device *device);
 void port_zephyr_sensors_init(struct rt_device *device);
+
+/* Faults (hal_reset_zephyr.c). At boot: the reset record, checked (cleared after power-on), with
+ * a hardware watchdog reset the task watchdog did not see recorded. */
+rt_reset_record_t *port_zephyr_reset_boot(void);
+/* Record a fault and reboot. */
+void port_zephyr_reset_fault(rt_reset_cause_t cause, const char *detail) __attribute__((noreturn));
+/* The JavaScript thread's watchdog channel: set up once, fed from the event loop. */
+void port_zephyr_watchdog_init(void);
+void port_zephyr_watchdog_feed(void);
 
 #endif /* PORT_ZEPHYR_H */
