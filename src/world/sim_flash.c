@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "rt_le.h"
+
 
 #define WORD 4u
 
@@ -28,22 +30,7 @@ static uint32_t rnd(const sim_flash_t *sim, uint32_t salt)
 	return mix(sim->cut_seed ^ mix((uint32_t)sim->ops * 0x9e3779b9u ^ mix(salt + 1u)));
 }
 
-
-
 /* Counts one program or erase; true when this is the one the power fails in. */
-static uint32_t load32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void store32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
 static bool next_op_is_cut(sim_flash_t *sim)
 {
 	sim->ops++;
@@ -84,7 +71,7 @@ static int sim_program(void *ctx, uint32_t offset, const void *src, size_t len)
 	}
 	/* The whole request is checked first: a refused one changes nothing. */
 	for (size_t i = 0; i < len; i += WORD) {
-		if (load32(sim->mem + offset + i) != 0xFFFFFFFFu) {
+		if (rt_le32_load(sim->mem + offset + i) != 0xFFFFFFFFu) {
 			sim->violations++;
 			return HAL_FLASH_ENOTERASED;
 		}
@@ -92,23 +79,23 @@ static int sim_program(void *ctx, uint32_t offset, const void *src, size_t len)
 	const uint8_t *in = src;
 	for (size_t i = 0; i < len; i += WORD) {
 		uint8_t *word = sim->mem + offset + i;
-		uint32_t want = load32(in + i);
+		uint32_t want = rt_le32_load(in + i);
 		if (next_op_is_cut(sim)) {
 			uint32_t r = rnd(sim, offset + (uint32_t)i);
 			switch (r % 3u) {
 			case 0: /* nothing reached the cells */
 				break;
 			case 1: /* the word was done */
-				store32(word, want);
+				rt_le32_store(word, want);
 				break;
 			default: /* stopped half-way: only some of the bits to clear are cleared */
-				store32(word, 0xFFFFFFFFu & (want | mix(r)));
+				rt_le32_store(word, 0xFFFFFFFFu & (want | mix(r)));
 				break;
 			}
 			return HAL_FLASH_EPOWER;
 		}
 		sim->word_programs++;
-		store32(word, want); /* the word is erased, so AND with it is the value itself */
+		rt_le32_store(word, want); /* the word is erased, so AND with it is the value itself */
 	}
 	return HAL_FLASH_OK;
 }
@@ -132,11 +119,11 @@ static int sim_erase(void *ctx, uint32_t page)
 		uint32_t progress = rnd(sim, page) & 0xFFu;
 		for (uint32_t i = 0; i < sim->page_size; i += WORD) {
 			uint32_t r = rnd(sim, page * sim->page_size + i + 1u);
-			uint32_t old = load32(base + i);
+			uint32_t old = rt_le32_load(base + i);
 			if ((r & 0xFFu) < progress) {
-				store32(base + i, 0xFFFFFFFFu);
+				rt_le32_store(base + i, 0xFFFFFFFFu);
 			} else if ((r >> 8) % 4u == 0) {
-				store32(base + i, old | mix(r));
+				rt_le32_store(base + i, old | mix(r));
 			}
 		}
 		return HAL_FLASH_EPOWER;

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "engine.h"
-#include "rt_package.h"
+#include "test_app_package.h"
 #include "world.h"
 
 #define RESETS 1000u
@@ -96,31 +96,11 @@ static void on_print(void *ctx, const char *device, bool several, const char *te
 	}
 }
 
-static uint8_t *build_package(size_t *len)
-{
-	eng_config_t config = {.heap_size = 0, .exec_budget = 0};
-	uint8_t *bytecode = NULL;
-	size_t bytecode_len = 0;
-	char err[256];
-	assert_int_equal(eng_init(&config), 0);
-	eng_scope_enter();
-	int rc = eng_compile(app_source, sizeof(app_source) - 1, "resets.js", &bytecode, &bytecode_len,
-			     err, sizeof(err));
-	eng_scope_leave();
-	eng_deinit();
-	if (rc != 0) {
-		fail_msg("%s", err);
-	}
-	uint8_t *package = rt_package_build(0x000206u, bytecode, bytecode_len, 0, len);
-	free(bytecode);
-	return package;
-}
-
 static void test_a_thousand_resets(void **state)
 {
 	(void)state;
 	size_t len;
-	uint8_t *package = build_package(&len);
+	uint8_t *package = test_app_package(app_source, "resets.js", &len);
 	assert_non_null(package);
 	long blocks_before = live_blocks, bytes_before = live_bytes;
 

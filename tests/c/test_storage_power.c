@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "engine.h"
-#include "rt_package.h"
+#include "test_app_package.h"
 #include "world.h"
 
 /* Record 1 holds generation g in three places; a mix of two saves would show. Record 2 never
@@ -51,31 +51,11 @@ static void on_print(void *ctx, const char *device, bool several, const char *te
 	}
 }
 
-static uint8_t *build_package(size_t *len)
-{
-	eng_config_t config = {.heap_size = 0, .exec_budget = 0};
-	uint8_t *bytecode = NULL;
-	size_t bytecode_len = 0;
-	char err[256];
-	assert_int_equal(eng_init(&config), 0);
-	eng_scope_enter();
-	int rc = eng_compile(app_source, sizeof(app_source) - 1, "saver.js", &bytecode, &bytecode_len,
-			     err, sizeof(err));
-	eng_scope_leave();
-	eng_deinit();
-	if (rc != 0) {
-		fail_msg("%s", err);
-	}
-	uint8_t *package = rt_package_build(0x000206u, bytecode, bytecode_len, 0, len);
-	free(bytecode);
-	return package;
-}
-
 static void test_power_cut_at_every_flash_operation_of_a_save(void **state)
 {
 	(void)state;
 	size_t len;
-	uint8_t *package = build_package(&len);
+	uint8_t *package = test_app_package(app_source, "saver.js", &len);
 	assert_non_null(package);
 	unsigned kept_old = 0, got_new = 0;
 	uint64_t op;

@@ -9,24 +9,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rt_le.h"
+
 #include <zlib.h>
 
 #define WORD 4u
 #define FILE_FORMAT 1u
 static const uint8_t file_magic[8] = {'B', 'C', 'N', 'F', 'L', 'A', 'S', 'H'};
-
-static uint32_t load32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static void store32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
 
 static void say(char *msg, size_t msg_len, const char *fmt, ...)
 {
@@ -43,12 +32,12 @@ static void make_header(const sim_flash_t *sim, uint8_t h[SIM_FLASH_FILE_HEADER_
 {
 	memset(h, 0, SIM_FLASH_FILE_HEADER_SIZE);
 	memcpy(h, file_magic, sizeof(file_magic));
-	store32(h + 8, FILE_FORMAT);
-	store32(h + 12, sim->page_size);
-	store32(h + 16, WORD);
-	store32(h + 20, sim->page_count);
+	rt_le32_store(h + 8, FILE_FORMAT);
+	rt_le32_store(h + 12, sim->page_size);
+	rt_le32_store(h + 16, WORD);
+	rt_le32_store(h + 20, sim->page_count);
 	/* zlib's CRC-32, as everywhere else on the host (crc_host.c). */
-	store32(h + 24, (uint32_t)crc32(0, h, 24));
+	rt_le32_store(h + 24, (uint32_t)crc32(0, h, 24));
 }
 
 /*
@@ -68,16 +57,16 @@ static int check_file(const sim_flash_t *sim, FILE *f, const char *path, char *m
 		say(msg, msg_len, "%s: not a flash image (no BCNFLASH header)", path);
 		return -1;
 	}
-	if (load32(h + 24) != (uint32_t)crc32(0, h, 24)) {
+	if (rt_le32_load(h + 24) != (uint32_t)crc32(0, h, 24)) {
 		say(msg, msg_len, "%s: damaged flash image header (CRC mismatch)", path);
 		return -1;
 	}
-	if (load32(h + 8) != FILE_FORMAT) {
+	if (rt_le32_load(h + 8) != FILE_FORMAT) {
 		say(msg, msg_len, "%s: flash image format %u, this simulator reads format %u", path,
-		    (unsigned)load32(h + 8), FILE_FORMAT);
+		    (unsigned)rt_le32_load(h + 8), FILE_FORMAT);
 		return -1;
 	}
-	uint32_t page_size = load32(h + 12), block = load32(h + 16), pages = load32(h + 20);
+	uint32_t page_size = rt_le32_load(h + 12), block = rt_le32_load(h + 16), pages = rt_le32_load(h + 20);
 	if (page_size != sim->page_size || block != WORD || pages != sim->page_count) {
 		say(msg, msg_len,
 		    "%s: flash image of %u pages of %u bytes (write block %u); this flash has %u pages "
