@@ -63,6 +63,7 @@ static bool could_match(const glue_param_t *p, eng_value_t v, eng_type_t t)
 
 static bool convert_one(const glue_param_t *p, const glue_where_t *at, eng_value_t v,
 			eng_type_t t, uint8_t *base, eng_value_t *error);
+static bool holds_value(glue_kind_t kind);
 
 static bool convert_record(const glue_param_t *p, const glue_where_t *at, eng_value_t obj,
 			   uint8_t *dest, eng_value_t *error)
@@ -80,7 +81,11 @@ static bool convert_record(const glue_param_t *p, const glue_where_t *at, eng_va
 		}
 		glue_where_t fat = {at->function, at->name, f->name, f->esr ? f->esr : at->esr};
 		bool ok = convert_one(f, &fat, fv, eng_typeof(fv), dest, error);
-		eng_release(fv);
+		/* A field that holds the JavaScript value itself (a string, an object, an array) keeps
+		 * it: it lives until the native call returns, like every argument. */
+		if (!ok || !holds_value((glue_kind_t)f->kind)) {
+			eng_release(fv);
+		}
 		if (!ok) {
 			return false;
 		}

@@ -7,6 +7,7 @@
 #include "hal_console.h"
 #include "rt_alarm.h"
 #include "rt_api_version.h"
+#include "rt_ble.h"
 #include "rt_config.h"
 #include "rt_device.h"
 #include "rt_errors.h"
@@ -35,6 +36,7 @@ static void teardown(void)
 	rt_alarm_reset();
 	rt_io_reset();
 	rt_sensors_reset();
+	rt_ble_reset();
 	rt_loop_reset();
 	rt_handle_reset();
 	eng_scope_leave();
@@ -74,6 +76,7 @@ int rt_app_prepare(const uint8_t *package, size_t len, rt_package_t *pkg, char *
 	/* A new app finds the hardware as after power-on: LEDs off, sensor defaults. */
 	rt_io_power_on();
 	rt_sensors_reset();
+	rt_ble_reset();
 	return 0;
 }
 
@@ -103,6 +106,8 @@ int rt_app_start(const rt_package_t *pkg, char *msg, size_t msg_cap)
 		snprintf(msg, msg_cap, "the app failed while starting: %s", text);
 		eng_release(thrown);
 		life()->state = RT_APP_FAILED;
+		/* An app that is not running does not keep the radio on. */
+		rt_ble_reset();
 		hal_console_app_event(HAL_APP_FAILED, msg);
 		rc = -1;
 	} else {
@@ -186,6 +191,7 @@ eng_value_t rt_app_setErrorHandler(const rt_app_setErrorHandler_args_t *args)
 eng_value_t rt_app_stop(void)
 {
 	life()->state = RT_APP_STOPPED;
+	rt_ble_reset();
 	hal_log(HAL_LOG_INFO, "app stopped itself (app.stop())");
 	hal_console_app_event(HAL_APP_STOPPED, NULL);
 	rt_loop_request_exit(RT_RUN_APP_STOPPED);
@@ -195,6 +201,7 @@ eng_value_t rt_app_stop(void)
 eng_value_t rt_app_remove(void)
 {
 	life()->state = RT_APP_REMOVED;
+	rt_ble_reset();
 	hal_log(HAL_LOG_INFO, "app removed itself (app.remove())");
 	hal_console_app_event(HAL_APP_REMOVED, NULL);
 	rt_loop_request_exit(RT_RUN_APP_STOPPED);

@@ -176,6 +176,7 @@ int world_init(world_t *world, uint32_t device_count, const world_io_t *io)
 	world->io = *io;
 	world->verbose = io->verbose != NULL;
 	world->until = WORLD_FOREVER;
+	world->air_rng = 1; /* the script's seed replaces it */
 	world->device_count = device_count;
 	world->devices = calloc(device_count ? device_count : 1, sizeof(world_device_t));
 	world->wake_heap = calloc(device_count ? device_count : 1, sizeof(uint32_t));
@@ -220,6 +221,7 @@ void world_free(world_t *world)
 	free(world->devices);
 	free(world->wake_heap);
 	free(world->events);
+	world_air_free(world);
 	world->devices = NULL;
 	world->wake_heap = NULL;
 	world->events = NULL;
@@ -289,6 +291,7 @@ static void hardware_reset(world_device_t *d)
 	d->hang_pending = false;
 	d->crash_pending = false;
 	d->power_cut_pending = false;
+	world_air_device_reset(d->world, d);
 }
 
 static bool start_app(world_t *w, world_device_t *d);
@@ -541,11 +544,19 @@ world_end_t world_run(world_t *world, uint64_t until, uint32_t *failed)
 world_end_t world_run_until(world_t *world, uint64_t until)
 {
 	world->until = until;
+	/* Beacons, and advertisers when the trace is read, are on the air from the start. */
+	world_air_wake(world);
 	for (;;) {
 		uint64_t device_at = world->device_count ? world->devices[world->wake_heap[0]].next_wake
 							 : WORLD_FOREVER;
 		uint64_t event_at = world->event_count ? world->events[0].at : WORLD_FOREVER;
 		uint64_t at = device_at < event_at ? device_at : event_at;
+		/* Advertisements no device can hear (only the trace reads them) do not keep a world
+		 * going that has nothing else left to do. */
+		if (device_at == WORLD_FOREVER && world->event_count == world->air_pending &&
+		    world->scanner_count == 0) {
+			at = WORLD_FOREVER;
+		}
 		if (at == WORLD_FOREVER) {
 			world_select(world, NULL);
 			return any_running(world) ? WORLD_END_IDLE : WORLD_END_STOPPED;
@@ -570,6 +581,11 @@ world_end_t world_run_until(world_t *world, uint64_t until)
 		if (event_at <= device_at) {
 			world_event_t e = pop_event(world);
 			world->inputs++;
+			if (e.kind == WORLD_IN_AIR_ADV) {
+				world->air_pending--;
+				world_air_event(world, &e);
+				continue;
+			}
 			if (e.device < world->device_count) {
 				world_device_t *d = &world->devices[e.device];
 				world_select(world, d);

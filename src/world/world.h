@@ -22,6 +22,7 @@
 #include "rt_device.h"
 #include "rt_reset.h"
 #include "sim_flash.h"
+#include "world_air.h"
 #include "world_profile.h"
 #include "world_trace.h"
 
@@ -51,7 +52,7 @@ typedef struct {
 } world_led_t;
 
 /* A scripted or internal input: what happens to which device when. */
-typedef struct {
+typedef struct world_event {
 	uint64_t at;
 	uint64_t seq;
 	uint32_t device;
@@ -120,6 +121,9 @@ typedef struct world_device {
 				 * power cut takes the device down */
 	bool power_cut_pending;    /* the device loses power when it runs next (a scripted cut) */
 	int flash_fault;           /* HAL_FLASH_E*: the next write or erase fails so (0: none) */
+	/* The radio (world_air.c). */
+	world_adv_set_t adv[WORLD_AIR_SETS];
+	world_scan_t scan;
 
 	/* Faults. The reset record is what survives a reset (no-init RAM on the device). */
 	rt_reset_record_t reset_record;
@@ -147,6 +151,18 @@ typedef struct world {
 
 	/* Devices by next_wake (a binary heap of device indices). */
 	uint32_t *wake_heap;
+
+	/* The air (world_air.c): scripted beacons, captured packets, the scanning devices in index
+	 * order, the generator of advDelay and RSSI noise (seeded by the script's `seed`). */
+	world_beacon_t *beacons;
+	uint32_t beacon_count, beacon_cap;
+	world_capture_t *captures;
+	uint32_t capture_count, capture_cap;
+	uint32_t *scanners;
+	uint32_t scanner_count;
+	uint64_t air_rng;
+	uint64_t air_events, air_receptions;
+	size_t air_pending; /* air events in the input heap */
 
 	/* Counters for the end-of-run summary. */
 	uint64_t steps, inputs;

@@ -298,6 +298,11 @@ void world_apply_input(world_t *w, world_device_t *d, const world_event_t *e)
 			world_wake(w, d);
 		}
 		return;
+	case WORLD_IN_BLE_CAPTURE:
+		world_air_capture(w, d, e);
+		return;
+	case WORLD_IN_AIR_ADV:
+		return; /* the scheduler gives these to the air (world_air_event) */
 	case WORLD_IN_MOVE:
 		d->lat = e->value[0];
 		d->lon = e->value[1];

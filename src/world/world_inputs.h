@@ -29,6 +29,11 @@ typedef enum {
 	/* Internal: the motion sensor reports after its detection delay. value[0]: moving;
 	 * value[1]: the change it belongs to (a later change cancels it). */
 	WORLD_IN_MOTION_REPORT,
+	/* Internal: an advertising event in the air. device: the source (a device, or device_count
+	 * + a beacon's index); value[0]: the set; value[1]: its generation. */
+	WORLD_IN_AIR_ADV,
+	/* A captured packet reaches the device's radio. value[0]: index in world->captures. */
+	WORLD_IN_BLE_CAPTURE,
 } world_input_kind_t;
 
 /* The event name of an imu-event input ("double-tap") as hal_imu_event_t, or -1. */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rt_hex.h"
 #include "world_inputs.h"
 
 #define MAX_TOKENS 16
@@ -73,6 +74,31 @@ static bool parse_flag(const char *s, double *out)
 		return true;
 	}
 	return false;
+}
+
+
+/* Hex digits into bytes (at most cap); false for odd lengths, bad digits or too many. */
+static bool parse_hex(const char *s, uint8_t *out, size_t cap, size_t *len)
+{
+	size_t n = strlen(s);
+	if (n % 2 || n / 2 > cap) {
+		return false;
+	}
+	for (size_t i = 0; i < n / 2; i++) {
+		int hi = rt_hex_digit(s[2 * i]), lo = rt_hex_digit(s[2 * i + 1]);
+		if (hi < 0 || lo < 0) {
+			return false;
+		}
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	*len = n / 2;
+	return true;
+}
+
+static bool parse_addr(const char *s, uint8_t addr[HAL_BLE_ADDR_LEN])
+{
+	size_t n = 0;
+	return parse_hex(s, addr, HAL_BLE_ADDR_LEN, &n) && n == HAL_BLE_ADDR_LEN;
 }
 
 uint32_t world_script_device_count(const char *text, size_t len)
@@ -176,6 +202,67 @@ static int device_line(world_t *w, const line_t *l, unsigned lineno, char *err, 
 	return 0;
 }
 
+/* beacon <name> <lat>,<long>,<alt> <interval ms> <power dBm> <AD hex> [addr=<12 hex>]
+ * [response=0|1] [connectable=0|1] */
+static int beacon_line(world_t *w, const line_t *l, unsigned lineno, char *err, size_t err_cap)
+{
+	world_beacon_t b;
+	memset(&b, 0, sizeof(b));
+	double v[3], interval, power;
+	size_t len = 0;
+	if (l->count < 6) {
+		FAIL("beacon needs a name, a position, an interval, a power and the AD bytes in hex");
+	}
+	if (strlen(l->tok[1]) >= sizeof(b.name)) {
+		FAIL("beacon name '%s' is longer than %d characters", l->tok[1], (int)sizeof(b.name) - 1);
+	}
+	snprintf(b.name, sizeof(b.name), "%s", l->tok[1]);
+	if (sscanf(l->tok[2], "%lf,%lf,%lf", &v[0], &v[1], &v[2]) != 3 || v[0] < -90 || v[0] > 90 ||
+	    v[1] < -180 || v[1] > 180) {
+		FAIL("beacon %s: position takes lat,long,alt (degrees, degrees, metres)", b.name);
+	}
+	if (!parse_num(l->tok[3], &interval) || interval < 20 || interval > 10485759) {
+		FAIL("beacon %s: interval must be from 20 to 10485759 ms", b.name);
+	}
+	if (!parse_num(l->tok[4], &power) || power < -127 || power > 20) {
+		FAIL("beacon %s: power must be from -127 to 20 dBm", b.name);
+	}
+	if (!parse_hex(l->tok[5], b.set.ad, HAL_BLE_AD_MAX, &len)) {
+		FAIL("beacon %s: the packet must be hex of at most %d bytes", b.name, HAL_BLE_AD_MAX);
+	}
+	b.lat = v[0];
+	b.lon = v[1];
+	b.alt = v[2];
+	b.set.len = (uint8_t)len;
+	b.set.interval = (uint32_t)interval;
+	b.set.power = (int8_t)power;
+	b.response = true;
+	/* A beacon's default address: static random, numbered in the order the beacons come. */
+	const uint8_t addr[HAL_BLE_ADDR_LEN] = {0xc0, 0xbe, 0xac, 0x00, (uint8_t)(w->beacon_count >> 8),
+						(uint8_t)w->beacon_count};
+	memcpy(b.addr, addr, sizeof(addr));
+	for (int i = 6; i < l->count; i++) {
+		const char *t = l->tok[i];
+		double x;
+		if (strncmp(t, "addr=", 5) == 0 && parse_addr(t + 5, b.addr)) {
+			continue;
+		}
+		if (strncmp(t, "response=", 9) == 0 && parse_flag(t + 9, &x)) {
+			b.response = x != 0;
+			continue;
+		}
+		if (strncmp(t, "connectable=", 12) == 0 && parse_flag(t + 12, &x)) {
+			b.connectable = x != 0;
+			continue;
+		}
+		FAIL("beacon %s: '%s' is not addr=<12 hex digits>, response=0|1 or connectable=0|1", b.name, t);
+	}
+	if (world_air_add_beacon(w, &b) != 0) {
+		FAIL("out of memory");
+	}
+	return 0;
+}
+
 static int input_line(world_t *w, const line_t *l, unsigned lineno, char *err, size_t err_cap)
 {
 	uint64_t at, index;
@@ -265,6 +352,43 @@ static int input_line(world_t *w, const line_t *l, unsigned lineno, char *err, s
 			FAIL("%s takes 0|1", kind);
 		}
 		e.kind = kind[0] == 't' ? WORLD_IN_TIME_SYNC : WORLD_IN_IMU_FAULT;
+	} else if (strcmp(kind, "ble-capture") == 0) {
+		/* ble-capture <AD hex> <rssi> <channel> [addr=<hex>] [response=0|1] [connectable=0|1] */
+		world_capture_t c;
+		memset(&c, 0, sizeof(c));
+		size_t len = 0;
+		double rssi, channel, x;
+		if (args < 3 || !parse_hex(a[0], c.ad, HAL_BLE_AD_MAX, &len) || !parse_num(a[1], &rssi) ||
+		    rssi < -127 || rssi > 20 || !parse_num(a[2], &channel) ||
+		    (channel != 37 && channel != 38 && channel != 39)) {
+			FAIL("ble-capture takes the AD bytes in hex (at most %d), an RSSI from -127 to 20 and a channel 37, 38 or 39",
+			     HAL_BLE_AD_MAX);
+		}
+		c.len = (uint8_t)len;
+		c.rssi = (int8_t)rssi;
+		c.channel = (uint8_t)channel;
+		const uint8_t addr[HAL_BLE_ADDR_LEN] = {0xc0, 0xca, 0xb7, 0x00, 0x00, (uint8_t)w->capture_count};
+		memcpy(c.addr, addr, sizeof(addr));
+		for (int i = 3; i < args; i++) {
+			if (strncmp(a[i], "addr=", 5) == 0 && parse_addr(a[i] + 5, c.addr)) {
+				continue;
+			}
+			if (strncmp(a[i], "response=", 9) == 0 && parse_flag(a[i] + 9, &x)) {
+				c.kind = (uint8_t)(x != 0 ? (c.kind | RT_BLE_RX_SCAN_RESPONSE) : (c.kind & ~RT_BLE_RX_SCAN_RESPONSE));
+				continue;
+			}
+			if (strncmp(a[i], "connectable=", 12) == 0 && parse_flag(a[i] + 12, &x)) {
+				c.kind = (uint8_t)(x != 0 ? (c.kind | RT_BLE_RX_CONNECTABLE) : (c.kind & ~RT_BLE_RX_CONNECTABLE));
+				continue;
+			}
+			FAIL("ble-capture: '%s' is not addr=<12 hex digits>, response=0|1 or connectable=0|1", a[i]);
+		}
+		int index = world_air_add_capture(w, &c);
+		if (index < 0) {
+			FAIL("out of memory");
+		}
+		e.value[0] = index;
+		e.kind = WORLD_IN_BLE_CAPTURE;
 	} else {
 		FAIL("unknown input '%s'", kind);
 	}
@@ -310,6 +434,16 @@ int world_script_load(world_t *w, const char *text, size_t len, char *err, size_
 			if (device_line(w, &line, lineno, err, err_cap) != 0) {
 				return -1;
 			}
+		} else if (strcmp(word, "beacon") == 0) {
+			if (beacon_line(w, &line, lineno, err, err_cap) != 0) {
+				return -1;
+			}
+		} else if (strcmp(word, "seed") == 0) {
+			uint64_t seed;
+			if (line.count != 2 || !parse_u64(line.tok[1], &seed)) {
+				FAIL("seed takes a whole number");
+			}
+			w->air_rng = seed;
 		} else if (strcmp(word, "at") == 0) {
 			if (input_line(w, &line, lineno, err, err_cap) != 0) {
 				return -1;

@@ -99,6 +99,9 @@ foreach(_engine duktape jerryscript)
                   LIBS beacon_port_host beacon_world beacon_runtime)
   endif()
 endforeach()
+# The BLE air of the simulated world: path loss, scan windows and channels, scan responses, cost.
+beacon_c_test(test_world_air duktape "${CMAKE_CURRENT_LIST_DIR}/test_world_air.c"
+              LIBS beacon_port_host beacon_world beacon_runtime)
 
 # Beacon packets: the advertising-data codec and the packet formats (pure C, like the interval
 # parser: the engine is linked only because the helper links one).

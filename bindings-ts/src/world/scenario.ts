@@ -27,6 +27,30 @@ export interface ScenarioDevice {
   position?: Position;
 }
 
+/** An advertising packet by its fields (bytes as hex), or an iBeacon. */
+export interface ScenarioPacket {
+  flags?: number;
+  txPower?: number;
+  name?: string;
+  manufData?: string;
+  serviceData?: { [uuid: string]: string };
+  serviceUUIDs?: string[];
+  iBeacon?: { uuid: string; major: number; minor: number; measuredPower?: number };
+}
+
+/** A foreign beacon on the air (docs/world.md, The air). */
+export interface ScenarioBeacon {
+  name?: string;
+  position: Position;
+  packet?: ScenarioPacket;
+  raw?: string;
+  interval?: Interval;
+  power?: number;
+  addr?: string;
+  scanResponse?: boolean;
+  connectable?: boolean;
+}
+
 export interface ScenarioEvent {
   at: Interval;
   device?: string;
@@ -55,6 +79,7 @@ export interface ScenarioEvent {
   move?: Position;
   powerCut?: true | { afterFlashOps?: number };
   storageFault?: 'error' | 'timeout';
+  bleCapture?: { data: string; rssi?: number; channel?: 37 | 38 | 39; addr?: string; scanResponse?: boolean; connectable?: boolean };
 }
 
 export interface Scenario {
@@ -64,6 +89,8 @@ export interface Scenario {
   duration?: Interval;
   devices?: ScenarioDevice[];
   events?: ScenarioEvent[];
+  seed?: number;
+  beacons?: ScenarioBeacon[];
 }
 
 /** A scenario that is not valid: where (a JSON path such as events[2].press.hold) and why. */
@@ -81,7 +108,7 @@ export class ScenarioError extends Error {
 /** The input keys of an event: exactly one per event. */
 const INPUTS = [
   'press', 'button', 'motion', 'accel', 'gyro', 'orientation', 'imuEvent', 'battery', 'current',
-  'power', 'temperature', 'timeSync', 'imuFault', 'fault', 'move', 'powerCut', 'storageFault',
+  'power', 'temperature', 'timeSync', 'imuFault', 'fault', 'move', 'powerCut', 'storageFault', 'bleCapture',
 ] as const;
 
 const PROFILE_HAS_SIDE_BUTTON: Record<Profile, boolean> = {
@@ -204,6 +231,21 @@ function checkMeaning(s: Scenario, file: string): void {
     if (seen.has(n)) throw new ScenarioError(file, `devices[${i}].name`, `'${n}' is also the name of devices[${seen.get(n)}]`);
     seen.set(n, i);
   });
+  (s.beacons ?? []).forEach((b, i) => {
+    const at = `beacons[${i}]`;
+    if ((b.packet === undefined) === (b.raw === undefined)) {
+      throw new ScenarioError(file, at, 'give the packet either as packet (its fields) or as raw (AD hex), not both or neither');
+    }
+    if (b.packet) {
+      const ad = encodeAd(b.packet, file, `${at}.packet`);
+      if (ad.length > AD_LEGACY_MAX) {
+        throw new ScenarioError(file, `${at}.packet`, `needs ${ad.length} bytes of advertising data; a packet carries ${AD_LEGACY_MAX}`);
+      }
+    }
+    if (b.interval !== undefined && intervalMs(b.interval) < 20) {
+      throw new ScenarioError(file, `${at}.interval`, 'must be at least 20 ms (the shortest advertising interval)');
+    }
+  });
   (s.events ?? []).forEach((e, i) => {
     const at = `events[${i}]`;
     const inputs = INPUTS.filter((k) => e[k] !== undefined);
@@ -227,6 +269,58 @@ function checkMeaning(s: Scenario, file: string): void {
       throw new ScenarioError(file, `${at}.${key}.button`, `device '${names[index]}' (${profile}) has no side button`);
     }
   });
+}
+
+/** Bytes of advertising data one legacy packet carries. */
+export const AD_LEGACY_MAX = 31;
+
+function hexBytes(hex: string): number[] {
+  const out: number[] = [];
+  for (let i = 0; i + 1 < hex.length; i += 2) out.push(parseInt(hex.slice(i, i + 2), 16));
+  return out;
+}
+
+/**
+ * The advertising data (AD) of a packet given by its fields, in the order the firmware's encoder
+ * writes them (src/runtime/rt_ble_ad.c): flags, tx power, 16-, 32-, 128-bit UUID lists, service
+ * data, manufacturer data, name. UUIDs are written most significant byte first and sent
+ * little-endian. A dozen lines, so no Bluetooth library is pulled into the tools for it.
+ */
+export function encodeAd(p: ScenarioPacket, file: string, at: string): number[] {
+  const ad: number[] = [];
+  const put = (type: number, data: number[]) => {
+    if (data.length > 254) throw new ScenarioError(file, at, 'a field is longer than 254 bytes');
+    ad.push(data.length + 1, type, ...data);
+  };
+  let manuf = p.manufData !== undefined ? hexBytes(p.manufData) : undefined;
+  let flags = p.flags;
+  if (p.iBeacon) {
+    const b = p.iBeacon;
+    const power = (b.measuredPower ?? -59) & 0xff;
+    manuf = [0x4c, 0x00, 0x02, 0x15, ...hexBytes(b.uuid), b.major >> 8, b.major & 0xff, b.minor >> 8, b.minor & 0xff, power];
+    flags = flags ?? 0x06;
+  }
+  if (flags) put(0x01, [flags]);
+  if (p.txPower !== undefined) put(0x0a, [p.txPower & 0xff]);
+  const uuids = (p.serviceUUIDs ?? []).map((u) => hexBytes(u).reverse());
+  for (const [width, type] of [[2, 0x03], [4, 0x05], [16, 0x07]]) {
+    const list = uuids.filter((u) => u.length === width);
+    if (list.length) put(type, list.flat());
+  }
+  for (const [uuid, data] of Object.entries(p.serviceData ?? {})) {
+    const u = hexBytes(uuid).reverse();
+    put(u.length === 2 ? 0x16 : u.length === 4 ? 0x20 : 0x21, [...u, ...hexBytes(data)]);
+  }
+  if (manuf !== undefined) {
+    if (manuf.length < 2) throw new ScenarioError(file, `${at}.manufData`, 'must start with the 2-byte company identifier');
+    put(0xff, manuf);
+  }
+  if (p.name !== undefined) put(0x09, [...Buffer.from(p.name, 'utf8')]);
+  return ad;
+}
+
+function toHexText(bytes: number[]): string {
+  return bytes.map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 /** Milliseconds of a scenario interval (0 allowed). */
@@ -314,6 +408,17 @@ export function lowerScenario(s: Scenario, file: string): LoweredWorld {
     const utc = scenarioUtc(s.utc);
     lines.push(`utc ${utc === null ? 'none' : utc}`);
   }
+  if (s.seed !== undefined) lines.push(`seed ${s.seed}`);
+  (s.beacons ?? []).forEach((b, i) => {
+    const ad = b.raw !== undefined ? b.raw.toLowerCase() : toHexText(encodeAd(b.packet!, file, `beacons[${i}].packet`));
+    const pos = positionArgs(b.position, origin).replace(/ /g, ',');
+    const keys: string[] = [];
+    if (b.addr) keys.push(`addr=${b.addr.toLowerCase()}`);
+    if (b.scanResponse !== undefined) keys.push(`response=${b.scanResponse ? 1 : 0}`);
+    if (b.connectable !== undefined) keys.push(`connectable=${b.connectable ? 1 : 0}`);
+    const interval = b.interval !== undefined ? intervalMs(b.interval) : 1000;
+    lines.push(['beacon', b.name ?? `b${i}`, pos, interval, num(b.power ?? 0), ad, ...keys].join(' '));
+  });
   const index = new Map(names.map((n, i) => [n, i]));
   // Stable by time: inputs at the same time keep the scenario's order.
   const timed: { at: number; order: number; line: string }[] = [];
@@ -364,6 +469,13 @@ export function lowerScenario(s: Scenario, file: string): LoweredWorld {
       add(at, dev, `power-cut ${e.powerCut === true ? 0 : (e.powerCut.afterFlashOps ?? 0)}`);
     } else if (e.storageFault !== undefined) {
       add(at, dev, `storage-fault ${e.storageFault}`);
+    } else if (e.bleCapture !== undefined) {
+      const c = e.bleCapture;
+      const keys: string[] = [];
+      if (c.addr) keys.push(`addr=${c.addr.toLowerCase()}`);
+      if (c.scanResponse !== undefined) keys.push(`response=${c.scanResponse ? 1 : 0}`);
+      if (c.connectable !== undefined) keys.push(`connectable=${c.connectable ? 1 : 0}`);
+      add(at, dev, ['ble-capture', c.data.toLowerCase(), c.rssi ?? -60, c.channel ?? 37, ...keys].join(' '));
     }
   }
   timed.sort((a, b) => a.at - b.at || a.order - b.order);

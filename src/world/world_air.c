@@ -1,0 +1,608 @@
+/*
+ * world_air.c: the BLE air of a world and the radio of its simulated devices. See world_air.h
+ * and docs/world.md ("The air").
+ */
+#include "world_air.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hal_ble.h"
+#include "rt_ble.h"
+#include "rt_ble_ad.h"
+#include "rt_ble_beacon.h"
+#include "rt_geo.h"
+#include "rt_hex.h"
+#include "world.h"
+#include "world_inputs.h"
+
+/* ------------------------------------------------------------------ randomness */
+
+/* splitmix64: a tiny, well-known generator; the world's seed makes every run the same. */
+static uint64_t next_u64(world_t *w)
+{
+	uint64_t z = (w->air_rng += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static double uniform(world_t *w)
+{
+	return ((double)(next_u64(w) >> 11) + 0.5) / 9007199254740992.0; /* (0, 1) */
+}
+
+/* Box-Muller: one standard normal draw. */
+static double gaussian(world_t *w)
+{
+	double u1 = uniform(w), u2 = uniform(w);
+	return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+/* ------------------------------------------------------------------ sources */
+
+/* A source is a device (index < device_count) or a beacon (device_count + its index). */
+static world_adv_set_t *source_set(world_t *w, uint32_t source, uint32_t set)
+{
+	if (source < w->device_count) {
+		return set < WORLD_AIR_SETS ? &w->devices[source].adv[set] : NULL;
+	}
+	source -= w->device_count;
+	return source < w->beacon_count ? &w->beacons[source].set : NULL;
+}
+
+void world_air_device_address(uint32_t index, uint8_t addr[HAL_BLE_ADDR_LEN])
+{
+	/* Static random addresses have the two top bits set (Core Vol 6 Part B 1.3.2.1). */
+	const uint8_t a[HAL_BLE_ADDR_LEN] = {0xc0, 0x5e, 0xac, 0x0b, (uint8_t)(index >> 8), (uint8_t)index};
+	memcpy(addr, a, HAL_BLE_ADDR_LEN);
+}
+
+static bool listening(const world_t *w)
+{
+	return w->scanner_count > 0 || world_tracing(w);
+}
+
+static void schedule(world_t *w, uint32_t source, uint32_t set_index, world_adv_set_t *set)
+{
+	world_event_t e;
+	memset(&e, 0, sizeof(e));
+	e.at = set->nominal + (uint64_t)(next_u64(w) % (WORLD_AIR_ADV_DELAY_MAX + 1));
+	e.device = source;
+	e.kind = WORLD_IN_AIR_ADV;
+	e.value[0] = set_index;
+	e.value[1] = set->gen;
+	set->scheduled = world_add_event(w, &e) == 0;
+	w->air_pending += set->scheduled;
+}
+
+/* Put a set's next event on the heap: the first nominal time at or after now. */
+static void wake_set(world_t *w, uint32_t source, uint32_t set_index, world_adv_set_t *set)
+{
+	if (!set->on || set->scheduled || !set->interval) {
+		return;
+	}
+	if (set->nominal < w->now) {
+		uint64_t behind = w->now - set->nominal;
+		set->nominal += (behind + set->interval - 1) / set->interval * set->interval;
+	}
+	schedule(w, source, set_index, set);
+}
+
+void world_air_wake(world_t *w)
+{
+	if (!listening(w)) {
+		return;
+	}
+	for (uint32_t i = 0; i < w->device_count; i++) {
+		for (uint32_t s = 0; s < WORLD_AIR_SETS; s++) {
+			wake_set(w, i, s, &w->devices[i].adv[s]);
+		}
+	}
+	for (uint32_t b = 0; b < w->beacon_count; b++) {
+		wake_set(w, w->device_count + b, 0, &w->beacons[b].set);
+	}
+}
+
+int world_air_add_beacon(world_t *w, const world_beacon_t *beacon)
+{
+	if (w->beacon_count == w->beacon_cap) {
+		uint32_t cap = w->beacon_cap ? w->beacon_cap * 2 : 8;
+		world_beacon_t *b = realloc(w->beacons, cap * sizeof(*b));
+		if (b == NULL) {
+			return -1;
+		}
+		w->beacons = b;
+		w->beacon_cap = cap;
+	}
+	world_beacon_t *b = &w->beacons[w->beacon_count++];
+	*b = *beacon;
+	b->set.on = true;
+	b->set.scheduled = false;
+	b->set.nominal = 0;
+	return 0;
+}
+
+int world_air_add_capture(world_t *w, const world_capture_t *capture)
+{
+	if (w->capture_count == w->capture_cap) {
+		uint32_t cap = w->capture_cap ? w->capture_cap * 2 : 8;
+		world_capture_t *c = realloc(w->captures, cap * sizeof(*c));
+		if (c == NULL) {
+			return -1;
+		}
+		w->captures = c;
+		w->capture_cap = cap;
+	}
+	w->captures[w->capture_count] = *capture;
+	return (int)w->capture_count++;
+}
+
+void world_air_free(world_t *w)
+{
+	free(w->beacons);
+	free(w->captures);
+	free(w->scanners);
+	w->beacons = NULL;
+	w->captures = NULL;
+	w->scanners = NULL;
+}
+
+/* ------------------------------------------------------------------ trace */
+
+static void trace_hex(world_json_t *j, const char *key, const uint8_t *bytes, size_t n)
+{
+	char hex[2 * RT_BLE_AD_EXT_MAX + 1];
+	rt_hex_encode(bytes, n, hex);
+	world_trace_str(j, key, hex, 2 * n);
+}
+
+/* The decoded fields of an advertisement, as a scan record would show them. */
+static void trace_fields(world_json_t *j, const uint8_t *ad, size_t len)
+{
+	rt_ble_ad_t a;
+	rt_ble_ad_decode(ad, len, &a);
+	rt_ble_parsed_t parsed;
+	const char *type = rt_ble_beacon_type_name(rt_ble_beacon_parse(&a, &parsed));
+	if (type != NULL) {
+		world_trace_strz(j, "type", type);
+	}
+	if (a.present & RT_BLE_HAS_FLAGS) {
+		world_trace_num(j, "flags", a.flags);
+	}
+	if (a.present & RT_BLE_HAS_TX_POWER) {
+		world_trace_num(j, "txPower", a.tx_power);
+	}
+	if (a.present & RT_BLE_HAS_NAME) {
+		world_trace_str(j, "name", (const char *)rt_ble_ad_bytes(&a, a.name), a.name.len);
+	}
+	if (a.present & RT_BLE_HAS_MANUF) {
+		trace_hex(j, "manufData", rt_ble_ad_bytes(&a, a.manuf), a.manuf.len);
+	}
+	if (a.uuid_count) {
+		char json[RT_BLE_AD_MAX_UUIDS * (RT_BLE_UUID_HEX_MAX + 3) + 3];
+		size_t n = 0;
+		json[n++] = '[';
+		for (uint8_t i = 0; i < a.uuid_count; i++) {
+			if (i) {
+				json[n++] = ',';
+			}
+			json[n++] = '"';
+			n += rt_ble_ad_uuid_to_hex(&a.uuids[i], json + n);
+			json[n++] = '"';
+		}
+		json[n++] = ']';
+		world_trace_raw(j, "serviceUUIDs", json, n);
+	}
+	if (a.service_data_count) {
+		char json[RT_BLE_AD_MAX_SERVICE_DATA * (RT_BLE_UUID_HEX_MAX + 6) + 2 * RT_BLE_AD_EXT_MAX + 4];
+		size_t n = 0;
+		json[n++] = '{';
+		for (uint8_t i = 0; i < a.service_data_count; i++) {
+			const rt_ble_service_data_t *e = &a.service_data[i];
+			if (i) {
+				json[n++] = ',';
+			}
+			json[n++] = '"';
+			n += rt_ble_ad_uuid_to_hex(&e->uuid, json + n);
+			json[n++] = '"';
+			json[n++] = ':';
+			json[n++] = '"';
+			rt_hex_encode(rt_ble_ad_bytes(&a, e->data), e->data.len, json + n);
+			n += 2u * e->data.len;
+			json[n++] = '"';
+		}
+		json[n++] = '}';
+		world_trace_raw(j, "serviceData", json, n);
+	}
+}
+
+/* ------------------------------------------------------------------ reception */
+
+static const char *source_name(world_t *w, uint32_t source)
+{
+	return source < w->device_count ? w->devices[source].name
+					: w->beacons[source - w->device_count].name;
+}
+
+static void source_position(world_t *w, uint32_t source, double *lat, double *lon, double *alt)
+{
+	if (source < w->device_count) {
+		*lat = w->devices[source].lat;
+		*lon = w->devices[source].lon;
+		*alt = w->devices[source].alt;
+	} else {
+		const world_beacon_t *b = &w->beacons[source - w->device_count];
+		*lat = b->lat;
+		*lon = b->lon;
+		*alt = b->alt;
+	}
+}
+
+static void source_address(world_t *w, uint32_t source, uint8_t addr[HAL_BLE_ADDR_LEN])
+{
+	if (source < w->device_count) {
+		world_air_device_address(source, addr);
+	} else {
+		memcpy(addr, w->beacons[source - w->device_count].addr, HAL_BLE_ADDR_LEN);
+	}
+}
+
+/* The channel a scanner listens on at world time t, or 0 outside its windows. */
+static uint8_t listening_on(const world_scan_t *s, uint64_t t)
+{
+	if (!s->on || t < s->start || !s->p.interval_ms) {
+		return 0;
+	}
+	uint64_t elapsed = t - s->start;
+	if (elapsed % s->p.interval_ms >= s->p.window_ms) {
+		return 0;
+	}
+	return s->order[(elapsed / s->p.interval_ms) % s->nchan];
+}
+
+static double rssi_at(world_t *w, uint32_t source, const world_device_t *rx, int8_t power)
+{
+	double lat, lon, alt;
+	source_position(w, source, &lat, &lon, &alt);
+	double ground = rt_geo_distance(lat, lon, rx->lat, rx->lon);
+	double dz = alt - rx->alt;
+	double d = sqrt(ground * ground + dz * dz);
+	if (d < 0.1) {
+		d = 0.1; /* the antennas of two devices side by side */
+	}
+	double loss = WORLD_AIR_PL0 + 10.0 * WORLD_AIR_EXPONENT * log10(d);
+	return round((double)power - loss + WORLD_AIR_SIGMA * gaussian(w));
+}
+
+static void deliver(world_t *w, world_device_t *rx, const char *from, const rt_ble_rx_t *r)
+{
+	w->air_receptions++;
+	if (world_tracing(w)) {
+		world_trace_begin(&w->json, w, rx, "ble-rx");
+		world_trace_strz(&w->json, "from", from);
+		world_trace_num(&w->json, "ch", r->channel);
+		world_trace_num(&w->json, "rssi", r->rssi);
+		world_trace_strz(&w->json, "kind", (r->kind & RT_BLE_RX_SCAN_REQUEST)    ? "scan-request"
+						    : (r->kind & RT_BLE_RX_SCAN_RESPONSE) ? "scan-response"
+											  : "adv");
+		trace_hex(&w->json, "data", r->data, r->len);
+		world_trace_end(&w->json, w);
+	}
+	rt_ble_post_scan(&rx->rt, r);
+	world_wake(w, rx);
+}
+
+/* The scan response of a source: its complete local name. */
+static size_t scan_response(world_t *w, uint32_t source, uint8_t out[HAL_BLE_AD_MAX])
+{
+	if (source >= w->device_count && !w->beacons[source - w->device_count].response) {
+		return 0;
+	}
+	const char *name = source_name(w, source);
+	rt_ble_ad_t ad;
+	rt_ble_ad_init(&ad);
+	size_t n = strlen(name);
+	if (n > HAL_BLE_AD_MAX - 2) {
+		n = HAL_BLE_AD_MAX - 2;
+	}
+	rt_ble_ad_set_name(&ad, name, n, true);
+	size_t len = 0;
+	rt_ble_ad_encode(&ad, out, HAL_BLE_AD_MAX, &len, NULL);
+	return len;
+}
+
+static void hear(world_t *w, uint32_t source, const world_adv_set_t *set, world_device_t *rx)
+{
+	uint8_t ch = listening_on(&rx->scan, w->now);
+	if (ch == 0) {
+		return;
+	}
+	double rssi = rssi_at(w, source, rx, set->power);
+	if (rssi < WORLD_AIR_SENSITIVITY) {
+		return;
+	}
+	const char *from = source_name(w, source);
+	rt_ble_rx_t r;
+	memset(&r, 0, sizeof(r));
+	source_address(w, source, r.addr);
+	r.rssi = (int8_t)(rssi > 20 ? 20 : rssi);
+	r.channel = ch;
+	r.kind = source >= w->device_count && w->beacons[source - w->device_count].connectable ? RT_BLE_RX_CONNECTABLE : 0;
+	r.len = set->len;
+	memcpy(r.data, set->ad, set->len);
+	deliver(w, rx, from, &r);
+	if (rx->scan.p.passive) {
+		return;
+	}
+	/* An active scanner asks for the scan response on the same channel. */
+	uint8_t sr[HAL_BLE_AD_MAX];
+	size_t sr_len = scan_response(w, source, sr);
+	if (sr_len == 0) {
+		return;
+	}
+	if (source < w->device_count) {
+		world_device_t *adv = &w->devices[source];
+		if (adv->scan.on && adv->scan.p.scan_requests) {
+			rt_ble_rx_t q;
+			memset(&q, 0, sizeof(q));
+			world_air_device_address(rx->rt.index, q.addr);
+			/* The request is sent at 0 dBm. */
+			double back = rssi_at(w, source, rx, 0);
+			q.rssi = (int8_t)(back > 20 ? 20 : back < -127 ? -127 : back);
+			q.channel = ch;
+			q.kind = RT_BLE_RX_SCAN_REQUEST;
+			deliver(w, adv, rx->name, &q);
+		}
+	}
+	double rssi2 = rssi_at(w, source, rx, set->power);
+	if (rssi2 < WORLD_AIR_SENSITIVITY) {
+		return;
+	}
+	r.rssi = (int8_t)(rssi2 > 20 ? 20 : rssi2);
+	r.kind |= RT_BLE_RX_SCAN_RESPONSE;
+	r.len = (uint8_t)sr_len;
+	memcpy(r.data, sr, sr_len);
+	deliver(w, rx, from, &r);
+}
+
+void world_air_event(world_t *w, const world_event_t *e)
+{
+	uint32_t source = e->device, set_index = (uint32_t)e->value[0];
+	world_adv_set_t *set = source_set(w, source, set_index);
+	if (set == NULL || !set->on || set->gen != (uint32_t)e->value[1]) {
+		return; /* an event of a set since stopped or reconfigured */
+	}
+	set->scheduled = false;
+	if (!listening(w)) {
+		return; /* no one hears it: the set sleeps until someone listens (world_air_wake) */
+	}
+	set->sent++;
+	w->air_events++;
+	if (world_tracing(w)) {
+		world_device_t *d = source < w->device_count ? &w->devices[source] : NULL;
+		world_trace_begin(&w->json, w, d, "ble-adv");
+		if (d == NULL) {
+			world_trace_strz(&w->json, "beacon", source_name(w, source));
+		} else {
+			world_trace_num(&w->json, "set", set_index);
+		}
+		world_trace_num(&w->json, "power", set->power);
+		trace_hex(&w->json, "data", set->ad, set->len);
+		trace_fields(&w->json, set->ad, set->len);
+		world_trace_end(&w->json, w);
+	}
+	for (uint32_t i = 0; i < w->scanner_count; i++) {
+		world_device_t *rx = &w->devices[w->scanners[i]];
+		if (w->scanners[i] != source) {
+			hear(w, source, set, rx);
+		}
+	}
+	set->nominal += set->interval;
+	schedule(w, source, set_index, set);
+}
+
+void world_air_capture(world_t *w, world_device_t *d, const world_event_t *e)
+{
+	uint32_t index = (uint32_t)e->value[0];
+	if (index >= w->capture_count) {
+		return;
+	}
+	const world_capture_t *c = &w->captures[index];
+	bool heard = d->scan.on && (d->scan.p.channels & (1u << (c->channel - 37))) &&
+		     !((c->kind & RT_BLE_RX_SCAN_RESPONSE) && d->scan.p.passive);
+	if (world_tracing(w)) {
+		world_trace_begin(&w->json, w, d, "ble-capture");
+		trace_hex(&w->json, "data", c->ad, c->len);
+		world_trace_bool(&w->json, "heard", heard);
+		world_trace_end(&w->json, w);
+	}
+	if (!heard) {
+		return;
+	}
+	rt_ble_rx_t r;
+	memset(&r, 0, sizeof(r));
+	memcpy(r.addr, c->addr, HAL_BLE_ADDR_LEN);
+	r.rssi = c->rssi;
+	r.channel = c->channel;
+	r.kind = c->kind;
+	r.len = c->len;
+	memcpy(r.data, c->ad, c->len);
+	deliver(w, d, "capture", &r);
+}
+
+/* ------------------------------------------------------------------ scanner list */
+
+static void scanner_add(world_t *w, world_device_t *d)
+{
+	if (w->scanners == NULL) {
+		w->scanners = calloc(w->device_count ? w->device_count : 1, sizeof(uint32_t));
+		if (w->scanners == NULL) {
+			return;
+		}
+	}
+	for (uint32_t i = 0; i < w->scanner_count; i++) {
+		if (w->scanners[i] == d->rt.index) {
+			return;
+		}
+	}
+	w->scanners[w->scanner_count++] = d->rt.index;
+	/* In index order, so receptions at the same time happen in the same order every run. */
+	for (uint32_t i = w->scanner_count - 1; i > 0 && w->scanners[i - 1] > w->scanners[i]; i--) {
+		uint32_t t = w->scanners[i];
+		w->scanners[i] = w->scanners[i - 1];
+		w->scanners[i - 1] = t;
+	}
+}
+
+static void scanner_remove(world_t *w, world_device_t *d)
+{
+	for (uint32_t i = 0; i < w->scanner_count; i++) {
+		if (w->scanners[i] == d->rt.index) {
+			memmove(&w->scanners[i], &w->scanners[i + 1], (w->scanner_count - i - 1) * sizeof(uint32_t));
+			w->scanner_count--;
+			return;
+		}
+	}
+}
+
+void world_air_device_reset(world_t *w, world_device_t *d)
+{
+	for (uint32_t s = 0; s < WORLD_AIR_SETS; s++) {
+		d->adv[s].on = false;
+		d->adv[s].gen++;
+		d->adv[s].scheduled = false;
+	}
+	if (d->scan.on) {
+		d->scan.on = false;
+		scanner_remove(w, d);
+	}
+}
+
+/* ------------------------------------------------------------------ the HAL */
+
+static world_device_t *dev(void)
+{
+	return world_current();
+}
+
+uint32_t hal_ble_adv_sets(void)
+{
+	return WORLD_AIR_SETS;
+}
+
+static void trace_set(world_t *w, world_device_t *d, const char *ev, uint32_t set)
+{
+	if (!world_tracing(w)) {
+		return;
+	}
+	world_trace_begin(&w->json, w, d, ev);
+	world_trace_num(&w->json, "set", set);
+	if (d->adv[set].on) {
+		world_trace_num(&w->json, "interval", d->adv[set].interval);
+		world_trace_num(&w->json, "power", d->adv[set].power);
+		trace_hex(&w->json, "data", d->adv[set].ad, d->adv[set].len);
+	}
+	world_trace_end(&w->json, w);
+}
+
+bool hal_ble_adv_start(uint32_t set, const uint8_t *ad, size_t len, uint32_t interval_ms, int8_t power_dbm)
+{
+	world_device_t *d = dev();
+	if (d == NULL || set >= WORLD_AIR_SETS || len > HAL_BLE_AD_MAX || interval_ms == 0) {
+		return false;
+	}
+	world_t *w = d->world;
+	world_adv_set_t *s = &d->adv[set];
+	bool restart = !s->on || s->interval != interval_ms;
+	memcpy(s->ad, ad, len);
+	s->len = (uint8_t)len;
+	s->power = power_dbm;
+	if (restart) {
+		s->on = true;
+		s->interval = interval_ms;
+		s->gen++;
+		s->scheduled = false;
+		s->nominal = w->now;
+	}
+	trace_set(w, d, "ble-adv-start", set);
+	if (listening(w)) {
+		wake_set(w, d->rt.index, set, s);
+	}
+	return true;
+}
+
+bool hal_ble_adv_update(uint32_t set, const uint8_t *ad, size_t len)
+{
+	world_device_t *d = dev();
+	if (d == NULL || set >= WORLD_AIR_SETS || len > HAL_BLE_AD_MAX || !d->adv[set].on) {
+		return false;
+	}
+	memcpy(d->adv[set].ad, ad, len);
+	d->adv[set].len = (uint8_t)len;
+	return true;
+}
+
+void hal_ble_adv_stop(uint32_t set)
+{
+	world_device_t *d = dev();
+	if (d == NULL || set >= WORLD_AIR_SETS || !d->adv[set].on) {
+		return;
+	}
+	d->adv[set].on = false;
+	d->adv[set].gen++;
+	d->adv[set].scheduled = false;
+	trace_set(d->world, d, "ble-adv-stop", set);
+}
+
+bool hal_ble_scan_start(const hal_ble_scan_t *params)
+{
+	world_device_t *d = dev();
+	if (d == NULL || params->channels == 0 || params->window_ms == 0 ||
+	    params->window_ms > params->interval_ms) {
+		return false;
+	}
+	world_t *w = d->world;
+	d->scan.on = true;
+	d->scan.p = *params;
+	d->scan.start = w->now;
+	d->scan.nchan = 0;
+	for (uint8_t c = 0; c < 3; c++) {
+		if (params->channels & (1u << c)) {
+			d->scan.order[d->scan.nchan++] = (uint8_t)(37 + c);
+		}
+	}
+	scanner_add(w, d);
+	if (world_tracing(w)) {
+		world_trace_begin(&w->json, w, d, "ble-scan-start");
+		world_trace_num(&w->json, "interval", params->interval_ms);
+		world_trace_num(&w->json, "window", params->window_ms);
+		world_trace_num(&w->json, "channels", params->channels);
+		world_trace_bool(&w->json, "passive", params->passive);
+		world_trace_end(&w->json, w);
+	}
+	world_air_wake(w);
+	return true;
+}
+
+void hal_ble_scan_stop(void)
+{
+	world_device_t *d = dev();
+	if (d == NULL || !d->scan.on) {
+		return;
+	}
+	d->scan.on = false;
+	scanner_remove(d->world, d);
+	if (world_tracing(d->world)) {
+		world_trace_begin(&d->world->json, d->world, d, "ble-scan-stop");
+		world_trace_end(&d->world->json, d->world);
+	}
+}
+
+void hal_ble_address(uint8_t addr[HAL_BLE_ADDR_LEN])
+{
+	world_device_t *d = dev();
+	world_air_device_address(d != NULL ? d->rt.index : 0, addr);
+}
