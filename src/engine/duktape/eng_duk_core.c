@@ -507,6 +507,9 @@ static void heap_destroy(void)
 		eng_duk->destroying = true;
 		duk_destroy_heap(eng_duk->main);
 		eng_duk->main = NULL;
+		/* What Duktape lost track of (its compiler's buffers after an out-of-memory error
+		 * part way through a parse) is still on the block list: give it back too. */
+		blocks_free_all(&eng_duk->mem);
 	}
 	free(eng_duk->ref_link);
 	eng_duk->ref_link = NULL;
