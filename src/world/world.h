@@ -21,8 +21,13 @@
 #include "hal_console.h"
 #include "rt_device.h"
 #include "rt_reset.h"
+#include "rt_uwb_model.h"
+#include "world_gnss.h"
+#include "world_modem.h"
+#include "world_nfc.h"
 #include "world_profile.h"
 #include "world_trace.h"
+#include "world_uwb.h"
 
 #define WORLD_FOREVER UINT64_MAX
 #define WORLD_NAME_MAX 32
@@ -50,7 +55,7 @@ typedef struct {
 } world_led_t;
 
 /* A scripted or internal input: what happens to which device when. */
-typedef struct {
+typedef struct world_event {
 	uint64_t at;
 	uint64_t seq;
 	uint32_t device;
@@ -110,6 +115,11 @@ typedef struct world_device {
 
 	/* Where the device is: WGS-84 degrees and metres (the air, UWB ranging and GNSS use it). */
 	double lat, lon, alt;
+	/* Radios beyond BLE: GNSS (and the track the device follows), LTE, NFC, UWB. */
+	world_gnss_t gnss;
+	world_modem_t modem;
+	world_nfc_t nfc;
+	world_uwb_t uwb;
 
 	/* Faults. The reset record is what survives a reset (no-init RAM on the device). */
 	rt_reset_record_t reset_record;
@@ -137,6 +147,12 @@ typedef struct world {
 
 	/* Devices by next_wake (a binary heap of device indices). */
 	uint32_t *wake_heap;
+
+	/* Devices that follow a GNSS track (their positions move with time). */
+	uint32_t gnss_tracks;
+	/* UWB ranging: the model (seed) and how often initiators poll. */
+	rt_uwb_model_t uwb_model;
+	uint32_t uwb_interval_ms;
 
 	/* Counters for the end-of-run summary. */
 	uint64_t steps, inputs;

@@ -24,9 +24,17 @@ typedef enum {
 	WORLD_IN_IMU_FAULT,   /* value[0]: the sensor refuses to configure events 0/1 */
 	WORLD_IN_FAULT,       /* text: "hang" (the next driver call never returns) or "crash" */
 	WORLD_IN_MOVE,        /* value[0..2]: latitude, longitude (degrees), altitude (m) */
+	WORLD_IN_NFC_FIELD,   /* value[0]: a reader enters 1 / leaves 0 the field */
+	WORLD_IN_NFC_WRITE,   /* value[0]: index of the written bytes (world_nfc_add_write) */
 	/* Internal: the motion sensor reports after its detection delay. value[0]: moving;
 	 * value[1]: the change it belongs to (a later change cancels it). */
 	WORLD_IN_MOTION_REPORT,
+	/* Internal: the receiver's next fix (value[0]: its generation, world_gnss.h). */
+	WORLD_IN_GNSS_FIX,
+	/* Internal: a modem query ends (value[0]: query, value[1]: generation, world_modem.h). */
+	WORLD_IN_MODEM_DONE,
+	/* Internal: a UWB initiator's ranging round (value[0]: generation, world_uwb.h). */
+	WORLD_IN_UWB_ROUND,
 } world_input_kind_t;
 
 /* The event name of an imu-event input ("double-tap") as hal_imu_event_t, or -1. */
