@@ -82,6 +82,16 @@ static bool parse_num(const char *s, double *out)
 	return true;
 }
 
+/* A number, or "-" for one the model derives (NAN). */
+static bool parse_opt(const char *s, double *out)
+{
+	if (strcmp(s, "-") == 0) {
+		*out = NAN;
+		return true;
+	}
+	return parse_num(s, out);
+}
+
 static bool parse_flag(const char *s, double *out)
 {
 	if (strcmp(s, "0") == 0 || strcmp(s, "1") == 0) {
@@ -295,7 +305,7 @@ static int gnss_line(world_t *w, const line_t *l, unsigned lineno, char *err, si
 		rt_gnss_point_t p = {0, 0, 0, 0, NAN, NAN};
 		if ((args != 4 && args != 6) || !parse_i64(a[0], &p.t_ms) || !parse_num(a[1], &p.lat) ||
 		    !parse_num(a[2], &p.lon) || !parse_num(a[3], &p.alt) ||
-		    (args == 6 && (!parse_num(a[4], &p.speed_kmh) || !parse_num(a[5], &p.head_deg)))) {
+		    (args == 6 && (!parse_opt(a[4], &p.speed_kmh) || !parse_opt(a[5], &p.head_deg)))) {
 			FAIL("gnss point takes a time (ms), latitude, longitude, altitude and optionally speed (km/h) and heading");
 		}
 		if (world_gnss_add_point(g, &p, msg, sizeof(msg)) != 0) {
