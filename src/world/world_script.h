@@ -10,12 +10,16 @@
  *   utc 1767225600000 | utc none
  *   device <index> <name> <profile> [key=value]...
  *   at <ms> <device index> <input> <arguments>...
+ *   gnss <index> point|outage|sky|receiver ...   (world_script.c: gnss_line)
+ *   modem <index> operator|operators|status|cell|cells|sim|scan ...   (modem_line; text %-encoded)
+ *   uwb interval <ms> | uwb seed <n>
  *
  * Device keys: heap, imu (0/1), synced (0/1), battery (%), external, charging (0/1), current
  * (mA), temperature (C), accel (x,y,z), position (lat,long,alt in degrees and metres). Inputs: button main|side down|up; motion 0|1 <g>;
  * accel <x> <y> <z>; gyro <x> <y> <z>; imu-event <name> [<axis> <sign> <value> <g>];
  * battery <%>; current <mA>; power <external 0|1> <charging 0|1>; temperature <C>;
- * time-sync 0|1; imu-fault 0|1; fault hang|crash; move <lat> <long> <alt>. Lines starting with # are comments.
+ * time-sync 0|1; imu-fault 0|1; fault hang|crash; move <lat> <long> <alt>;
+ * nfc-field 0|1; nfc-write <NDEF message in hex, - for none>. Lines starting with # are comments.
  */
 #ifndef WORLD_SCRIPT_H
 #define WORLD_SCRIPT_H
