@@ -292,6 +292,11 @@ function checkMeaning(s: Scenario, file: string): void {
 
 /** Devices' GNSS and modem: what the schema cannot say. */
 function checkDevices(s: Scenario, file: string): void {
+  if (s.uwb?.interval !== undefined) {
+    const ms = intervalMs(s.uwb.interval);
+    if (ms < 10 || ms > 3_600_000) throw new ScenarioError(file, 'uwb.interval', 'must be from 10 ms to 1 hour');
+  }
+  const origin = s.origin ?? { lat: 0, long: 0 };
   (s.devices ?? []).forEach((d, i) => {
     const at = `devices[${i}]`;
     const profile = d.profile ?? DEFAULT_PROFILE;
@@ -316,6 +321,9 @@ function checkDevices(s: Scenario, file: string): void {
       const local = p.x !== undefined || p.y !== undefined || p.z !== undefined;
       if (geo === local || (geo && (p.lat === undefined || p.long === undefined)) || (local && (p.x === undefined || p.y === undefined))) {
         throw new ScenarioError(file, where, 'a point needs lat and long (alt optional) or x and y (z optional)');
+      }
+      if (local && Math.abs(toLatLong({ x: p.x!, y: p.y!, z: p.z }, origin).lat) > 90) {
+        throw new ScenarioError(file, where, 'this point lies beyond a pole (x/y are metres from the origin)');
       }
       const t = intervalMs(p.at);
       if (t <= last) throw new ScenarioError(file, `${where}.at`, 'points must be in strictly increasing order of time');
