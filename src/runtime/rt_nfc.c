@@ -228,7 +228,7 @@ static eng_value_t set_message(scratch_t *s, eng_value_t list)
 	rt_ndef_error_t e = rt_ndef_encode(s->records, count, s->message, sizeof(s->message), &len, &fault);
 	if (e == RT_NDEF_ERR_TOO_BIG) {
 		/* The whole message is too big, not one record. */
-		return eng_throw(ENG_ERROR_COMMON, NULL, "%s: nfc.setMsg: the message needs more than the tag's %d bytes",
+		return eng_throw(ENG_ERROR_COMMON, NULL, "%s: nfc.setMsg: message needs more than the tag's %d bytes",
 				 rt_ndef_error_message(e), RT_NDEF_MAX_MESSAGE);
 	}
 	if (e != RT_NDEF_OK) {
