@@ -126,3 +126,8 @@ if(TARGET PkgConfig::GEOGRAPHICLIB)
 else()
   message(WARNING "test_geo_oracle left out: it needs a C++ compiler and libgeographiclib-dev")
 endif()
+
+# The world's GNSS tracks, modem network, NFC and UWB statements (world script) and a device
+# following its track.
+beacon_c_test(test_world_radios duktape "${CMAKE_CURRENT_LIST_DIR}/test_world_radios.c"
+              LIBS beacon_port_host beacon_world beacon_runtime)
