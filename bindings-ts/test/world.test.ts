@@ -35,6 +35,21 @@ const bad: [string, unknown, RegExp][] = [
   ['a name twice', { devices: [{ name: 'a' }, { name: 'a' }] }, /devices\[1\]\.name: 'a' is also the name of devices\[0\]/],
   ['a side button the hardware lacks', { events: [{ at: 0, press: { button: 'side', hold: '1s' } }] }, /events\[0\]\.press\.button: device 'd0' \(lte-beacon\) has no side button/],
   ['a bad utc', { utc: 'yesterday' }, /utc: must be an ISO 8601 time/],
+  ['track points out of order', { devices: [{ gnss: { track: [{ at: '2s', x: 0, y: 0 }, { at: '1s', x: 1, y: 0 }] } }] },
+    /devices\[0\]\.gnss\.track\[1\]\.at: points must be in strictly increasing order of time/],
+  ['a track point with lat and x', { devices: [{ gnss: { track: [{ at: 0, lat: 1, long: 2, x: 3 }] } }] },
+    /devices\[0\]\.gnss\.track\[0\]: a point needs lat and long \(alt optional\) or x and y/],
+  ['overlapping outages', { devices: [{ gnss: { track: [{ at: 0, x: 0, y: 0 }], outages: [{ from: '1m', to: '3m' }, { from: '2m', to: '4m' }] } }] },
+    /devices\[0\]\.gnss\.outages\[1\]\.from: outages must be in order and must not overlap/],
+  ['outages without a track', { devices: [{ gnss: { outages: [{ from: 0, to: 1 }] } }] }, /devices\[0\]\.gnss: outages and sky need a track/],
+  ['a missing GPX file', { devices: [{ gnss: { gpx: 'nowhere.gpx' } }] }, /devices\[0\]\.gnss\.gpx: nowhere\.gpx: /],
+  ['a modem on a BLE beacon', { devices: [{ profile: 'ble-beacon', modem: { operators: [] } }] }, /devices\[0\]\.modem: a ble-beacon has no LTE modem/],
+  ['a bad operator status', { devices: [{ modem: { operators: [{ name: 'x', status: 'home' }] } }] }, /devices\[0\]\.modem\.operators\[0\]\.status: must be one of "curr", "avail", "forb"/],
+  ['an NFC input for hardware without a tag', { events: [{ at: 0, nfc: { field: true } }] }, /events\[0\]\.nfc: device 'd0' \(lte-beacon\) has no NFC tag/],
+  ['an NFC write that is not hex', { devices: [{ profile: 'ble-beacon' }], events: [{ at: 0, nfc: { write: 'd1x' } }] }, /events\[0\]\.nfc\.write: must match pattern/],
+  ['a UWB interval of 0', { uwb: { interval: 0, seed: 1 } }, /uwb\.interval: must be from 10 ms to 1 hour/],
+  ['a track point beyond the pole', { origin: { lat: 89.99, long: 0 }, devices: [{ gnss: { track: [{ at: 0, x: 0, y: 5000 }] } }] },
+    /devices\[0\]\.gnss\.track\[0\]: this point lies beyond a pole/],
 ];
 
 for (const [what, scenario, message] of bad) {
@@ -92,6 +107,78 @@ test('lowering: positions in metres become WGS-84 around the origin', () => {
   assert.equal(lines[1], 'device 0 d0 lte-beacon position=52.008987362,5.014560700,0');
   assert.equal(lines[2], 'device 1 b lte-beacon position=1.500000000,-2.000000000,30');
   assert.equal(lines[3], 'at 0 0 move 51.995506319 5.000000000 0');
+});
+
+test('lowering: GNSS tracks, outages, sky and receiver; from points and from a GPX file', () => {
+  const gpx = path.join(dir, 'walk.gpx');
+  fs.writeFileSync(gpx, `<?xml version="1.0"?>
+<gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
+<trkpt lat="60.1" lon="24.9"><ele>10</ele><time>2026-03-01T12:00:00Z</time></trkpt>
+<trkpt lat="60.1009" lon="24.9"><ele>11.5</ele><time>2026-03-01T12:01:40Z</time></trkpt>
+</trkseg></trk></gpx>`);
+  const s = parseScenario(JSON.stringify({
+    origin: { lat: 60, long: 24 },
+    devices: [
+      { name: 'a', gnss: { ttff: { cold: '5s', hot: '1s' }, satellites: 9, hdop: 1.3, noise: 2, seed: 4,
+        track: [{ at: 0, x: 0, y: 0 }, { at: '100s', lat: 60.001, long: 24, alt: 3, speed: 3.6 }],
+        outages: [{ from: '1m', to: '2m' }], sky: [{ at: '30s', satellites: 3 }] } },
+      { name: 'b', gnss: { gpx: 'walk.gpx', gpxOffset: '10s' } },
+    ],
+  }), path.join(dir, 's.json'));
+  assert.deepEqual(lowerScenario(s, path.join(dir, 's.json')).script.split('\n').slice(3, 11), [
+    'gnss 0 receiver sat=9 hdop=1.3 cold=5000 hot=1000 noise=2 seed=4',
+    'gnss 0 point 0 60.000000000 24.000000000 0',
+    'gnss 0 point 100000 60.001000000 24.000000000 3 3.6 -',
+    'gnss 0 outage 60000 120000',
+    'gnss 0 sky 30000 3 1.3',
+    'gnss 1 point 10000 60.100000000 24.900000000 10',
+    'gnss 1 point 110000 60.100900000 24.900000000 11.5',
+    '',
+  ]);
+});
+
+test('lowering: the modem network, NFC inputs and UWB options', () => {
+  const s = parseScenario(JSON.stringify({
+    uwb: { interval: '500ms', seed: 9 },
+    devices: [
+      { name: 't', modem: { operators: [{ name: 'Telia FI', status: 'curr' }], status: { name: 'A=B', signal: 3, rsrp: -100 },
+        cells: [], sim: null, scan: { operators: '2m' } } },
+      { name: 'door', profile: 'ble-beacon' },
+    ],
+    events: [{ at: '1s', device: 'door', nfc: { field: true } }, { at: '2s', device: 'door', nfc: { write: 'D1010855016E66632E636F6D' } }],
+  }), 's.json');
+  assert.deepEqual(lowerScenario(s, 's.json').script.split('\n').slice(3), [
+    'modem 0 operator Telia%20FI gsm curr',
+    'modem 0 status name=A%3dB signal=3 rsrp=-100',
+    'modem 0 cells none',
+    'modem 0 sim none',
+    'modem 0 scan operators 120000',
+    'uwb interval 500',
+    'uwb seed 9',
+    'at 1000 1 nfc-field 1',
+    'at 2000 1 nfc-write d1010855016e66632e636f6d',
+    '',
+  ]);
+});
+
+test('a device follows its GNSS track: UWB distances and the trace follow it', () => {
+  const file = path.join(dir, 'follow.json');
+  fs.writeFileSync(file, JSON.stringify({
+    origin: { lat: 0, long: 0 },
+    devices: [
+      { name: 'a', profile: 'ai-beacon', position: { x: 0, y: 0 } },
+      { name: 'b', profile: 'ai-beacon', gnss: { track: [{ at: 0, x: 10, y: 0 }, { at: '10s', x: 30, y: 0 }] } },
+    ],
+  }));
+  const app = path.join(dir, 'range.ts');
+  fs.writeFileSync(app, `if (sys.getPublicId().slice(-1) === '1') uwb.start(uwb.Role.RESPONDER);
+else uwb.start(uwb.Role.INITIATOR, { timeout: 10.5 }, (m) => print(\`\${app.getUptime()} \${Math.round(m.dist)}\`));\n`);
+  const trace = path.join(dir, 'follow.jsonl');
+  const r = run([app, '--world', file, '--api', '0.1.5', '--trace', trace]);
+  assert.equal(r.status, 0, r.stderr);
+  // 10 m at 0 s, 2 m/s east: 12 m at 1 s ... 30 m at 10 s.
+  const got = r.stdout.trim().split('\n').map((l) => l.replace(/^\[b\] /, ''));
+  assert.deepEqual(got, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((s) => `${s * 1000} ${10 + 2 * s}`));
 });
 
 test('the schema file and docs/world.md agree on the input kinds', () => {

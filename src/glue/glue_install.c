@@ -8,6 +8,7 @@
 
 #include "glue_core.h"
 #include "rt_api_version.h"
+#include "rt_features.h"
 #include "rt_handle.h"
 
 /* ------------------------------------------------------------------ install */
@@ -171,6 +172,10 @@ int glue_install(void)
 	for (size_t i = 0; i < glue_api.namespace_count; i++) {
 		const glue_namespace_t *ns = &glue_api.namespaces[i];
 		if (!(ns->mask & bit) || strchr(ns->path, '.') != NULL) {
+			continue;
+		}
+		/* A namespace the hardware cannot have (location without GNSS) is left out. */
+		if (!rt_features_namespace_present(ns->path)) {
 			continue;
 		}
 		eng_value_t getter = eng_function(build_namespace, (void *)(uintptr_t)i, ns->path);

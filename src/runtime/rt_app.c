@@ -13,11 +13,15 @@
 #include "rt_errors.h"
 #include "rt_handle.h"
 #include "rt_io.h"
+#include "rt_location.h"
 #include "rt_loop.h"
+#include "rt_modem.h"
+#include "rt_nfc.h"
 #include "rt_package.h"
 #include "rt_sensors.h"
 #include "rt_signature.h"
 #include "rt_timers.h"
+#include "rt_uwb.h"
 
 static rt_app_lifecycle_t *life(void)
 {
@@ -37,6 +41,10 @@ static void teardown(void)
 	rt_io_reset();
 	rt_sensors_reset();
 	rt_ble_reset();
+	rt_location_reset();
+	rt_modem_reset();
+	rt_nfc_reset();
+	rt_uwb_reset();
 	rt_loop_reset();
 	rt_handle_reset();
 	eng_scope_leave();

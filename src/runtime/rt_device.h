@@ -19,10 +19,14 @@
 #include "rt_ble.h"
 #include "rt_handle.h"
 #include "rt_io.h"
+#include "rt_location.h"
 #include "rt_loop.h"
+#include "rt_modem.h"
+#include "rt_nfc.h"
 #include "rt_sensors.h"
 #include "rt_store.h"
 #include "rt_timers.h"
+#include "rt_uwb.h"
 
 typedef struct rt_device {
 	/* Position in the simulator's world (0 on the device); names the device in traces. */
@@ -49,6 +53,10 @@ typedef struct rt_device {
 	rt_sensors_state_t sensors;
 	rt_store_state_t store;
 	rt_ble_state_t ble;
+	rt_location_state_t location;
+	rt_modem_state_t modem;
+	rt_nfc_state_t nfc;
+	rt_uwb_state_t uwb;
 
 	/* The port's own state for this device (the simulator's view of its hardware). */
 	void *port;

@@ -1,23 +1,251 @@
 /*
- * nfc: the NFC tag of 0.0.9.
- *
- * The generated glue has checked and converted every argument before these run. Behaviour not
- * built yet throws ESR0003 naming the function (docs/api.md lists it as "not yet").
+ * nfc: the NFC tag of 0.0.9. See rt_nfc.h; the NDEF encoding is rt_ndef's (docs/nfc.md).
  */
+#include "rt_nfc.h"
+
+#include <math.h>
+#include <string.h>
+
 #include "api_types.h"
+#include "hal_device.h"
+#include "hal_nfc.h"
+#include "rt_device.h"
 #include "rt_errors.h"
+#include "rt_loop.h"
+#include "rt_ndef.h"
+
+static rt_nfc_state_t *state(void)
+{
+	return &rt_device()->nfc;
+}
+
+static void drop(eng_ref_t *slot)
+{
+	if (*slot) {
+		eng_ref_free(*slot);
+		*slot = 0;
+	}
+}
+
+static void keep(eng_ref_t *slot, eng_value_t callback)
+{
+	drop(slot);
+	if (eng_typeof(callback) == ENG_TYPE_FUNCTION) {
+		*slot = eng_ref_new(callback);
+	}
+}
+
+size_t rt_nfc_initial_message(uint8_t *out, size_t cap)
+{
+	uint8_t id[16];
+	size_t n = hal_device_public_id(id, sizeof(id));
+	char text[8 + 2 * sizeof(id) + 1] = "beacon ";
+	size_t len = strlen(text);
+	for (size_t i = 0; i < n; i++) {
+		static const char digits[] = "0123456789abcdef";
+		text[len++] = digits[id[i] >> 4];
+		text[len++] = digits[id[i] & 0x0f];
+	}
+	rt_ndef_record_in_t record = {.record_type = RT_NDEF_RECORD_TEXT, .text = {text, len}};
+	size_t out_len = 0;
+	if (rt_ndef_encode(&record, 1, out, cap, &out_len, NULL) != RT_NDEF_OK) {
+		return 0;
+	}
+	return out_len;
+}
+
+static void show_initial(void)
+{
+	uint8_t msg[64];
+	size_t len = rt_nfc_initial_message(msg, sizeof(msg));
+	hal_nfc_set_message(msg, len);
+}
+
+void rt_nfc_reset(void)
+{
+	rt_nfc_state_t *st = state();
+	drop(&st->on_field);
+	if (st->on_write) {
+		hal_nfc_writable(false);
+	}
+	drop(&st->on_write);
+	show_initial();
+}
+
+/* ------------------------------------------------------------------ events */
+
+static void call(eng_ref_t ref, eng_value_t arg)
+{
+	eng_value_t fn = eng_ref_get(ref);
+	rt_loop_invoke(fn, &arg, 1);
+	eng_release(fn);
+}
+
+static void on_field(const rt_event_t *event)
+{
+	eng_ref_t ref = state()->on_field;
+	if (ref) {
+		eng_value_t field = eng_boolean(event->payload[0] != 0);
+		call(ref, field);
+		eng_release(field);
+	}
+}
+
+void rt_nfc_post_field(struct rt_device *device, bool field)
+{
+	uint8_t payload = field;
+	rt_loop_post_to(device, on_field, &payload, 1);
+}
+
+static void on_write(const rt_event_t *event)
+{
+	(void)event;
+	eng_ref_t ref = state()->on_write;
+	if (!ref) {
+		return; /* read-only again before the write was handed over */
+	}
+	uint8_t msg[RT_NDEF_TAG_DATA_AREA];
+	size_t len = hal_nfc_written(msg, sizeof(msg));
+	eng_value_t data = eng_arraybuffer(msg, len);
+	call(ref, data);
+	eng_release(data);
+}
+
+void rt_nfc_post_write(struct rt_device *device)
+{
+	rt_loop_post_to(device, on_write, NULL, 0);
+}
+
+/* ------------------------------------------------------------------ API */
 
 eng_value_t rt_nfc_onFieldChanged(const rt_nfc_onFieldChanged_args_t *args)
 {
-	return rt_not_implemented("nfc.onFieldChanged");
+	keep(&state()->on_field, args->callback);
+	return eng_undefined();
 }
 
 eng_value_t rt_nfc_onWrite(const rt_nfc_onWrite_args_t *args)
 {
-	return rt_not_implemented("nfc.onWrite");
+	rt_nfc_state_t *st = state();
+	keep(&st->on_write, args->callback);
+	/* The spec: writable only while a callback is registered. */
+	hal_nfc_writable(st->on_write != 0);
+	return eng_undefined();
+}
+
+/* The scratch of one setMsg: the records and their strings as C text. */
+typedef struct {
+	rt_ndef_record_in_t records[RT_NFC_MAX_RECORDS];
+	char pool[RT_NFC_TEXT_POOL];
+	size_t used;
+	uint8_t message[RT_NDEF_MAX_MESSAGE];
+} scratch_t;
+
+/* 0.0.9's uncoded errors, with where and why after the spec's words. */
+static eng_value_t fail(rt_ndef_error_t error, size_t record, const char *detail)
+{
+	return eng_throw(ENG_ERROR_COMMON, NULL, "%s: nfc.setMsg: message[%u]: %s",
+			 rt_ndef_error_message(error), (unsigned)record, detail);
+}
+
+/*
+ * One field of a record into the pool: absent (undefined) leaves it NULL for rt_ndef's "Missing
+ * field"; a value that is not a string is "Invalid format"; text beyond the pool can only make
+ * a message beyond the tag, so it is "Too big". Returns RT_NDEF_OK or the error.
+ */
+static rt_ndef_error_t field(scratch_t *s, eng_value_t record, const char *key, rt_ndef_str_t *out,
+			     const char **detail)
+{
+	out->ptr = NULL;
+	out->len = 0;
+	eng_value_t v = eng_get(record, key);
+	if (eng_is_exception(v)) {
+		eng_release(v);
+		*detail = "a field could not be read";
+		return RT_NDEF_ERR_INVALID_FORMAT;
+	}
+	eng_type_t t = eng_typeof(v);
+	if (t == ENG_TYPE_UNDEFINED) {
+		eng_release(v);
+		return RT_NDEF_OK;
+	}
+	if (t != ENG_TYPE_STRING) {
+		eng_release(v);
+		*detail = "text, uri, type and data must be strings";
+		return RT_NDEF_ERR_INVALID_FORMAT;
+	}
+	size_t room = sizeof(s->pool) - s->used;
+	size_t n = eng_string_copy(v, s->pool + s->used, room);
+	eng_release(v);
+	if (n >= room) {
+		*detail = "the record's text does not fit the tag";
+		return RT_NDEF_ERR_TOO_BIG;
+	}
+	out->ptr = s->pool + s->used;
+	out->len = n;
+	s->used += n + 1;
+	return RT_NDEF_OK;
+}
+
+static eng_value_t set_message(scratch_t *s, eng_value_t list)
+{
+	uint32_t count = eng_array_length(list);
+	if (count > RT_NFC_MAX_RECORDS) {
+		return eng_throw(ENG_ERROR_COMMON, NULL, "%s: nfc.setMsg: %u records (at most %d)",
+				 rt_ndef_error_message(RT_NDEF_ERR_TOO_BIG), (unsigned)count,
+				 RT_NFC_MAX_RECORDS);
+	}
+	for (uint32_t i = 0; i < count; i++) {
+		rt_ndef_record_in_t *r = &s->records[i];
+		memset(r, 0, sizeof(*r));
+		eng_value_t record = eng_get_index(list, i);
+		if (eng_typeof(record) != ENG_TYPE_OBJECT) {
+			eng_release(record);
+			return fail(RT_NDEF_ERR_INVALID_FORMAT, i, "a record must be an object");
+		}
+		eng_value_t type = eng_get(record, "recordType");
+		eng_type_t tt = eng_typeof(type);
+		r->record_type = tt == ENG_TYPE_NUMBER ? eng_get_number(type) : NAN;
+		eng_release(type);
+		if (tt == ENG_TYPE_UNDEFINED) {
+			eng_release(record);
+			return fail(RT_NDEF_ERR_MISSING_FIELD, i, "recordType is missing");
+		}
+		const char *detail = "";
+		rt_ndef_error_t e = RT_NDEF_OK;
+		static const char *const keys[] = {"text", "uri", "type", "data"};
+		rt_ndef_str_t *slots[] = {&r->text, &r->uri, &r->type, &r->data};
+		for (int k = 0; k < 4 && e == RT_NDEF_OK; k++) {
+			e = field(s, record, keys[k], slots[k], &detail);
+		}
+		eng_release(record);
+		if (e != RT_NDEF_OK) {
+			return fail(e, i, detail);
+		}
+	}
+	size_t len = 0;
+	rt_ndef_fault_t fault = {0, ""};
+	rt_ndef_error_t e = rt_ndef_encode(s->records, count, s->message, sizeof(s->message), &len, &fault);
+	if (e == RT_NDEF_ERR_TOO_BIG) {
+		/* The whole message is too big, not one record. */
+		return eng_throw(ENG_ERROR_COMMON, NULL, "%s: nfc.setMsg: message needs more than the tag's %d bytes",
+				 rt_ndef_error_message(e), RT_NDEF_MAX_MESSAGE);
+	}
+	if (e != RT_NDEF_OK) {
+		return fail(e, fault.record, fault.detail ? fault.detail : "");
+	}
+	hal_nfc_set_message(s->message, len);
+	return eng_undefined();
 }
 
 eng_value_t rt_nfc_setMsg(const rt_nfc_setMsg_args_t *args)
 {
-	return rt_not_implemented("nfc.setMsg");
+	if (eng_typeof(args->message) != ENG_TYPE_ARRAY) {
+		show_initial(); /* null: the initial message again */
+		return eng_undefined();
+	}
+	/* Too large for a device's stack. Scratch, not state: it holds nothing between calls, and
+	 * every device's JavaScript runs on the one thread. */
+	static scratch_t scratch_storage;
+	return set_message(&scratch_storage, args->message);
 }

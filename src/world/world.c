@@ -167,6 +167,7 @@ static void device_defaults(world_device_t *d, const world_profile_t *profile)
 	d->temp_since[0] = 0;
 	d->temp_count = 1;
 	d->utc_synced = true;
+	world_modem_defaults(&d->modem, d->rt.index);
 	rt_reset_record_check(&d->reset_record);
 }
 
@@ -178,6 +179,8 @@ int world_init(world_t *world, uint32_t device_count, const world_io_t *io)
 	world->until = WORLD_FOREVER;
 	world->air_rng = 1; /* the script's seed replaces it */
 	world->device_count = device_count;
+	rt_uwb_model_init(&world->uwb_model, 1);
+	world->uwb_interval_ms = WORLD_UWB_DEFAULT_INTERVAL_MS;
 	world->devices = calloc(device_count ? device_count : 1, sizeof(world_device_t));
 	world->wake_heap = calloc(device_count ? device_count : 1, sizeof(uint32_t));
 	if (world->devices == NULL || world->wake_heap == NULL) {
@@ -199,6 +202,8 @@ int world_init(world_t *world, uint32_t device_count, const world_io_t *io)
 		d->public_id[15] = (char)((i + 1) & 0xff);
 		d->public_id_len = sizeof(base);
 		d->next_wake = WORLD_FOREVER;
+		world_gnss_init(&d->gnss);
+		world_nfc_init(&d->nfc);
 		heap_place(world, i, i);
 	}
 	return 0;
@@ -217,6 +222,8 @@ void world_free(world_t *world)
 	for (uint32_t i = 0; world->devices != NULL && i < world->device_count; i++) {
 		free(world->devices[i].flash);
 		free(world->devices[i].flash_mem);
+		world_gnss_free(&world->devices[i].gnss);
+		world_nfc_free(&world->devices[i].nfc);
 	}
 	free(world->devices);
 	free(world->wake_heap);
@@ -273,13 +280,17 @@ static void boot(world_t *w, world_device_t *d)
 		world_trace_strz(&w->json, "hardware", d->profile->hardware);
 		world_trace_end(&w->json, w);
 	}
+	world_nfc_boot(w, d);
 }
 
 /* What a reset does to the hardware: the chips restart in their power-on state (the LEDs go
  * dark, the sensor forgets its events and levels); what is physical stays (a held button, how the
  * device lies, the battery). */
-static void hardware_reset(world_device_t *d)
+static void hardware_reset(world_t *w, world_device_t *d)
 {
+	world_gnss_reset(w, d);
+	world_modem_reset(w, d);
+	world_uwb_reset(w, d);
 	memset(d->leds, 0, sizeof(d->leds));
 	memset(d->led_shown, 0, sizeof(d->led_shown));
 	d->ring_changed = false;
@@ -341,7 +352,7 @@ static void reset_device(world_t *w, world_device_t *d, rt_reset_cause_t cause, 
 	rt_device_init(&d->rt, d->rt.index);
 	d->rt.engine_config = config;
 	d->rt.port = d;
-	hardware_reset(d);
+	hardware_reset(w, d);
 	if (power_lost) {
 		memset(&d->reset_record, 0, sizeof(d->reset_record));
 		rt_reset_record_check(&d->reset_record);
@@ -567,6 +578,7 @@ world_end_t world_run_until(world_t *world, uint64_t until)
 					world->io.wait_until(world->io.ctx, until);
 				}
 				world->now = until;
+				world_gnss_follow(world);
 			}
 			world_select(world, NULL);
 			return WORLD_END_TIME_UP;
@@ -576,6 +588,7 @@ world_end_t world_run_until(world_t *world, uint64_t until)
 				world->io.wait_until(world->io.ctx, at);
 			}
 			world->now = at;
+			world_gnss_follow(world);
 		}
 		/* Inputs first at equal times: a press at 1 s is seen by a timer due at 1 s. */
 		if (event_at <= device_at) {

@@ -23,8 +23,13 @@
 #include "rt_reset.h"
 #include "sim_flash.h"
 #include "world_air.h"
+#include "rt_uwb_model.h"
+#include "world_gnss.h"
+#include "world_modem.h"
+#include "world_nfc.h"
 #include "world_profile.h"
 #include "world_trace.h"
+#include "world_uwb.h"
 
 #define WORLD_FOREVER UINT64_MAX
 #define WORLD_NAME_MAX 32
@@ -112,6 +117,11 @@ typedef struct world_device {
 
 	/* Where the device is: WGS-84 degrees and metres (the air, UWB ranging and GNSS use it). */
 	double lat, lon, alt;
+	/* Radios beyond BLE: GNSS (and the track the device follows), LTE, NFC, UWB. */
+	world_gnss_t gnss;
+	world_modem_t modem;
+	world_nfc_t nfc;
+	world_uwb_t uwb;
 
 	/* The storage partition: made on first use (world_flash.c); it keeps its content across
 	 * resets and power cuts, as flash does. */
@@ -163,6 +173,11 @@ typedef struct world {
 	uint64_t air_rng;
 	uint64_t air_events, air_receptions;
 	size_t air_pending; /* air events in the input heap */
+	/* Devices that follow a GNSS track (their positions move with time). */
+	uint32_t gnss_tracks;
+	/* UWB ranging: the model (seed) and how often initiators poll. */
+	rt_uwb_model_t uwb_model;
+	uint32_t uwb_interval_ms;
 
 	/* Counters for the end-of-run summary. */
 	uint64_t steps, inputs;

@@ -315,6 +315,19 @@ void world_apply_input(world_t *w, world_device_t *d, const world_event_t *e)
 			world_trace_end(&w->json, w);
 		}
 		return;
+	case WORLD_IN_NFC_FIELD:
+	case WORLD_IN_NFC_WRITE:
+		world_nfc_input(w, d, e);
+		return;
+	case WORLD_IN_GNSS_FIX:
+		world_gnss_fix_event(w, d, e);
+		return;
+	case WORLD_IN_MODEM_DONE:
+		world_modem_done_event(w, d, e);
+		return;
+	case WORLD_IN_UWB_ROUND:
+		world_uwb_round_event(w, d, e);
+		return;
 	case WORLD_IN_IMU_FAULT:
 		d->imu_fault = e->value[0] != 0;
 		if (world_tracing(w)) {

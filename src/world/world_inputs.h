@@ -26,6 +26,8 @@ typedef enum {
 	WORLD_IN_MOVE,        /* value[0..2]: latitude, longitude (degrees), altitude (m) */
 	WORLD_IN_POWER_CUT,   /* value[0]: 0 now, or n: during the n-th flash operation from now */
 	WORLD_IN_STORAGE_FAULT, /* text: "error" or "timeout": the next flash write or erase fails */
+	WORLD_IN_NFC_FIELD,   /* value[0]: a reader enters 1 / leaves 0 the field */
+	WORLD_IN_NFC_WRITE,   /* value[0]: index of the written bytes (world_nfc_add_write) */
 	/* Internal: the motion sensor reports after its detection delay. value[0]: moving;
 	 * value[1]: the change it belongs to (a later change cancels it). */
 	WORLD_IN_MOTION_REPORT,
@@ -34,6 +36,12 @@ typedef enum {
 	WORLD_IN_AIR_ADV,
 	/* A captured packet reaches the device's radio. value[0]: index in world->captures. */
 	WORLD_IN_BLE_CAPTURE,
+	/* Internal: the receiver's next fix (value[0]: its generation, world_gnss.h). */
+	WORLD_IN_GNSS_FIX,
+	/* Internal: a modem query ends (value[0]: query, value[1]: generation, world_modem.h). */
+	WORLD_IN_MODEM_DONE,
+	/* Internal: a UWB initiator's ranging round (value[0]: generation, world_uwb.h). */
+	WORLD_IN_UWB_ROUND,
 } world_input_kind_t;
 
 /* The event name of an imu-event input ("double-tap") as hal_imu_event_t, or -1. */

@@ -8,9 +8,13 @@
 
 #include "rt_hex.h"
 #include "world_inputs.h"
+#include "world_gnss.h"
+#include "world_modem.h"
+#include "world_nfc.h"
 
-#define MAX_TOKENS 16
-#define MAX_LINE 512
+#define MAX_TOKENS 24
+/* Long enough for an NFC write of a full tag in hex (2 * 868 characters). */
+#define MAX_LINE 2048
 
 typedef struct {
 	char buf[MAX_LINE];
@@ -55,6 +59,18 @@ static bool parse_u64(const char *s, uint64_t *out)
 	return true;
 }
 
+static bool parse_i64(const char *s, int64_t *out)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || end == s || *end) {
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
 static bool parse_num(const char *s, double *out)
 {
 	char *end;
@@ -65,6 +81,16 @@ static bool parse_num(const char *s, double *out)
 	}
 	*out = v;
 	return true;
+}
+
+/* A number, or "-" for one the model derives (NAN). */
+static bool parse_opt(const char *s, double *out)
+{
+	if (strcmp(s, "-") == 0) {
+		*out = NAN;
+		return true;
+	}
+	return parse_num(s, out);
 }
 
 static bool parse_flag(const char *s, double *out)
@@ -78,8 +104,13 @@ static bool parse_flag(const char *s, double *out)
 
 
 /* Hex digits into bytes (at most cap); false for odd lengths, bad digits or too many. */
+/* Bytes written as hex ("-" for none). */
 static bool parse_hex(const char *s, uint8_t *out, size_t cap, size_t *len)
 {
+	if (strcmp(s, "-") == 0) {
+		*len = 0;
+		return true;
+	}
 	size_t n = strlen(s);
 	if (n % 2 || n / 2 > cap) {
 		return false;
@@ -263,6 +294,305 @@ static int beacon_line(world_t *w, const line_t *l, unsigned lineno, char *err, 
 	return 0;
 }
 
+/* Text of the script is percent-encoded where it may hold spaces (operator names): "%20". */
+static bool parse_text(const char *s, char *out, size_t cap)
+{
+	size_t n = 0;
+	for (size_t i = 0; s[i] != '\0'; i++) {
+		char c = s[i];
+		if (c == '%') {
+			int hi = rt_hex_digit(s[i + 1]);
+			int lo = hi < 0 ? -1 : rt_hex_digit(s[i + 2]);
+			if (lo < 0) {
+				return false;
+			}
+			c = (char)(hi << 4 | lo);
+			i += 2;
+		}
+		if (n + 1 >= cap) {
+			return false;
+		}
+		out[n++] = c;
+	}
+	out[n] = '\0';
+	return true;
+}
+
+/* key=value of token t: key into key (cap 32), returns the value or NULL. */
+static const char *key_value(const char *t, char key[32])
+{
+	const char *eq = strchr(t, '=');
+	if (eq == NULL || (size_t)(eq - t) >= 32) {
+		return NULL;
+	}
+	memcpy(key, t, (size_t)(eq - t));
+	key[eq - t] = '\0';
+	return eq + 1;
+}
+
+static world_device_t *statement_device(world_t *w, const line_t *l, int64_t *index)
+{
+	uint64_t i;
+	if (l->count < 3 || !parse_u64(l->tok[1], &i) || i >= w->device_count) {
+		return NULL;
+	}
+	*index = (int64_t)i;
+	return &w->devices[i];
+}
+
+/*
+ * gnss <dev> point <t> <lat> <long> <alt> [<speed km/h> <heading deg>]
+ * gnss <dev> outage <from> <to>
+ * gnss <dev> sky <t> <satellites> <hdop>
+ * gnss <dev> receiver [sat=N] [hdop=X] [cold=ms] [warm=ms] [hot=ms] [noise=m] [seed=N]
+ */
+static int gnss_line(world_t *w, const line_t *l, unsigned lineno, char *err, size_t err_cap)
+{
+	int64_t index;
+	world_device_t *d = statement_device(w, l, &index);
+	if (d == NULL) {
+		FAIL("gnss needs a device index and point, outage, sky or receiver");
+	}
+	world_gnss_t *g = &d->gnss;
+	const char *what = l->tok[2];
+	char *const *a = &l->tok[3];
+	int args = l->count - 3;
+	char msg[160];
+	if (strcmp(what, "point") == 0) {
+		rt_gnss_point_t p = {0, 0, 0, 0, NAN, NAN};
+		if ((args != 4 && args != 6) || !parse_i64(a[0], &p.t_ms) || !parse_num(a[1], &p.lat) ||
+		    !parse_num(a[2], &p.lon) || !parse_num(a[3], &p.alt) ||
+		    (args == 6 && (!parse_opt(a[4], &p.speed_kmh) || !parse_opt(a[5], &p.head_deg)))) {
+			FAIL("gnss point takes a time (ms), latitude, longitude, altitude and optionally speed (km/h) and heading");
+		}
+		if (world_gnss_add_point(g, &p, msg, sizeof(msg)) != 0) {
+			FAIL("%s", msg);
+		}
+	} else if (strcmp(what, "outage") == 0) {
+		int64_t from, to;
+		if (args != 2 || !parse_i64(a[0], &from) || !parse_i64(a[1], &to)) {
+			FAIL("gnss outage takes from and to (ms)");
+		}
+		if (world_gnss_add_outage(g, from, to, msg, sizeof(msg)) != 0) {
+			FAIL("%s", msg);
+		}
+	} else if (strcmp(what, "sky") == 0) {
+		int64_t t;
+		uint64_t sat;
+		double hdop;
+		if (args != 3 || !parse_i64(a[0], &t) || !parse_u64(a[1], &sat) || sat > 255 ||
+		    !parse_num(a[2], &hdop)) {
+			FAIL("gnss sky takes a time (ms), satellites (0..255) and HDOP");
+		}
+		if (world_gnss_add_sky(g, t, (uint8_t)sat, hdop, msg, sizeof(msg)) != 0) {
+			FAIL("%s", msg);
+		}
+	} else if (strcmp(what, "receiver") == 0) {
+		for (int i = 0; i < args; i++) {
+			char key[32];
+			const char *value = key_value(a[i], key);
+			double x;
+			if (value == NULL || !parse_num(value, &x) || x < 0) {
+				FAIL("gnss receiver takes key=value with a number >= 0 (got '%s')", a[i]);
+			}
+			rt_gnss_track_t *t = &g->track;
+			if (strcmp(key, "sat") == 0 && x <= 255) {
+				t->sat = (uint8_t)x;
+			} else if (strcmp(key, "hdop") == 0 && x > 0) {
+				t->hdop = x;
+			} else if (strcmp(key, "cold") == 0 && x <= UINT32_MAX) {
+				t->ttff_cold_ms = (uint32_t)x;
+			} else if (strcmp(key, "warm") == 0 && x <= UINT32_MAX) {
+				t->ttff_warm_ms = (uint32_t)x;
+			} else if (strcmp(key, "hot") == 0 && x <= UINT32_MAX) {
+				t->ttff_hot_ms = (uint32_t)x;
+			} else if (strcmp(key, "noise") == 0) {
+				t->noise_m = x;
+			} else if (strcmp(key, "seed") == 0) {
+				t->seed = (uint64_t)x;
+			} else {
+				FAIL("gnss receiver: '%s' is not sat, hdop (> 0), cold, warm, hot, noise or seed", a[i]);
+			}
+		}
+	} else {
+		FAIL("gnss takes point, outage, sky or receiver (got '%s')", what);
+	}
+	return 0;
+}
+
+/* The fields of a cell (modem <dev> status|cell key=value...). */
+static int cell_fields(hal_modem_cell_t *c, char *const *a, int args, unsigned lineno, char *err,
+		       size_t err_cap)
+{
+	for (int i = 0; i < args; i++) {
+		char key[32];
+		const char *value = key_value(a[i], key);
+		if (value == NULL) {
+			FAIL("'%s' is not key=value", a[i]);
+		}
+		double x = 0;
+		bool is_text = strcmp(key, "name") == 0 || strcmp(key, "tech") == 0 || strcmp(key, "band") == 0;
+		if (!is_text && !parse_num(value, &x)) {
+			FAIL("%s takes a number (got '%s')", key, value);
+		}
+		bool ok = true;
+		if (strcmp(key, "name") == 0) {
+			ok = parse_text(value, c->name, sizeof(c->name));
+		} else if (strcmp(key, "tech") == 0) {
+			ok = parse_text(value, c->tech, sizeof(c->tech));
+		} else if (strcmp(key, "band") == 0) {
+			ok = parse_text(value, c->band, sizeof(c->band));
+		} else if (strcmp(key, "signal") == 0) {
+			c->signal = x;
+		} else if (strcmp(key, "rssi") == 0) {
+			c->rssi = x;
+			c->has_rssi = true;
+		} else if (strcmp(key, "rsrp") == 0) {
+			c->rsrp = x;
+			c->has_rsrp = true;
+		} else if (strcmp(key, "rsrq") == 0) {
+			c->rsrq = x;
+			c->has_rsrq = true;
+		} else if (strcmp(key, "mcc") == 0 && x >= 0 && x <= UINT32_MAX) {
+			c->mcc = (uint32_t)x;
+		} else if (strcmp(key, "mnc") == 0 && x >= 0 && x <= UINT32_MAX) {
+			c->mnc = (uint32_t)x;
+		} else if (strcmp(key, "lac") == 0 && x >= 0 && x <= UINT32_MAX) {
+			c->lac = (uint32_t)x;
+		} else if (strcmp(key, "cell") == 0 && x >= 0 && x <= UINT32_MAX) {
+			c->cell = (uint32_t)x;
+		} else {
+			FAIL("unknown cell key '%s' (name, signal, rssi, rsrp, rsrq, mcc, mnc, lac, cell, tech, band)", key);
+		}
+		if (!ok) {
+			FAIL("%s: text too long or badly %%-encoded", key);
+		}
+	}
+	return 0;
+}
+
+/*
+ * modem <dev> operator <name> <type> <status>    (the first replaces the default list)
+ * modem <dev> operators none
+ * modem <dev> status none | key=value...          (none: not registered)
+ * modem <dev> cell key=value...                   (the first replaces the default list)
+ * modem <dev> cells none
+ * modem <dev> sim none | iccid=.. imei=.. imsi=..
+ * modem <dev> scan <operators|status|cells|info> <ms>
+ * Text is %-encoded.
+ */
+static int modem_line(world_t *w, const line_t *l, unsigned lineno, char *err, size_t err_cap)
+{
+	int64_t index;
+	world_device_t *d = statement_device(w, l, &index);
+	if (d == NULL) {
+		FAIL("modem needs a device index and operator, status, cell, sim or scan");
+	}
+	world_modem_t *m = &d->modem;
+	const char *what = l->tok[2];
+	char *const *a = &l->tok[3];
+	int args = l->count - 3;
+	bool none = args == 1 && strcmp(a[0], "none") == 0;
+	if (strcmp(what, "operator") == 0 || strcmp(what, "operators") == 0) {
+		if (!m->operators_given) {
+			m->operators_given = true;
+			m->n_operators = 0;
+		}
+		if (strcmp(what, "operators") == 0 && none) {
+			return 0;
+		}
+		if (args != 3 || strcmp(what, "operator") != 0) {
+			FAIL("modem operator takes a name, a type and a status");
+		}
+		if (m->n_operators >= HAL_MODEM_MAX_OPERATORS) {
+			FAIL("at most %d operators", HAL_MODEM_MAX_OPERATORS);
+		}
+		hal_modem_operator_t *o = &m->operators[m->n_operators];
+		if (!parse_text(a[0], o->name, sizeof(o->name)) || !parse_text(a[1], o->type, sizeof(o->type)) ||
+		    !parse_text(a[2], o->status, sizeof(o->status))) {
+			FAIL("modem operator: text too long or badly %%-encoded");
+		}
+		m->n_operators++;
+	} else if (strcmp(what, "status") == 0) {
+		if (none) {
+			m->registered = false;
+			return 0;
+		}
+		m->registered = true;
+		return cell_fields(&m->serving, a, args, lineno, err, err_cap);
+	} else if (strcmp(what, "cell") == 0 || strcmp(what, "cells") == 0) {
+		if (!m->cells_given) {
+			m->cells_given = true;
+			m->n_cells = 0;
+		}
+		if (strcmp(what, "cells") == 0 && none) {
+			return 0;
+		}
+		if (strcmp(what, "cell") != 0) {
+			FAIL("modem cells takes none");
+		}
+		if (m->n_cells >= HAL_MODEM_MAX_CELLS) {
+			FAIL("at most %d cells", HAL_MODEM_MAX_CELLS);
+		}
+		hal_modem_cell_t *c = &m->cells[m->n_cells];
+		memset(c, 0, sizeof(*c));
+		if (cell_fields(c, a, args, lineno, err, err_cap) != 0) {
+			return -1;
+		}
+		m->n_cells++;
+	} else if (strcmp(what, "sim") == 0) {
+		if (none) {
+			m->has_sim = false;
+			return 0;
+		}
+		m->has_sim = true;
+		for (int i = 0; i < args; i++) {
+			char key[32];
+			const char *value = key_value(a[i], key);
+			bool ok = value != NULL;
+			if (ok && strcmp(key, "iccid") == 0) {
+				ok = parse_text(value, m->info.iccid, sizeof(m->info.iccid));
+			} else if (ok && strcmp(key, "imei") == 0) {
+				ok = parse_text(value, m->info.imei, sizeof(m->info.imei));
+			} else if (ok && strcmp(key, "imsi") == 0) {
+				ok = parse_text(value, m->info.imsi, sizeof(m->info.imsi));
+			} else {
+				ok = false;
+			}
+			if (!ok) {
+				FAIL("modem sim takes none or iccid=, imei=, imsi= (got '%s')", a[i]);
+			}
+		}
+	} else if (strcmp(what, "scan") == 0) {
+		uint64_t ms;
+		int q = args == 2 ? world_modem_query_by_name(a[0]) : -1;
+		if (q < 0 || !parse_u64(a[1], &ms) || ms > UINT32_MAX) {
+			FAIL("modem scan takes operators, status, cells or info and a duration in ms");
+		}
+		m->scan_ms[q] = (uint32_t)ms;
+	} else {
+		FAIL("modem takes operator, operators, status, cell, cells, sim or scan (got '%s')", what);
+	}
+	return 0;
+}
+
+/* uwb interval <ms> | uwb seed <n>: the world's ranging. */
+static int uwb_line(world_t *w, const line_t *l, unsigned lineno, char *err, size_t err_cap)
+{
+	uint64_t x;
+	if (l->count != 3 || !parse_u64(l->tok[2], &x)) {
+		FAIL("uwb takes interval <ms> or seed <n>");
+	}
+	if (strcmp(l->tok[1], "interval") == 0 && x >= 10 && x <= 3600000) {
+		w->uwb_interval_ms = (uint32_t)x;
+	} else if (strcmp(l->tok[1], "seed") == 0) {
+		w->uwb_model.seed = x;
+	} else {
+		FAIL("uwb takes interval <ms> (10..3600000) or seed <n>");
+	}
+	return 0;
+}
+
 static int input_line(world_t *w, const line_t *l, unsigned lineno, char *err, size_t err_cap)
 {
 	uint64_t at, index;
@@ -341,6 +671,24 @@ static int input_line(world_t *w, const line_t *l, unsigned lineno, char *err, s
 		}
 		strcpy(e.text, a[0]);
 		e.kind = WORLD_IN_STORAGE_FAULT;
+	} else if (strcmp(kind, "nfc-field") == 0) {
+		if (args != 1 || !parse_flag(a[0], &e.value[0])) {
+			FAIL("nfc-field takes 1 (a reader enters the field) or 0 (it leaves)");
+		}
+		e.kind = WORLD_IN_NFC_FIELD;
+	} else if (strcmp(kind, "nfc-write") == 0) {
+		uint8_t bytes[RT_NDEF_MAX_MESSAGE];
+		size_t n = 0;
+		if (args != 1 || !parse_hex(a[0], bytes, sizeof(bytes), &n)) {
+			FAIL("nfc-write takes the written NDEF message in hex (at most %d bytes)",
+			     RT_NDEF_MAX_MESSAGE);
+		}
+		long at_index = world_nfc_add_write(&w->devices[index].nfc, bytes, n);
+		if (at_index < 0) {
+			FAIL("out of memory");
+		}
+		e.value[0] = (double)at_index;
+		e.kind = WORLD_IN_NFC_WRITE;
 	} else if (strcmp(kind, "fault") == 0) {
 		if (args != 1 || (strcmp(a[0], "hang") != 0 && strcmp(a[0], "crash") != 0)) {
 			FAIL("fault takes hang or crash");
@@ -444,6 +792,18 @@ int world_script_load(world_t *w, const char *text, size_t len, char *err, size_
 				FAIL("seed takes a whole number");
 			}
 			w->air_rng = seed;
+		} else if (strcmp(word, "gnss") == 0) {
+			if (gnss_line(w, &line, lineno, err, err_cap) != 0) {
+				return -1;
+			}
+		} else if (strcmp(word, "modem") == 0) {
+			if (modem_line(w, &line, lineno, err, err_cap) != 0) {
+				return -1;
+			}
+		} else if (strcmp(word, "uwb") == 0) {
+			if (uwb_line(w, &line, lineno, err, err_cap) != 0) {
+				return -1;
+			}
 		} else if (strcmp(word, "at") == 0) {
 			if (input_line(w, &line, lineno, err, err_cap) != 0) {
 				return -1;
@@ -454,6 +814,9 @@ int world_script_load(world_t *w, const char *text, size_t len, char *err, size_
 	}
 	if (!header) {
 		snprintf(err, err_cap, "empty world script");
+		return -1;
+	}
+	if (world_gnss_finish(w, err, err_cap) != 0) {
 		return -1;
 	}
 	/* No clock source at start: every device waits for a time-sync input. */

@@ -12,13 +12,16 @@
  *   seed <n>
  *   beacon <name> <lat>,<long>,<alt> <interval ms> <power dBm> <AD hex> [addr=<hex>] [response=0|1] [connectable=0|1]
  *   at <ms> <device index> <input> <arguments>...
+ *   gnss <index> point|outage|sky|receiver ...   (world_script.c: gnss_line)
+ *   modem <index> operator|operators|status|cell|cells|sim|scan ...   (modem_line; text %-encoded)
+ *   uwb interval <ms> | uwb seed <n>
  *
  * Device keys: heap, imu (0/1), synced (0/1), battery (%), external, charging (0/1), current
  * (mA), temperature (C), accel (x,y,z), position (lat,long,alt in degrees and metres). Inputs: button main|side down|up; motion 0|1 <g>;
  * accel <x> <y> <z>; gyro <x> <y> <z>; imu-event <name> [<axis> <sign> <value> <g>];
  * battery <%>; current <mA>; power <external 0|1> <charging 0|1>; temperature <C>;
  * time-sync 0|1; imu-fault 0|1; fault hang|crash; move <lat> <long> <alt>; power-cut <n>;
- * storage-fault error|timeout;
+ * storage-fault error|timeout; nfc-field 0|1; nfc-write <NDEF message in hex, - for none>;
  * ble-capture <AD hex> <rssi> <channel> [addr=<hex>] [response=0|1] [connectable=0|1]. Lines starting with # are comments.
  */
 #ifndef WORLD_SCRIPT_H

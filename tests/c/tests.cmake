@@ -150,3 +150,7 @@ else()
 endif()
 beacon_c_test(test_smp duktape "${CMAKE_CURRENT_LIST_DIR}/test_smp.c"
               LIBS beacon_port_host beacon_world beacon_runtime)
+# The world's GNSS tracks, modem network, NFC and UWB statements (world script) and a device
+# following its track.
+beacon_c_test(test_world_radios duktape "${CMAKE_CURRENT_LIST_DIR}/test_world_radios.c"
+              LIBS beacon_port_host beacon_world beacon_runtime)

@@ -6,12 +6,60 @@ import * as fs from 'fs';
 import * as path from 'path';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import { toolsRoot } from '../codegen/versions';
+import { GpxError, readGpxFile } from './gpx';
 
 export type Interval = number | string;
 export type Vector = [number, number, number];
 export type Orientation = 'flat-top' | 'flat-bottom' | 'vertical-ble' | 'vertical-gnss' | 'vertical-cloud';
 export type Profile = 'ble-beacon' | 'lte-beacon' | 'ai-beacon';
 export type Position = { lat: number; long: number; alt?: number } | { x: number; y: number; z?: number };
+
+export type TrackPoint = {
+  at: Interval;
+  lat?: number;
+  long?: number;
+  alt?: number;
+  x?: number;
+  y?: number;
+  z?: number;
+  speed?: number;
+  head?: number;
+};
+
+export interface ScenarioGnss {
+  track?: TrackPoint[];
+  gpx?: string;
+  gpxOffset?: Interval;
+  ttff?: { cold?: Interval; warm?: Interval; hot?: Interval };
+  outages?: { from: Interval; to: Interval }[];
+  satellites?: number;
+  hdop?: number;
+  sky?: { at: Interval; satellites?: number; hdop?: number }[];
+  noise?: number;
+  seed?: number;
+}
+
+export interface ScenarioCell {
+  name?: string;
+  signal?: number;
+  rssi?: number;
+  rsrp?: number;
+  rsrq?: number;
+  mcc?: number;
+  mnc?: number;
+  lac?: number;
+  cell?: number;
+  tech?: string;
+  band?: string;
+}
+
+export interface ScenarioModem {
+  operators?: { name: string; type?: string; status?: 'curr' | 'avail' | 'forb' }[];
+  status?: ScenarioCell | null;
+  cells?: ScenarioCell[];
+  sim?: { iccid?: string; imei?: string; imsi?: string } | null;
+  scan?: { operators?: Interval; status?: Interval; cells?: Interval; info?: Interval };
+}
 
 export interface ScenarioDevice {
   name?: string;
@@ -25,6 +73,8 @@ export interface ScenarioDevice {
   orientation?: Orientation;
   accel?: Vector;
   position?: Position;
+  gnss?: ScenarioGnss;
+  modem?: ScenarioModem;
 }
 
 /** An advertising packet by its fields (bytes as hex), or an iBeacon. */
@@ -80,6 +130,7 @@ export interface ScenarioEvent {
   powerCut?: true | { afterFlashOps?: number };
   storageFault?: 'error' | 'timeout';
   bleCapture?: { data: string; rssi?: number; channel?: 37 | 38 | 39; addr?: string; scanResponse?: boolean; connectable?: boolean };
+  nfc?: { field: boolean } | { write: string };
 }
 
 export interface Scenario {
@@ -91,6 +142,7 @@ export interface Scenario {
   events?: ScenarioEvent[];
   seed?: number;
   beacons?: ScenarioBeacon[];
+  uwb?: { interval?: Interval; seed?: number };
 }
 
 /** A scenario that is not valid: where (a JSON path such as events[2].press.hold) and why. */
@@ -108,8 +160,15 @@ export class ScenarioError extends Error {
 /** The input keys of an event: exactly one per event. */
 const INPUTS = [
   'press', 'button', 'motion', 'accel', 'gyro', 'orientation', 'imuEvent', 'battery', 'current',
-  'power', 'temperature', 'timeSync', 'imuFault', 'fault', 'move', 'powerCut', 'storageFault', 'bleCapture',
+  'power', 'temperature', 'timeSync', 'imuFault', 'fault', 'move', 'powerCut', 'storageFault', 'bleCapture', 'nfc',
 ] as const;
+
+/** What each profile's hardware has beyond the common parts (world_profile.c). */
+const PROFILE_HAS: Record<Profile, { lte: boolean; nfc: boolean }> = {
+  'ble-beacon': { lte: false, nfc: true },
+  'lte-beacon': { lte: true, nfc: false },
+  'ai-beacon': { lte: false, nfc: false },
+};
 
 const PROFILE_HAS_SIDE_BUTTON: Record<Profile, boolean> = {
   'ble-beacon': false,
@@ -216,6 +275,7 @@ export function parseScenario(text: string, file: string): Scenario {
   }
   const scenario = value as Scenario;
   checkMeaning(scenario, file);
+  checkDevices(scenario, file);
   return scenario;
 }
 
@@ -263,6 +323,9 @@ function checkMeaning(s: Scenario, file: string): void {
       throw new ScenarioError(file, `${at}.device`, `missing: the world has ${names.length} devices (${names.join(', ')})`);
     }
     const profile = s.devices?.[index]?.profile ?? DEFAULT_PROFILE;
+    if (e.nfc && !PROFILE_HAS[profile].nfc) {
+      throw new ScenarioError(file, `${at}.nfc`, `device '${names[index]}' (${profile}) has no NFC tag (ble-beacon has one)`);
+    }
     const button = e.press?.button ?? e.button?.button;
     if (button === 'side' && !PROFILE_HAS_SIDE_BUTTON[profile]) {
       const key = e.press ? 'press' : 'button';
@@ -321,6 +384,62 @@ export function encodeAd(p: ScenarioPacket, file: string, at: string): number[] 
 
 function toHexText(bytes: number[]): string {
   return bytes.map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** Devices' GNSS and modem: what the schema cannot say. */
+function checkDevices(s: Scenario, file: string): void {
+  if (s.uwb?.interval !== undefined) {
+    const ms = intervalMs(s.uwb.interval);
+    if (ms < 10 || ms > 3_600_000) throw new ScenarioError(file, 'uwb.interval', 'must be from 10 ms to 1 hour');
+  }
+  const origin = s.origin ?? { lat: 0, long: 0 };
+  (s.devices ?? []).forEach((d, i) => {
+    const at = `devices[${i}]`;
+    const profile = d.profile ?? DEFAULT_PROFILE;
+    if (d.modem && !PROFILE_HAS[profile].lte) {
+      throw new ScenarioError(file, `${at}.modem`, `a ${profile} has no LTE modem (lte-beacon has one)`);
+    }
+    const g = d.gnss;
+    if (!g) return;
+    if (g.track && g.gpx !== undefined) {
+      throw new ScenarioError(file, `${at}.gnss`, 'give the track either as points (track) or as a GPX file (gpx), not both');
+    }
+    if (g.gpxOffset !== undefined && g.gpx === undefined) {
+      throw new ScenarioError(file, `${at}.gnss.gpxOffset`, 'only with gpx');
+    }
+    if (!g.track && g.gpx === undefined && (g.outages || g.sky)) {
+      throw new ScenarioError(file, `${at}.gnss`, 'outages and sky need a track (track or gpx)');
+    }
+    let last = -Infinity;
+    (g.track ?? []).forEach((p, k) => {
+      const where = `${at}.gnss.track[${k}]`;
+      const geo = p.lat !== undefined || p.long !== undefined || p.alt !== undefined;
+      const local = p.x !== undefined || p.y !== undefined || p.z !== undefined;
+      if (geo === local || (geo && (p.lat === undefined || p.long === undefined)) || (local && (p.x === undefined || p.y === undefined))) {
+        throw new ScenarioError(file, where, 'a point needs lat and long (alt optional) or x and y (z optional)');
+      }
+      if (local && Math.abs(toLatLong({ x: p.x!, y: p.y!, z: p.z }, origin).lat) > 90) {
+        throw new ScenarioError(file, where, 'this point lies beyond a pole (x/y are metres from the origin)');
+      }
+      const t = intervalMs(p.at);
+      if (t <= last) throw new ScenarioError(file, `${where}.at`, 'points must be in strictly increasing order of time');
+      last = t;
+    });
+    let end = -Infinity;
+    (g.outages ?? []).forEach((o, k) => {
+      const from = intervalMs(o.from);
+      const to = intervalMs(o.to);
+      if (to <= from) throw new ScenarioError(file, `${at}.gnss.outages[${k}].to`, 'must be after from');
+      if (from < end) throw new ScenarioError(file, `${at}.gnss.outages[${k}].from`, 'outages must be in order and must not overlap');
+      end = to;
+    });
+    let skyAt = -Infinity;
+    (g.sky ?? []).forEach((e, k) => {
+      const t = intervalMs(e.at);
+      if (t <= skyAt) throw new ScenarioError(file, `${at}.gnss.sky[${k}].at`, 'sky entries must be in strictly increasing order of time');
+      skyAt = t;
+    });
+  });
 }
 
 /** Milliseconds of a scenario interval (0 allowed). */
@@ -382,6 +501,90 @@ function num(x: number): string {
   return Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(12)));
 }
 
+/** Text in the world script: %-encoded where it could hold spaces or '%'. */
+function scriptText(text: string): string {
+  return text.replace(/[%\s=]/g, (c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+function lowerGnss(g: ScenarioGnss, dev: number, origin: { lat: number; long: number }, dir: string,
+  file: string, at: string): string[] {
+  const out: string[] = [];
+  const receiver: string[] = [];
+  if (g.satellites !== undefined) receiver.push(`sat=${g.satellites}`);
+  if (g.hdop !== undefined) receiver.push(`hdop=${num(g.hdop)}`);
+  if (g.ttff?.cold !== undefined) receiver.push(`cold=${intervalMs(g.ttff.cold)}`);
+  if (g.ttff?.warm !== undefined) receiver.push(`warm=${intervalMs(g.ttff.warm)}`);
+  if (g.ttff?.hot !== undefined) receiver.push(`hot=${intervalMs(g.ttff.hot)}`);
+  if (g.noise !== undefined) receiver.push(`noise=${num(g.noise)}`);
+  if (g.seed !== undefined) receiver.push(`seed=${g.seed}`);
+  if (receiver.length) out.push(`gnss ${dev} receiver ${receiver.join(' ')}`);
+  if (g.track) {
+    for (const p of g.track) {
+      const ll = toLatLong(p.lat !== undefined ? { lat: p.lat, long: p.long!, alt: p.alt } : { x: p.x!, y: p.y!, z: p.z }, origin);
+      const motion = p.speed !== undefined || p.head !== undefined ? ` ${p.speed !== undefined ? num(p.speed) : '-'} ${p.head !== undefined ? num(p.head) : '-'}` : '';
+      out.push(`gnss ${dev} point ${intervalMs(p.at)} ${ll.lat.toFixed(9)} ${ll.long.toFixed(9)} ${num(ll.alt)}${motion}`);
+    }
+  } else if (g.gpx !== undefined) {
+    const gpxFile = path.resolve(dir, g.gpx);
+    let points;
+    try {
+      points = readGpxFile(gpxFile);
+    } catch (err) {
+      const why = err instanceof GpxError ? `${err.path}: ${err.detail}` : (err as Error).message;
+      throw new ScenarioError(file, `${at}.gpx`, `${g.gpx}: ${why}`);
+    }
+    const offset = g.gpxOffset !== undefined ? intervalMs(g.gpxOffset) : 0;
+    let last = -Infinity;
+    for (const [k, p] of points.entries()) {
+      const t = Math.round(p.t) + offset;
+      if (t <= last) {
+        throw new ScenarioError(file, `${at}.gpx`, `${g.gpx}: track point ${k} is not later than the one before (points must be in strictly increasing order of time)`);
+      }
+      last = t;
+      out.push(`gnss ${dev} point ${t} ${p.lat.toFixed(9)} ${p.long.toFixed(9)} ${num(p.alt)}`);
+    }
+  }
+  for (const o of g.outages ?? []) out.push(`gnss ${dev} outage ${intervalMs(o.from)} ${intervalMs(o.to)}`);
+  for (const e of g.sky ?? []) {
+    out.push(`gnss ${dev} sky ${intervalMs(e.at)} ${e.satellites ?? g.satellites ?? 8} ${num(e.hdop ?? g.hdop ?? 1)}`);
+  }
+  return out;
+}
+
+function cellArgs(c: ScenarioCell): string {
+  const keys: string[] = [];
+  for (const k of ['name', 'tech', 'band'] as const) if (c[k] !== undefined) keys.push(`${k}=${scriptText(c[k]!)}`);
+  for (const k of ['signal', 'rssi', 'rsrp', 'rsrq', 'mcc', 'mnc', 'lac', 'cell'] as const) {
+    if (c[k] !== undefined) keys.push(`${k}=${num(c[k]!)}`);
+  }
+  return keys.join(' ');
+}
+
+function lowerModem(m: ScenarioModem, dev: number): string[] {
+  const out: string[] = [];
+  if (m.operators) {
+    if (m.operators.length === 0) out.push(`modem ${dev} operators none`);
+    for (const o of m.operators) {
+      out.push(`modem ${dev} operator ${scriptText(o.name)} ${scriptText(o.type ?? 'gsm')} ${o.status ?? 'avail'}`);
+    }
+  }
+  if (m.status === null) out.push(`modem ${dev} status none`);
+  else if (m.status) out.push(`modem ${dev} status ${cellArgs(m.status)}`.trimEnd());
+  if (m.cells) {
+    if (m.cells.length === 0) out.push(`modem ${dev} cells none`);
+    for (const c of m.cells) out.push(`modem ${dev} cell ${cellArgs(c)}`.trimEnd());
+  }
+  if (m.sim === null) out.push(`modem ${dev} sim none`);
+  else if (m.sim) {
+    const keys = (['iccid', 'imei', 'imsi'] as const).filter((k) => m.sim![k] !== undefined).map((k) => `${k}=${m.sim![k]}`);
+    out.push(`modem ${dev} sim ${keys.join(' ')}`.trimEnd());
+  }
+  for (const q of ['operators', 'status', 'cells', 'info'] as const) {
+    if (m.scan?.[q] !== undefined) out.push(`modem ${dev} scan ${q} ${intervalMs(m.scan[q]!)}`);
+  }
+  return out;
+}
+
 /** Lower a checked scenario to the world script. file locates relative app paths. */
 export function lowerScenario(s: Scenario, file: string): LoweredWorld {
   const lines = ['beacon-world 1'];
@@ -404,6 +607,12 @@ export function lowerScenario(s: Scenario, file: string): LoweredWorld {
     if (d.position) keys.push(`position=${positionArgs(d.position, origin).replace(/ /g, ',')}`);
     lines.push(['device', i, names[i], d.profile ?? DEFAULT_PROFILE, ...keys].join(' '));
   });
+  devices.forEach((d, i) => {
+    if (d.gnss) lines.push(...lowerGnss(d.gnss, i, origin, dir, file, `devices[${i}].gnss`));
+    if (d.modem) lines.push(...lowerModem(d.modem, i));
+  });
+  if (s.uwb?.interval !== undefined) lines.push(`uwb interval ${intervalMs(s.uwb.interval)}`);
+  if (s.uwb?.seed !== undefined) lines.push(`uwb seed ${s.uwb.seed}`);
   if (s.utc !== undefined) {
     const utc = scenarioUtc(s.utc);
     lines.push(`utc ${utc === null ? 'none' : utc}`);
@@ -476,6 +685,9 @@ export function lowerScenario(s: Scenario, file: string): LoweredWorld {
       if (c.scanResponse !== undefined) keys.push(`response=${c.scanResponse ? 1 : 0}`);
       if (c.connectable !== undefined) keys.push(`connectable=${c.connectable ? 1 : 0}`);
       add(at, dev, ['ble-capture', c.data.toLowerCase(), c.rssi ?? -60, c.channel ?? 37, ...keys].join(' '));
+    } else if (e.nfc !== undefined) {
+      if ('field' in e.nfc) add(at, dev, `nfc-field ${e.nfc.field ? 1 : 0}`);
+      else add(at, dev, `nfc-write ${e.nfc.write === '' ? '-' : e.nfc.write.toLowerCase()}`);
     }
   }
   timed.sort((a, b) => a.at - b.at || a.order - b.order);

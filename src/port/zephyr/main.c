@@ -72,6 +72,9 @@ static void port_zephyr_drivers_init(rt_device_t *dev)
 	port_zephyr_led_init();
 	port_zephyr_button_init(dev);
 	port_zephyr_sensors_init(dev);
+	port_zephyr_gnss_init(dev);
+	port_zephyr_modem_init(dev);
+	port_zephyr_nfc_init(dev);
 }
 
 /* After app.stop(): the app may be started again by a LONG press of the side button (the main

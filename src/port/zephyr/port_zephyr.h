@@ -31,6 +31,15 @@ struct rt_device;
 void port_zephyr_led_init(void);
 void port_zephyr_button_init(struct rt_device *device);
 void port_zephyr_sensors_init(struct rt_device *device);
+/*
+ * The radios beyond BLE, each built only with nRF Connect SDK (docs/firmware.md); without it
+ * these do nothing and the HAL reports no hardware: GNSS (hal_gnss_zephyr.c, nrf_modem_gnss),
+ * the LTE modem's queries and airplane mode (hal_modem_zephyr.c), the NFC tag
+ * (hal_nfc_zephyr.c, nfc_t2t).
+ */
+void port_zephyr_gnss_init(struct rt_device *device);
+void port_zephyr_modem_init(struct rt_device *device);
+void port_zephyr_nfc_init(struct rt_device *device);
 
 /* Faults (hal_reset_zephyr.c). At boot: the reset record, checked (cleared after power-on), with
  * a hardware watchdog reset the task watchdog did not see recorded. */
