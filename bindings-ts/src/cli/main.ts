@@ -10,7 +10,8 @@ import { codegenCommand } from './codegen';
 import { CliIo, processIo } from './io';
 import { keygenCommand } from './keygen';
 import { runCommand } from './run';
-import { buildSpec, cloudSpec, codegenSpec, COMMANDS, keygenSpec, mainHelp, runSpec, traceSpec, uploadSpec } from './specs';
+import { simCommand } from './sim';
+import { buildSpec, cloudSpec, codegenSpec, COMMANDS, keygenSpec, mainHelp, runSpec, simSpec, traceSpec, uploadSpec } from './specs';
 import { traceCommand } from './trace';
 import { uploadCommand } from './upload';
 
@@ -19,6 +20,7 @@ type Handler = (args: ParsedArgs, io: CliIo) => Promise<number>;
 const HANDLERS: ReadonlyMap<CommandSpec, Handler> = new Map<CommandSpec, Handler>([
   [buildSpec, buildCommand],
   [runSpec, runCommand],
+  [simSpec, simCommand],
   [uploadSpec, uploadCommand],
   [traceSpec, (args, io) => traceCommand(args, io)],
   [keygenSpec, keygenCommand],
