@@ -11,7 +11,8 @@ import { CliIo, processIo } from './io';
 import { keygenCommand } from './keygen';
 import { runCommand } from './run';
 import { simCommand } from './sim';
-import { buildSpec, cloudSpec, codegenSpec, COMMANDS, keygenSpec, mainHelp, runSpec, simSpec, traceSpec, uploadSpec } from './specs';
+import { testCommand } from './test';
+import { buildSpec, cloudSpec, codegenSpec, COMMANDS, keygenSpec, mainHelp, runSpec, simSpec, testSpec, traceSpec, uploadSpec } from './specs';
 import { traceCommand } from './trace';
 import { uploadCommand } from './upload';
 
@@ -21,6 +22,7 @@ const HANDLERS: ReadonlyMap<CommandSpec, Handler> = new Map<CommandSpec, Handler
   [buildSpec, buildCommand],
   [runSpec, runCommand],
   [simSpec, simCommand],
+  [testSpec, testCommand],
   [uploadSpec, uploadCommand],
   [traceSpec, (args, io) => traceCommand(args, io)],
   [keygenSpec, keygenCommand],

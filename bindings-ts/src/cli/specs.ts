@@ -164,7 +164,22 @@ export const simSpec: CommandSpec = {
     'Exit status: 0 after an interrupt or quit; 1 when the flash could not be saved; 2 for bad usage.',
 };
 
-export const COMMANDS: readonly CommandSpec[] = [buildSpec, runSpec, simSpec, uploadSpec, traceSpec, keygenSpec, codegenSpec, cloudSpec];
+export const testSpec: CommandSpec = {
+  name: 'test',
+  brief: 'run micro-app tests (beacon-tools/testing) on simulated devices or a rig',
+  summary:
+    'Run test files written with beacon-tools/testing on node\'s test runner (docs/testing.md). TypeScript tests are compiled first; JavaScript tests run as they are. ' +
+    'Without --device the tests\' worlds run on the simulator; with it, on the device at that address: apps are installed over SMP and the console read over serial, and tests needing what the rig cannot do (button presses, motion, power, the trace) are reported skipped.',
+  positionals: [{ name: 'files', help: 'test files (*.test.ts, *.test.js) or directories holding them (default: the current directory)', optional: true, variadic: true }],
+  options: [
+    { name: 'device', value: '<address>', help: 'run on this device: udp:HOST[:PORT] or serial:/dev/tty...' },
+    { ...engineOption, help: 'engine the apps are built for (default duktape; a real device runs jerryscript)' },
+    { ...apiOption, help: 'API version apps from source are built for (default: the newest)' },
+  ],
+  details: 'Exit status: 0 when every test passed or was skipped, 1 when one failed, 2 for bad usage.',
+};
+
+export const COMMANDS: readonly CommandSpec[] = [buildSpec, runSpec, simSpec, testSpec, uploadSpec, traceSpec, keygenSpec, codegenSpec, cloudSpec];
 
 export function mainHelp(): string {
   const lines = [
