@@ -101,7 +101,7 @@ function packages(engine: Engine): Promise<Packages> {
   return p;
 }
 
-async function start(engine: Engine, args: { pkg?: string; flash?: string; trust?: string[] }): Promise<ListenDevice> {
+async function start(engine: Engine, args: { pkg?: string; flash?: string; trust?: string[]; control?: boolean; virtual?: boolean }): Promise<ListenDevice> {
   const d = await startListen({ engine, port: 0, ...args });
   devices.push(d);
   return d;
@@ -251,4 +251,50 @@ for (const { engine, skip } of engines) {
       await again.stop();
     }
   });
+}
+
+test('the control channel: inputs reach the app in real time; --virtual time moves only when advanced', async () => {
+  const app = write('raw.ts', `io.onRawPress((down) => print((down ? 'down' : 'up') + ' at ' + app.getUptime()));\ntimers.single(60000, () => print('a minute'));\n`);
+  const pkg = path.join(tmpRoot, 'raw.bapp');
+  await compileApp({ entry: app, apiVersion: '0.2.6', engine: 'duktape', outFile: pkg });
+  const live = await start('duktape', { pkg, control: true });
+  try {
+    live.command('input button main down');
+    live.command('input +300 button main up');
+    const down = Number((await live.console.waitFor(/^down at \d+$/)).split(' at ')[1]);
+    const up = Number((await live.console.waitFor(/^up at \d+$/)).split(' at ')[1]);
+    assert.ok(up - down >= 300, `released ${up - down} ms after the press, scheduled 300 ms later`);
+    live.command('input button sideways down');
+    await waitForText(live, /\[beacon error\] input: button takes main\|side and down\|up/);
+  } finally {
+    await live.stop();
+  }
+  const virtual = await start('duktape', { pkg, control: true, virtual: true });
+  try {
+    virtual.command('advance 59999');
+    virtual.command('sync');
+    await waitForText(virtual, /\[beacon sync\] 59999\n/);
+    assert.ok(!virtual.console.lines.includes('a minute'));
+    virtual.command('advance 1');
+    await virtual.console.waitFor('a minute');
+  } finally {
+    await virtual.stop();
+  }
+});
+
+test('beacon sim: bad usage is one line and exit 2', async () => {
+  const none = await cli(['sim']);
+  assert.equal(none.code, 2);
+  assert.match(none.err, /^beacon sim: beacon sim serves a device over SMP: give --listen/);
+  const virtual = await cli(['sim', '--listen', '--virtual']);
+  assert.equal(virtual.code, 2);
+  assert.match(virtual.err, /--virtual needs --control/);
+  const both = await cli(['sim', '--listen', '--no-udp', '--no-pty']);
+  assert.equal(both.code, 2);
+  assert.match(both.err, /leave nothing to serve/);
+});
+
+async function waitForText(d: ListenDevice, re: RegExp): Promise<void> {
+  for (let i = 0; i < 100 && !re.test(d.stderr()); i++) await new Promise((r) => setTimeout(r, 50));
+  assert.match(d.stderr(), re);
 }

@@ -23,7 +23,10 @@
  * Install goes through the project's SMP group: the staged package is verified (rt_package_check:
  * layout, CRC, engine, API version; rt_signature_check against the --trust keys) before anything
  * is touched; only then does the running app stop and the new one start (world_install). A refused
- * or interrupted upload leaves the running app, its timers and its storage as they were.
+ * or interrupted upload leaves the running app, its timers and its storage as they were. A package
+ * that passes but whose top level throws is installed all the same (as on the device: it was
+ * verified, the old app is gone) and the answer says so: "installed, but the app failed while
+ * starting: ...", with the SMP error of a refusal so that the uploader exits 1.
  *
  * With --flash DIR the device keeps its flash between runs: the storage partition in DIR/d0.flash
  * (as `beacon-sim --flash`) and the installed app in DIR/d0.bapp (the app partition). At start, a
