@@ -32,9 +32,9 @@ fi
 node --test --test-concurrency=2 bindings-ts/dist/test/
 
 step "Conformance suite (tests/rig) on the simulator, on each engine built"
-node bindings-ts/bin/beacon.js test tests/rig --engine duktape
+node bindings-ts/bin/beacon.js test tests/rig examples/testing --engine duktape
 if [ -n "${JERRYSCRIPT_DIR:-}" ]; then
-  node bindings-ts/bin/beacon.js test tests/rig --engine jerryscript
+  node bindings-ts/bin/beacon.js test tests/rig examples/testing --engine jerryscript
 else
   echo "note: JERRYSCRIPT_DIR is not set: the conformance suite on JerryScript is skipped"
 fi

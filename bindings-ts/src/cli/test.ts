@@ -64,7 +64,10 @@ async function prepare(files: string[], dir: string): Promise<string[]> {
       throw new UsageError(`${src}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`, false);
     }
     fs.mkdirSync(path.dirname(outOf(src)), { recursive: true });
-    fs.writeFileSync(outOf(src), r.outputText);
+    // __dirname and __filename name the source, so a test finds the apps beside it.
+    const here = `__dirname = ${JSON.stringify(path.dirname(src))}; __filename = ${JSON.stringify(src)};\n`;
+    const text = r.outputText.startsWith('"use strict";\n') ? '"use strict";\n' + here + r.outputText.slice(14) : here + r.outputText;
+    fs.writeFileSync(outOf(src), text);
   }
   return files.map((f) => (/\.m?ts$/.test(f) ? outOf(f) : f));
 }
