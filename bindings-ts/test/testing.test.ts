@@ -10,6 +10,7 @@ import * as path from 'path';
 import { toolsRoot } from '../src/codegen/versions';
 import { CliIo } from '../src/cli/io';
 import { main } from '../src/cli/main';
+import { compileApp } from '../src/compiler';
 import { startListen, world } from '../src/testing';
 
 const repo = path.dirname(toolsRoot());
@@ -71,6 +72,29 @@ test('beacon test: the conformance storage tests pass on the simulator and, unch
     await dev.stop();
   }
 });
+
+test(
+  'beacon test on a device without --engine builds for the engine of the app the device runs',
+  { skip: process.env.JERRYSCRIPT_DIR ? false : 'JERRYSCRIPT_DIR is not set' },
+  async () => {
+    const entry = path.join(tmp, 'hello.ts');
+    fs.writeFileSync(entry, `print('hello');\n`);
+    const pkg = path.join(tmp, 'hello.bapp');
+    await compileApp({ entry, apiVersion: '0.2.6', engine: 'jerryscript', outFile: pkg });
+    const dev = await startListen({ engine: 'jerryscript', port: false, pkg });
+    try {
+      const env = process.env.BEACON_TEST_ENGINE;
+      delete process.env.BEACON_TEST_ENGINE;
+      const r = await cli(['test', path.join(repo, 'tests', 'rig', 'sys.test.ts'), '--device', `serial:${dev.pty}`]);
+      if (env !== undefined) process.env.BEACON_TEST_ENGINE = env;
+      assert.equal(r.code, 0, r.out + r.err);
+      assert.match(r.out, /# pass 3\n/);
+      assert.doesNotMatch(dev.stderr(), /refused/);
+    } finally {
+      await dev.stop();
+    }
+  },
+);
 
 test('beacon test: a failing test file makes the run fail', async () => {
   const file = path.join(tmp, 'fails.test.js');

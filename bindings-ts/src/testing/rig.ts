@@ -12,7 +12,7 @@ import { encodeSerial, SerialDecoder } from '../smp/serial';
 import { DeviceError, SmpTransport, TransportStats } from '../smp/transport';
 import { DeviceSpec, openDevice, parseDevice } from '../smp/device';
 import { SmpClient } from '../smp/client';
-import { installPackage, uploadPackage } from '../smp/upload';
+import { deviceStatus, DeviceStatus, installPackage, uploadPackage } from '../smp/upload';
 import { ConsoleLines } from './console';
 
 /** A serial SMP transport that also hands the console text between frames to onText. */
@@ -79,6 +79,8 @@ export interface RigSession {
   readonly console?: ConsoleLines;
   /** Upload and switch to a package; resolves with the device's verdict. */
   install(pkg: Uint8Array): Promise<string>;
+  /** What the device says about its app (the beacon group's status). */
+  status(): Promise<DeviceStatus>;
   close(): Promise<void>;
 }
 
@@ -101,6 +103,7 @@ export async function openRig(address: string): Promise<RigSession> {
       await uploadPackage(client, pkg);
       return installPackage(client, pkg);
     },
+    status: () => deviceStatus(client),
     close: () => client.close(),
   };
 }

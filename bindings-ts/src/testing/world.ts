@@ -222,9 +222,17 @@ export class World {
     return this.opts.device ?? (process.env.BEACON_TEST_DEVICE || undefined);
   }
 
-  get engine(): Engine {
+  /** The engine asked for (option, then $BEACON_TEST_ENGINE), or undefined. */
+  private get engineAsked(): Engine | undefined {
     const e = this.opts.engine ?? process.env.BEACON_TEST_ENGINE;
-    return e === 'jerryscript' ? 'jerryscript' : 'duktape';
+    return e === 'jerryscript' || e === 'duktape' ? e : undefined;
+  }
+
+  /** Engine apps are built for: the one asked for; on a rig, else the engine of the app the
+   * device runs; else duktape. */
+  private engineFound: Engine | undefined;
+  get engine(): Engine {
+    return this.engineAsked ?? this.engineFound ?? 'duktape';
   }
 
   device(name: string, options: DeviceOptions): Device {
@@ -266,8 +274,8 @@ export class World {
     const ms = intervalMs(duration);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-test-'));
     try {
-      const packages = await this.build(dir);
-      return this.rig !== undefined ? await this.runOnRig(this.rig, packages, ms) : await this.simulate(dir, packages, ms);
+      if (this.rig === undefined) return await this.simulate(dir, await this.build(dir), ms);
+      return await this.runOnRig(this.rig, dir, ms);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -336,7 +344,7 @@ export class World {
     };
   }
 
-  private async runOnRig(address: string, packages: Map<string, string>, ms: number): Promise<WorldResult> {
+  private async runOnRig(address: string, dir: string, ms: number): Promise<WorldResult> {
     if (this.devices.length !== 1) this.skip(`the rig ${address} is one device; this world has ${this.devices.length}`);
     const [d] = this.devices;
     const { app: _app, profile: _profile, ...state } = d.options;
@@ -348,6 +356,12 @@ export class World {
     }
     const rig = await openRig(address);
     try {
+      if (this.engineAsked === undefined) {
+        // ENG_ID_* of the package header: 1 Duktape, 2 JerryScript.
+        const st = await rig.status();
+        if (st.installed) this.engineFound = st.engineId === 2 ? 'jerryscript' : 'duktape';
+      }
+      const packages = await this.build(dir);
       const mark = rig.console?.lines.length ?? 0;
       const verdict = await rig.install(fs.readFileSync(packages.get(d.name)!));
       // Device time is real time on a rig.
