@@ -22,6 +22,12 @@
 # length extension). Each request takes ceil(writes / per-event) connection events, and its
 # answer (a notification) one more event, since the client waits for it before the next chunk.
 #
+# The same upload to `beacon sim --listen` (beacon-sim --listen, a simulated device running its
+# world in real time; the install verifies the package, stops the running app and starts the new
+# one): listen_upload_udp_* over UDP, listen_upload_serial_115200_* over its pseudo-terminal at a
+# simulated 115200 baud (the same 10/115200 s per byte both ways as above). Times include the
+# device's switch to the app (engine start and the app's top level).
+#
 # The device's side: instructions (callgrind, x86-64) that rt_smp_handle takes per 933-byte
 # upload chunk, and with the serial framing (decoding the request's frames byte by byte and
 # framing the answer) — bench/smp_server.c; and the Cortex-M4 code size (-Os, newlib-nano) of
@@ -31,7 +37,7 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null
 build=build/bench
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build "$build" -j2 --target beacon-pack beacon-smp-testd beacon-bench-smp >/dev/null
+cmake --build "$build" -j2 --target beacon-pack beacon-sim beacon-smp-testd beacon-bench-smp >/dev/null
 export BEACON_HOST_BUILD="$PWD/$build"
 work=$(mktemp -d)
 pids=()
@@ -44,16 +50,17 @@ trap cleanup EXIT
 node bindings-ts/bin/beacon.js build examples/asset-tracker.ts -o "$work/app.bapp" >/dev/null 2>"$work/build.log" ||
 	{ cat "$work/build.log" >&2; exit 1; }
 
-# Start a server; its stdout lines (pty:, udp:, ready) go to $work/<name>.out.
+# Start a server; its stdout lines (pty:, udp:, ready) go to $work/<name>.out. SERVER is the
+# program (default beacon-smp-testd).
 start() {
 	local name=$1; shift
-	"$build/beacon-smp-testd" "$@" >"$work/$name.out" 2>"$work/$name.err" &
+	${SERVER:-"$build/beacon-smp-testd"} "$@" >"$work/$name.out" 2>"$work/$name.err" &
 	pids+=($!)
 	for _ in $(seq 100); do
 		grep -q '^ready$' "$work/$name.out" 2>/dev/null && return 0
 		sleep 0.05
 	done
-	echo "beacon-smp-testd did not start: $(cat "$work/$name.err")" >&2
+	echo "${SERVER:-beacon-smp-testd} did not start: $(cat "$work/$name.err")" >&2
 	exit 1
 }
 
@@ -118,6 +125,22 @@ echo "ble_assumed_connection_interval: $interval ms"
 echo "ble_assumed_writes_per_interval: $per_event writes"
 echo "ble_247_upload_estimate: $(awk -v m="$ble_ms" 'BEGIN { printf "%.2f", m / 1000 }') s"
 echo "ble_247_throughput_estimate: $(awk -v m="$ble_ms" -v p="$pkg_bytes" 'BEGIN { printf "%.0f", p / (m / 1000) }') bytes/s"
+
+# beacon sim --listen: the simulated device.
+SERVER="$build/beacon-sim --listen" start listen-udp --no-pty --udp-port 0
+port=$(sed -n 's/^udp: .*:\([0-9]*\)$/\1/p' "$work/listen-udp.out")
+read -r ms requests _ sent received _ < <(measure "udp:127.0.0.1:$port")
+echo "listen_upload_udp_time: $ms ms"
+echo "listen_upload_udp_requests: $requests requests"
+echo "listen_upload_udp_wire_per_package: $(awk -v w=$((sent + received)) -v p="$pkg_bytes" 'BEGIN { printf "%.3f", w / p }') x"
+
+SERVER="$build/beacon-sim --listen" start listen-serial --no-udp --baud 115200
+pty=$(sed -n 's/^pty: //p' "$work/listen-serial.out")
+read -r ms _ _ s_sent s_received _ < <(measure "serial:$pty")
+wire=$((s_sent + s_received))
+echo "listen_upload_serial_115200_time: $(awk -v m="$ms" 'BEGIN { printf "%.2f", m / 1000 }') s"
+echo "listen_upload_serial_wire_bytes: $wire bytes"
+echo "listen_upload_serial_wire_per_package: $(awk -v w=$wire -v p="$pkg_bytes" 'BEGIN { printf "%.3f", w / p }') x"
 
 # Device cost per chunk.
 n=200

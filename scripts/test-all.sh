@@ -33,3 +33,11 @@ if [ -z "${JERRYSCRIPT_DIR:-}" ]; then
   echo "note: JERRYSCRIPT_DIR is not set: JerryScript tests are skipped (Duktape runs them all)"
 fi
 node --test --test-concurrency=2 bindings-ts/dist/test/
+
+step "Conformance suite (tests/rig) on the simulator, on each engine built"
+node bindings-ts/bin/beacon.js test tests/rig examples/testing --engine duktape
+if [ -n "${JERRYSCRIPT_DIR:-}" ]; then
+  node bindings-ts/bin/beacon.js test tests/rig examples/testing --engine jerryscript
+else
+  echo "note: JERRYSCRIPT_DIR is not set: the conformance suite on JerryScript is skipped"
+fi

@@ -10,7 +10,9 @@ import { codegenCommand } from './codegen';
 import { CliIo, processIo } from './io';
 import { keygenCommand } from './keygen';
 import { runCommand } from './run';
-import { buildSpec, cloudSpec, codegenSpec, COMMANDS, keygenSpec, mainHelp, runSpec, traceSpec, uploadSpec } from './specs';
+import { simCommand } from './sim';
+import { testCommand } from './test';
+import { buildSpec, cloudSpec, codegenSpec, COMMANDS, keygenSpec, mainHelp, runSpec, simSpec, testSpec, traceSpec, uploadSpec } from './specs';
 import { traceCommand } from './trace';
 import { uploadCommand } from './upload';
 
@@ -19,6 +21,8 @@ type Handler = (args: ParsedArgs, io: CliIo) => Promise<number>;
 const HANDLERS: ReadonlyMap<CommandSpec, Handler> = new Map<CommandSpec, Handler>([
   [buildSpec, buildCommand],
   [runSpec, runCommand],
+  [simSpec, simCommand],
+  [testSpec, testCommand],
   [uploadSpec, uploadCommand],
   [traceSpec, (args, io) => traceCommand(args, io)],
   [keygenSpec, keygenCommand],

@@ -135,7 +135,51 @@ export const uploadSpec: CommandSpec = {
     'Exit status: 0 when the device switched to the package; 1 when it refused it, did not answer or could not be reached.',
 };
 
-export const COMMANDS: readonly CommandSpec[] = [buildSpec, runSpec, uploadSpec, traceSpec, keygenSpec, codegenSpec, cloudSpec];
+export const simSpec: CommandSpec = {
+  name: 'sim',
+  brief: 'a long-lived simulated device that takes apps over SMP (--listen)',
+  summary:
+    'Start a simulated device that serves SMP (MCUmgr) as a device does: over UDP on 127.0.0.1 and over a pseudo-terminal with the SMP serial framing, so that `beacon upload` and other SMP tools install apps on it. ' +
+    'It prints "pty: <path>", "udp: 127.0.0.1:<port>" and "ready", then the app\'s print() lines; it runs until interrupted. ' +
+    'An upload is verified (CRC, engine, API version, signature against --trust keys) before the running app stops; a refused or interrupted one leaves the app and its storage as they were.',
+  positionals: [{ name: 'app', help: 'a .ts or .js source or a .bapp package to start with (default: the app kept in --flash, else none)', optional: true }],
+  options: [
+    { name: 'listen', help: 'serve SMP (required: the only mode of this command)' },
+    { name: 'port', value: '<n>', help: 'UDP port on 127.0.0.1 (default 1337; 0 picks a free one, printed when ready)' },
+    { name: 'no-udp', help: 'no UDP transport' },
+    { name: 'no-pty', help: 'no pseudo-terminal' },
+    { name: 'baud', value: '<n>', help: 'simulate a serial line of this rate on the pseudo-terminal (e.g. 115200)' },
+    { name: 'flash', value: '<dir>', help: 'keep the device\'s flash in <dir> between runs: storage (d0.flash) and the installed app (d0.bapp)' },
+    { name: 'trust', value: '<key.pub>', repeatable: true, help: 'trust this signing key: only packages signed with a trusted key are installed' },
+    { name: 'trace', value: '<file>', help: 'write the trace, one JSON object per line, flushed as it happens' },
+    { name: 'heap', value: '<size>', help: "JS heap, bytes or KB ('64K')" },
+    { name: 'utc', value: '<time>', help: 'UTC time the device clock starts at (ISO 8601 or ms since 1970; default now)' },
+    { name: 'control', help: 'read commands on stdin: input [+MS] <input...>, advance MS, sync, quit; end at EOF' },
+    { name: 'virtual', help: 'with --control: device time stands still until advanced' },
+    apiOption,
+    { ...engineOption, help: 'engine of the device (default duktape; for a package, the engine it was built for)' },
+  ],
+  details:
+    'Device time runs at wall-clock speed. The control channel\'s inputs are the world script\'s (docs/world.md): "input button main down", "input +500 button main up", "input temperature 31".\n' +
+    'Exit status: 0 after an interrupt or quit; 1 when the flash could not be saved; 2 for bad usage.',
+};
+
+export const testSpec: CommandSpec = {
+  name: 'test',
+  brief: 'run micro-app tests (beacon-tools/testing) on simulated devices or a rig',
+  summary:
+    'Run test files written with beacon-tools/testing on node\'s test runner (docs/testing.md). TypeScript tests are compiled first; JavaScript tests run as they are. ' +
+    'Without --device the tests\' worlds run on the simulator; with it, on the device at that address: apps are installed over SMP and the console read over serial, and tests needing what the rig cannot do (button presses, motion, power, the trace) are reported skipped.',
+  positionals: [{ name: 'files', help: 'test files (*.test.ts, *.test.js) or directories holding them (default: the current directory)', optional: true, variadic: true }],
+  options: [
+    { name: 'device', value: '<address>', help: 'run on this device: udp:HOST[:PORT] or serial:/dev/tty...' },
+    { ...engineOption, help: 'engine the apps are built for (default duktape; a real device runs jerryscript)' },
+    { ...apiOption, help: 'API version apps from source are built for (default: the newest)' },
+  ],
+  details: 'Exit status: 0 when every test passed or was skipped, 1 when one failed, 2 for bad usage.',
+};
+
+export const COMMANDS: readonly CommandSpec[] = [buildSpec, runSpec, simSpec, testSpec, uploadSpec, traceSpec, keygenSpec, codegenSpec, cloudSpec];
 
 export function mainHelp(): string {
   const lines = [

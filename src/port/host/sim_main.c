@@ -15,6 +15,8 @@
  * --trust makes every device trust that signing key (repeatable): it then runs only packages
  * signed with a trusted key (see rt_signature.h).
  *
+ * `beacon-sim --listen ...` is the long-lived device that takes apps over SMP: see sim_listen.h.
+ *
  * print() goes to stdout, the runtime's own messages to stderr, the trace (--trace) to a file of
  * JSON lines. Exit status: 0 when the run ended normally (time up, apps stopped, nothing left to
  * happen), 1 when a package was refused or an app failed while starting, 2 for a usage error.
@@ -31,6 +33,7 @@
 #include "key_file.h"
 #include "rt_signature.h"
 #include "sim_flash_file.h"
+#include "sim_listen.h"
 #include "world.h"
 #include "world_script.h"
 
@@ -168,6 +171,9 @@ static int parse_options(int argc, char **argv, options_t *o)
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && strcmp(argv[1], "--listen") == 0) {
+		return sim_listen_main(argc, argv);
+	}
 	options_t o;
 	memset(&o, 0, sizeof(o));
 	int rc = parse_options(argc, argv, &o);

@@ -1,0 +1,794 @@
+/*
+ * beacon-sim --listen: one simulated device serving SMP over UDP and a pseudo-terminal, with its
+ * world stepped against the wall clock (see sim_listen.h).
+ *
+ * One thread: poll() waits for a datagram, serial bytes or a control line, at most until the
+ * world's next deadline; then the world runs up to the wall-clock time. So SMP requests are
+ * handled between two steps of the device, never during one, as the device's SMP work queue
+ * and its JavaScript thread take turns.
+ */
+#define _DEFAULT_SOURCE
+#define _XOPEN_SOURCE 700
+#include "sim_listen.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "file_util.h"
+#include "host_io.h"
+#include "key_file.h"
+#include "rt_package.h"
+#include "rt_signature.h"
+#include "rt_smp.h"
+#include "rt_smp_serial.h"
+#include "sim_flash_file.h"
+#include "world.h"
+#include "world_script.h"
+
+/* The device's app partition: as large as the simulator's package limit needs. */
+#define STAGING_CAP (512u * 1024u)
+#define MAX_PACKET 2048u
+/* A serial line is one client; UDP clients are told apart by address and port. */
+#define SERIAL_CLIENT 0x5e71a1u
+
+#define USAGE                                                                                  \
+	"usage: beacon-sim --listen [--udp-port N] [--no-udp] [--no-pty] [--baud N] [--flash DIR] " \
+	"[--trust KEY.pub]... [--trace FILE] [--utc MS | --no-utc] [--heap BYTES] [--virtual] "     \
+	"[--control] [--idle-ms N] [app.bapp]"
+
+typedef struct {
+	world_t *world;
+	uint8_t *staging;
+	uint32_t staging_total;
+	/* The package the device runs; world_install keeps a pointer to it, so it is only freed
+	 * once another one has replaced it. */
+	uint8_t *installed;
+	size_t installed_len;
+	const char *flash_dir;
+	FILE *trace;
+	int pty;              /* master side, or -1 */
+	unsigned long baud;   /* simulated serial line rate, 0: none */
+	bool virtual_time;
+	uint64_t real_start;
+} listen_t;
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static int usage(const char *why)
+{
+	fprintf(stderr, "beacon-sim: %s\n" USAGE "\n", why);
+	return 2;
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-') {
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+static uint64_t real_now(const listen_t *l)
+{
+	return host_real_ms() - l->real_start;
+}
+
+/* Time a UART at the simulated rate takes for n bytes (8N1: 10 bits a byte). */
+static void line_delay(const listen_t *l, size_t n)
+{
+	if (l->baud == 0 || n == 0) {
+		return;
+	}
+	uint64_t ns = (uint64_t)n * 10u * 1000000000u / l->baud;
+	struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !stop_requested) {
+	}
+}
+
+/* The console on the pseudo-terminal: best effort, as a UART's TX buffer that nobody drains. */
+static void pty_text(listen_t *l, const char *text, size_t len)
+{
+	if (l->pty < 0) {
+		return;
+	}
+	if (write(l->pty, text, len) < 0) {
+		return;
+	}
+}
+
+static void print_line(void *ctx, const char *device, bool several, const char *text, size_t len)
+{
+	listen_t *l = ctx;
+	(void)device;
+	(void)several;
+	fwrite(text, 1, len, stdout);
+	fputc('\n', stdout);
+	fflush(stdout);
+	/* A line starting with a frame marker byte would be taken for SMP by the client. */
+	if (len > 0 && (text[0] == 0x06 || text[0] == 0x04)) {
+		return;
+	}
+	pty_text(l, text, len);
+	pty_text(l, "\n", 1);
+}
+
+static void log_line(void *ctx, const char *device, bool several, hal_log_level_t level,
+		     const char *text)
+{
+	static const char *const names[] = {"error", "warning", "info", "debug"};
+	(void)ctx;
+	(void)device;
+	(void)several;
+	fflush(stdout);
+	fprintf(stderr, "[beacon %s] %s\n", names[level <= HAL_LOG_DEBUG ? level : HAL_LOG_DEBUG], text);
+}
+
+static void trace_line(void *ctx, const char *json, size_t len)
+{
+	listen_t *l = ctx;
+	fwrite(json, 1, len, l->trace);
+	fputc('\n', l->trace);
+	/* Flushed per record: tools follow the file while the device runs. */
+	fflush(l->trace);
+}
+
+static void info(const char *fmt, const char *detail)
+{
+	fflush(stdout);
+	fprintf(stderr, "[beacon info] ");
+	fprintf(stderr, fmt, detail);
+	fputc('\n', stderr);
+}
+
+/* --- staging area (RAM: the simulator's app partition) --- */
+
+static int st_begin(void *ctx, uint32_t total)
+{
+	listen_t *l = ctx;
+	memset(l->staging, 0xff, total);
+	l->staging_total = total;
+	return 0;
+}
+
+static int st_write(void *ctx, uint32_t off, const uint8_t *data, size_t len)
+{
+	listen_t *l = ctx;
+	if (off > l->staging_total || len > l->staging_total - off) {
+		return -1;
+	}
+	memcpy(l->staging + off, data, len);
+	return 0;
+}
+
+static int st_read(void *ctx, uint32_t off, uint8_t *data, size_t len)
+{
+	listen_t *l = ctx;
+	if (off > l->staging_total || len > l->staging_total - off) {
+		return -1;
+	}
+	memcpy(data, l->staging + off, len);
+	return 0;
+}
+
+/* --- flash kept in DIR --- */
+
+static void app_path(char *out, size_t cap, const listen_t *l)
+{
+	snprintf(out, cap, "%s/%s.bapp", l->flash_dir, l->world->devices[0].name);
+}
+
+/* The installed app goes to DIR through a temporary file and a rename: a crash leaves the old
+ * app or the new one, never half of one. */
+static int save_app(const listen_t *l)
+{
+	if (l->flash_dir == NULL) {
+		return 0;
+	}
+	char path[4096], tmp[4200];
+	app_path(path, sizeof(path), l);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	if (file_write(tmp, l->installed, l->installed_len) != 0 || rename(tmp, path) != 0) {
+		fprintf(stderr, "beacon-sim: --flash: cannot write %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int save_storage(const listen_t *l)
+{
+	world_device_t *d = &l->world->devices[0];
+	if (l->flash_dir == NULL || d->flash == NULL) {
+		return 0;
+	}
+	char path[4096], msg[256];
+	snprintf(path, sizeof(path), "%s/%s.flash", l->flash_dir, d->name);
+	if (sim_flash_save(d->flash, path, msg, sizeof(msg)) != 0) {
+		fprintf(stderr, "beacon-sim: --flash: %s\n", msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* --- install and status (the beacon SMP group) --- */
+
+/* Keep the world's clock up with the wall clock before device code runs outside a step, so the
+ * app's timers count from now, not from the last time something was due. */
+static void catch_up(listen_t *l)
+{
+	if (!l->virtual_time) {
+		uint64_t now = real_now(l);
+		world_run_until(l->world, now);
+		if (l->world->now < now) {
+			l->world->now = now;
+		}
+	}
+}
+
+/* Switch the device to a verified package (owned by l from here on). */
+static int switch_to(listen_t *l, uint8_t *pkg, size_t len, char *msg, size_t cap)
+{
+	uint8_t *old = l->installed;
+	catch_up(l);
+	l->installed = pkg;
+	l->installed_len = len;
+	int rc = world_install(l->world, 0, pkg, len, msg, cap);
+	free(old);
+	save_app(l);
+	return rc;
+}
+
+static int verify(const uint8_t *pkg, size_t len, rt_package_t *out, char *msg, size_t cap)
+{
+	if (rt_package_check(pkg, len, out, msg, cap) != RT_PACKAGE_OK ||
+	    rt_signature_check(pkg, out, msg, cap) != RT_SIGNATURE_OK) {
+		return -1;
+	}
+	return 0;
+}
+
+static int install(void *ctx, const rt_smp_staging_t *st, uint32_t len, char *msg, size_t cap)
+{
+	listen_t *l = ctx;
+	rt_package_t pkg;
+	(void)st; /* the staging area is this process's RAM: check it where it lies */
+	if (verify(l->staging, len, &pkg, msg, cap) != 0) {
+		info("refused: %s", msg);
+		return -1;
+	}
+	uint8_t *copy = malloc(len);
+	if (copy == NULL) {
+		snprintf(msg, cap, "out of memory");
+		return -1;
+	}
+	memcpy(copy, l->staging, len);
+	char why[200];
+	if (switch_to(l, copy, len, why, sizeof(why)) != 0) {
+		snprintf(msg, cap, "installed, but %s", why);
+		info("%s", msg);
+		return -1;
+	}
+	snprintf(msg, cap, "installed: API %u.%u.%u, %lu bytes of bytecode, CRC %08lx",
+		 (unsigned)(pkg.api_version >> 16), (unsigned)((pkg.api_version >> 8) & 0xffu),
+		 (unsigned)(pkg.api_version & 0xffu), (unsigned long)pkg.bytecode_size,
+		 (unsigned long)pkg.crc);
+	info("%s", msg);
+	return 0;
+}
+
+static void status(void *ctx, rt_smp_app_status_t *out)
+{
+	listen_t *l = ctx;
+	rt_package_t pkg;
+	char msg[160];
+	const world_device_t *d = &l->world->devices[0];
+	if (l->installed == NULL ||
+	    rt_package_check(l->installed, l->installed_len, &pkg, msg, sizeof(msg)) != RT_PACKAGE_OK) {
+		out->installed = false;
+		out->state = "none";
+		return;
+	}
+	out->installed = true;
+	out->crc = pkg.crc;
+	out->api_version = pkg.api_version;
+	out->engine_id = pkg.engine_id;
+	out->engine_version = pkg.engine_version;
+	switch (d->rt.app.state) {
+	case RT_APP_RUNNING:
+		out->state = "running";
+		break;
+	case RT_APP_FAILED:
+		out->state = "failed";
+		break;
+	default:
+		out->state = "stopped";
+		break;
+	}
+}
+
+/* --- transports --- */
+
+static int open_pty(char *name, size_t cap, int *slave)
+{
+	int fd = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0 || grantpt(fd) != 0 || unlockpt(fd) != 0) {
+		return -1;
+	}
+	const char *path = ptsname(fd);
+	if (!path || strlen(path) >= cap) {
+		return -1;
+	}
+	strcpy(name, path);
+	/* Keep the slave open: the master then never reads EIO between two clients, and raw mode
+	 * set here (no echo, no line editing, no CR/LF translation) stays for every client. */
+	*slave = open(path, O_RDWR | O_NOCTTY);
+	if (*slave < 0) {
+		return -1;
+	}
+	struct termios tio;
+	if (tcgetattr(*slave, &tio) == 0) {
+		cfmakeraw(&tio);
+		tcsetattr(*slave, TCSANOW, &tio);
+	}
+	return fd;
+}
+
+static void write_all(int fd, const uint8_t *b, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, b, n);
+		if (w < 0) {
+			if (errno == EINTR) {
+				continue;
+			}
+			if (errno == EAGAIN) {
+				struct pollfd p = {fd, POLLOUT, 0};
+				if (poll(&p, 1, 1000) <= 0) {
+					return; /* nobody reads: the answer is lost, the client resends */
+				}
+				continue;
+			}
+			return;
+		}
+		b += w;
+		n -= (size_t)w;
+	}
+}
+
+/* --- control channel --- */
+
+static void control_line(listen_t *l, char *line)
+{
+	size_t n = strlen(line);
+	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) {
+		line[--n] = '\0';
+	}
+	if (n == 0) {
+		return;
+	}
+	if (strcmp(line, "quit") == 0) {
+		stop_requested = 1;
+	} else if (strcmp(line, "sync") == 0) {
+		catch_up(l);
+		fflush(stdout);
+		fprintf(stderr, "[beacon sync] %llu\n", (unsigned long long)l->world->now);
+	} else if (strncmp(line, "advance ", 8) == 0) {
+		uint64_t ms;
+		if (!l->virtual_time) {
+			fprintf(stderr, "[beacon error] advance: device time runs in real time (start with --virtual)\n");
+		} else if (!parse_u64(line + 8, &ms)) {
+			fprintf(stderr, "[beacon error] advance takes milliseconds\n");
+		} else {
+			world_run_until(l->world, l->world->now + ms);
+		}
+	} else if (strncmp(line, "input ", 6) == 0) {
+		const char *rest = line + 6;
+		uint64_t delay = 0;
+		if (rest[0] == '+') {
+			char num[24];
+			size_t k = strcspn(rest + 1, " ");
+			if (k == 0 || k >= sizeof(num)) {
+				fprintf(stderr, "[beacon error] input +MS takes milliseconds\n");
+				return;
+			}
+			memcpy(num, rest + 1, k);
+			num[k] = '\0';
+			if (!parse_u64(num, &delay)) {
+				fprintf(stderr, "[beacon error] input +MS takes milliseconds\n");
+				return;
+			}
+			rest += 1 + k;
+			rest += strspn(rest, " ");
+		}
+		catch_up(l);
+		/* The world script is the one grammar of inputs: a new kind there is a new kind here. */
+		char script[700], err[256];
+		int len = snprintf(script, sizeof(script), "beacon-world 1\nat %llu 0 %s\n",
+				   (unsigned long long)(l->world->now + delay), rest);
+		if (len < 0 || (size_t)len >= sizeof(script)) {
+			fprintf(stderr, "[beacon error] input: line too long\n");
+		} else if (world_script_load(l->world, script, (size_t)len, err, sizeof(err)) != 0) {
+			/* "line 2: ..." names the script's line, which the user never saw. */
+			const char *why = strncmp(err, "line 2: ", 8) == 0 ? err + 8 : err;
+			fprintf(stderr, "[beacon error] input: %s\n", why);
+		}
+	} else {
+		fprintf(stderr, "[beacon error] unknown command '%s' (input, advance, sync, quit)\n", line);
+	}
+}
+
+/* --- main --- */
+
+typedef struct {
+	unsigned long long udp_port, idle_ms, heap, utc;
+	bool use_udp, use_pty, control, synced, utc_given;
+	const char *trace_path;
+	const char *package;
+} listen_options_t;
+
+static int parse(int argc, char **argv, listen_t *l, listen_options_t *o)
+{
+	for (int i = 2; i < argc; i++) {
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		uint64_t *num = NULL;
+		uint64_t scratch = 0;
+		if (strcmp(a, "--no-udp") == 0) {
+			o->use_udp = false;
+		} else if (strcmp(a, "--no-pty") == 0) {
+			o->use_pty = false;
+		} else if (strcmp(a, "--control") == 0) {
+			o->control = true;
+		} else if (strcmp(a, "--virtual") == 0) {
+			l->virtual_time = true;
+		} else if (strcmp(a, "--no-utc") == 0) {
+			o->synced = false;
+		} else if (strcmp(a, "--flash") == 0 && v) {
+			l->flash_dir = v;
+			i++;
+		} else if (strcmp(a, "--trace") == 0 && v) {
+			o->trace_path = v;
+			i++;
+		} else if (strcmp(a, "--trust") == 0 && v) {
+			uint8_t key[RT_PACKAGE_SIG_KEY_SIZE];
+			char why[256];
+			if (key_file_read_ed25519_public(v, key, why, sizeof(why)) != 0) {
+				fprintf(stderr, "beacon-sim: --trust: %s\n", why);
+				return 2;
+			}
+			if (rt_signature_trust(key) != 0) {
+				return usage("too many --trust keys");
+			}
+			i++;
+		} else if (strcmp(a, "--udp-port") == 0 || strcmp(a, "--baud") == 0 ||
+			   strcmp(a, "--idle-ms") == 0 || strcmp(a, "--heap") == 0 || strcmp(a, "--utc") == 0) {
+			num = &scratch;
+			if (!v || !parse_u64(v, num)) {
+				char why[160];
+				snprintf(why, sizeof(why), "%s takes a number", a);
+				return usage(why);
+			}
+			i++;
+			if (a[2] == 'u' && a[3] == 'd') {
+				o->udp_port = scratch;
+			} else if (a[2] == 'b') {
+				l->baud = (unsigned long)scratch;
+			} else if (a[2] == 'i') {
+				o->idle_ms = scratch;
+			} else if (a[2] == 'h') {
+				o->heap = scratch;
+			} else {
+				o->utc = scratch;
+				o->utc_given = true;
+			}
+		} else if (a[0] == '-') {
+			char why[160];
+			snprintf(why, sizeof(why), "unknown or incomplete option '%s'", a);
+			return usage(why);
+		} else if (o->package == NULL) {
+			o->package = a;
+		} else {
+			return usage("one device takes one package");
+		}
+	}
+	if (o->udp_port > 65535 || o->idle_ms > 0xffffffffu || (o->heap != 0 && (o->heap < 16384 || o->heap > 524288))) {
+		return usage("a number is out of range (--udp-port up to 65535, --heap 16384 to 524288)");
+	}
+	if (!o->use_udp && !o->use_pty) {
+		return usage("nothing to serve: both --no-udp and --no-pty");
+	}
+	return 0;
+}
+
+/* The package the device starts with: the command line's, else the one kept in DIR. */
+static int boot_package(listen_t *l, const listen_options_t *o)
+{
+	char path[4096];
+	const char *from = o->package;
+	if (from == NULL && l->flash_dir != NULL) {
+		app_path(path, sizeof(path), l);
+		if (access(path, F_OK) != 0) {
+			return 0;
+		}
+		from = path;
+	}
+	if (from == NULL) {
+		return 0;
+	}
+	size_t len;
+	uint8_t *pkg = file_read(from, &len);
+	if (pkg == NULL) {
+		fprintf(stderr, "beacon-sim: cannot read %s: %s\n", from, strerror(errno));
+		return -1;
+	}
+	rt_package_t info_;
+	char msg[256];
+	if (verify(pkg, len, &info_, msg, sizeof(msg)) != 0) {
+		/* Refused like an upload: the device waits for a good one. */
+		fprintf(stderr, "beacon-sim: %s: %s\n", from, msg);
+		free(pkg);
+		return 0;
+	}
+	if (switch_to(l, pkg, len, msg, sizeof(msg)) != 0) {
+		fflush(stdout);
+		fprintf(stderr, "beacon-sim: %s: %s\n", from, msg);
+	}
+	return 0;
+}
+
+static uint64_t next_deadline(const world_t *w)
+{
+	uint64_t device_at = w->device_count ? w->devices[w->wake_heap[0]].next_wake : WORLD_FOREVER;
+	uint64_t event_at = w->event_count ? w->events[0].at : WORLD_FOREVER;
+	return device_at < event_at ? device_at : event_at;
+}
+
+static void serve(listen_t *l, rt_smp_server_t *server, int udp, int control)
+{
+	static uint8_t rx[MAX_PACKET + 2], rsp[MAX_PACKET], frames[MAX_PACKET * 2];
+	static char ctl[1024];
+	size_t ctl_len = 0;
+	rt_smp_serial_dec_t dec;
+	rt_smp_serial_dec_init(&dec, rx, sizeof(rx), NULL, NULL);
+
+	while (!stop_requested) {
+		int timeout = 1000;
+		if (!l->virtual_time) {
+			uint64_t now = real_now(l);
+			world_run_until(l->world, now);
+			uint64_t next = next_deadline(l->world);
+			if (next != WORLD_FOREVER) {
+				uint64_t wait = next > now ? next - now : 0;
+				timeout = wait < 1000 ? (int)wait : 1000;
+			}
+		}
+		struct pollfd fds[3];
+		int nfds = 0, i_udp = -1, i_pty = -1, i_ctl = -1;
+		if (udp >= 0) {
+			i_udp = nfds;
+			fds[nfds++] = (struct pollfd){udp, POLLIN, 0};
+		}
+		if (l->pty >= 0) {
+			i_pty = nfds;
+			fds[nfds++] = (struct pollfd){l->pty, POLLIN, 0};
+		}
+		if (control >= 0) {
+			i_ctl = nfds;
+			fds[nfds++] = (struct pollfd){control, POLLIN, 0};
+		}
+		if (poll(fds, (nfds_t)nfds, timeout) < 0) {
+			if (errno == EINTR) {
+				continue;
+			}
+			break;
+		}
+		uint32_t now_ms = (uint32_t)host_real_ms();
+		if (i_udp >= 0 && (fds[i_udp].revents & POLLIN)) {
+			uint8_t req[MAX_PACKET];
+			struct sockaddr_in from;
+			socklen_t flen = sizeof(from);
+			ssize_t n = recvfrom(udp, req, sizeof(req), 0, (struct sockaddr *)&from, &flen);
+			if (n >= 0) {
+				uint32_t client = ntohl(from.sin_addr.s_addr) * 65599u + ntohs(from.sin_port);
+				size_t m = rt_smp_handle(server, client, now_ms, req, (size_t)n, rsp, sizeof(rsp));
+				if (m > 0) {
+					sendto(udp, rsp, m, 0, (struct sockaddr *)&from, flen);
+				}
+			}
+		}
+		if (i_pty >= 0 && (fds[i_pty].revents & POLLIN)) {
+			uint8_t b[512];
+			ssize_t n = read(l->pty, b, sizeof(b));
+			if (n > 0) {
+				line_delay(l, (size_t)n);
+				for (ssize_t i = 0; i < n; i++) {
+					const uint8_t *pkt;
+					size_t len;
+					if (rt_smp_serial_feed(&dec, b[i], &pkt, &len) != RT_SMP_SERIAL_PACKET) {
+						continue;
+					}
+					size_t m = rt_smp_handle(server, SERIAL_CLIENT, now_ms, pkt, len, rsp, sizeof(rsp));
+					if (m == 0) {
+						continue;
+					}
+					size_t k = rt_smp_serial_encode(rsp, m, frames, sizeof(frames));
+					line_delay(l, k);
+					write_all(l->pty, frames, k);
+				}
+			}
+		}
+		if (i_ctl >= 0 && fds[i_ctl].revents) {
+			ssize_t n = read(control, ctl + ctl_len, sizeof(ctl) - 1 - ctl_len);
+			if (n <= 0) {
+				break; /* the tool that drove the device is gone */
+			}
+			ctl_len += (size_t)n;
+			ctl[ctl_len] = '\0';
+			char *nl;
+			while ((nl = memchr(ctl, '\n', ctl_len)) != NULL) {
+				*nl = '\0';
+				control_line(l, ctl);
+				size_t used = (size_t)(nl + 1 - ctl);
+				memmove(ctl, nl + 1, ctl_len - used);
+				ctl_len -= used;
+				ctl[ctl_len] = '\0';
+			}
+			if (ctl_len == sizeof(ctl) - 1) {
+				fprintf(stderr, "[beacon error] control line too long: dropped\n");
+				ctl_len = 0;
+			}
+		}
+	}
+}
+
+int sim_listen_main(int argc, char **argv)
+{
+	static listen_t l;
+	listen_options_t o = {.udp_port = 1337, .idle_ms = 30000, .use_udp = true, .use_pty = true, .synced = true};
+	l.pty = -1;
+	int rc = parse(argc, argv, &l, &o);
+	if (rc != 0) {
+		return rc;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+
+	if (o.trace_path != NULL) {
+		l.trace = fopen(o.trace_path, "w");
+		if (l.trace == NULL) {
+			fprintf(stderr, "beacon-sim: cannot write %s: %s\n", o.trace_path, strerror(errno));
+			return 2;
+		}
+	}
+	world_io_t io = {0};
+	io.ctx = &l;
+	io.print = print_line;
+	io.log = log_line;
+	io.trace = l.trace ? trace_line : NULL;
+	static world_t world;
+	l.world = &world;
+	l.staging = malloc(STAGING_CAP);
+	if (l.staging == NULL || world_init(&world, 1, &io) != 0) {
+		fprintf(stderr, "beacon-sim: out of memory\n");
+		return 1;
+	}
+	world.utc_at_start = o.utc_given ? (int64_t)o.utc : (int64_t)time(NULL) * 1000;
+	world.devices[0].utc_synced = o.synced;
+	if (o.heap != 0) {
+		world.devices[0].rt.engine_config.heap_size = (size_t)o.heap;
+	}
+	if (l.flash_dir != NULL) {
+		char path[4096], msg[256];
+		if (mkdir(l.flash_dir, 0777) != 0 && errno != EEXIST) {
+			fprintf(stderr, "beacon-sim: --flash: cannot make %s: %s\n", l.flash_dir, strerror(errno));
+			return 2;
+		}
+		snprintf(path, sizeof(path), "%s/%s.flash", l.flash_dir, world.devices[0].name);
+		if (world_device_flash(&world.devices[0]) == NULL) {
+			fprintf(stderr, "beacon-sim: out of memory\n");
+			return 1;
+		}
+		if (sim_flash_load(world.devices[0].flash, path, msg, sizeof(msg)) < 0) {
+			fprintf(stderr, "beacon-sim: --flash: %s\n", msg);
+			return 2;
+		}
+	}
+
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	int udp = -1, slave = -1;
+	char pty_name[256];
+	if (o.use_pty) {
+		l.pty = open_pty(pty_name, sizeof(pty_name), &slave);
+		if (l.pty < 0) {
+			fprintf(stderr, "beacon-sim: cannot open a pseudo-terminal: %s\n", strerror(errno));
+			return 1;
+		}
+	}
+	struct sockaddr_in addr = {0};
+	if (o.use_udp) {
+		/* Loopback only: a simulated device has no business on a real network. */
+		addr.sin_family = AF_INET;
+		addr.sin_port = htons((uint16_t)o.udp_port);
+		addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		socklen_t alen = sizeof(addr);
+		udp = socket(AF_INET, SOCK_DGRAM, 0);
+		if (udp < 0 || bind(udp, (struct sockaddr *)&addr, sizeof(addr)) != 0 ||
+		    getsockname(udp, (struct sockaddr *)&addr, &alen) != 0) {
+			fprintf(stderr, "beacon-sim: cannot bind UDP 127.0.0.1:%llu: %s\n", o.udp_port, strerror(errno));
+			return 1;
+		}
+	}
+
+	rt_smp_staging_t staging = {st_begin, st_write, st_read, STAGING_CAP, &l};
+	rt_smp_config_t cfg = {
+		.staging = &staging,
+		.install = install,
+		.status = status,
+		.app_ctx = &l,
+		.buf_size = 1024,
+		.buf_count = 2,
+		.idle_ms = (uint32_t)o.idle_ms,
+	};
+	static rt_smp_server_t server;
+	rt_smp_init(&server, &cfg);
+
+	l.real_start = host_real_ms();
+	/* Addresses first, then "ready", then the console: a reader takes everything after "ready"
+	 * for the app's lines. Requests sent meanwhile wait in the sockets. */
+	if (o.use_pty) {
+		printf("pty: %s\n", pty_name);
+	}
+	if (o.use_udp) {
+		printf("udp: 127.0.0.1:%u\n", (unsigned)ntohs(addr.sin_port));
+	}
+	printf("ready\n");
+	fflush(stdout);
+	if (boot_package(&l, &o) != 0) {
+		return 1;
+	}
+
+	serve(&l, &server, udp, o.control ? STDIN_FILENO : -1);
+
+	catch_up(&l);
+	int saved = save_storage(&l);
+	world_free(&world);
+	if (l.trace) {
+		fclose(l.trace);
+	}
+	if (udp >= 0) {
+		close(udp);
+	}
+	if (l.pty >= 0) {
+		close(l.pty);
+		close(slave);
+	}
+	free(l.installed);
+	free(l.staging);
+	return saved != 0 ? 1 : 0;
+}
