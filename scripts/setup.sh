@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs what building and testing need on a fresh Debian machine: the Duktape amalgamation,
 # libsodium (package signatures), cmocka, the Cortex-M toolchain, valgrind (benchmarks), g++ and
-# GeographicLib (the reference the geodesic test compares against), and the
-# npm packages. Safe to run again: it only installs what is missing.
+# GeographicLib (the reference the geodesic test compares against), emscripten (the WebAssembly
+# simulator of `beacon studio`) and chromium (its browser tests), and the npm packages. Safe to
+# run again: it only installs what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(cmake make gcc libc6-dev zlib1g-dev pkg-config libsodium-dev duktape-dev libcmocka-dev
-              gcc-arm-none-eabi libnewlib-arm-none-eabi valgrind g++ libgeographiclib-dev)
+              gcc-arm-none-eabi libnewlib-arm-none-eabi valgrind g++ libgeographiclib-dev
+              emscripten chromium)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -9,7 +9,8 @@ import { codegenCommand } from './codegen';
 import { CliIo, processIo } from './io';
 import { keygenCommand } from './keygen';
 import { runCommand } from './run';
-import { buildSpec, codegenSpec, COMMANDS, keygenSpec, mainHelp, runSpec, traceSpec } from './specs';
+import { buildSpec, codegenSpec, COMMANDS, keygenSpec, mainHelp, runSpec, studioSpec, traceSpec } from './specs';
+import { studioCommand } from './studio';
 import { traceCommand } from './trace';
 
 type Handler = (args: ParsedArgs, io: CliIo) => Promise<number>;
@@ -17,6 +18,7 @@ type Handler = (args: ParsedArgs, io: CliIo) => Promise<number>;
 const HANDLERS: ReadonlyMap<CommandSpec, Handler> = new Map<CommandSpec, Handler>([
   [buildSpec, buildCommand],
   [runSpec, runCommand],
+  [studioSpec, studioCommand],
   [traceSpec, (args, io) => traceCommand(args, io)],
   [keygenSpec, keygenCommand],
   [codegenSpec, codegenCommand],
