@@ -71,6 +71,8 @@ const state = {
   trace: '',
   ended: undefined as string | undefined,
   frames: [] as number[],
+  /** performance.now() when the page became usable (editor, examples and simulator loaded). */
+  readyMs: 0,
 };
 
 const worlds = new Map<string, Promise<WasmWorld>>();
@@ -764,6 +766,7 @@ async function start(): Promise<void> {
   if (info.world) await setScenario(info.world.name, info.world.text);
   await worldFor(info.engines[0] ?? 'duktape');
   setStatus('ready');
+  state.readyMs = performance.now();
   document.body.dataset.ready = 'true';
 }
 
