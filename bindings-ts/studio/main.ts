@@ -618,7 +618,8 @@ function frame(now: number): void {
   state.frames.push(now);
   while (state.frames.length && state.frames[0] < now - 1000) state.frames.shift();
   if (state.pacer.ended !== undefined) {
-    stop(end === WorldEnd.Stopped ? 'no app runs any more' : 'the time given ran out');
+    // The words of beacon-sim's last line.
+    stop(end === WorldEnd.Stopped ? 'the app stopped' : end === WorldEnd.Idle ? 'nothing more can happen' : 'the time given ran out');
     return;
   }
   requestAnimationFrame(frame);

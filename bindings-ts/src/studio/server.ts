@@ -66,6 +66,10 @@ export async function ensureWasm(onNote?: (line: string) => void): Promise<strin
       else resolve();
     });
   });
+  // Sources the module does not depend on (the Zephyr port) may be newer: the build just made
+  // is current all the same, so the next start need not ask the build again.
+  const now = new Date();
+  fs.utimesSync(module, now, now);
   return dir;
 }
 

@@ -286,8 +286,9 @@ export class Pacer {
 
   /**
    * Run the world up to the present. Returns how it stopped: TimeUp while time remains (or
-   * when `until` was reached, then also `ended`), Idle when only an input can wake it,
-   * Stopped when no app runs any more.
+   * when `until` was reached), Idle when only an input can wake it, Stopped when no app runs
+   * any more. Sets `ended` when the run is over: no app runs, `until` is reached, or (with an
+   * `until`) nothing more can happen by the time it comes, which is where `beacon run` ends too.
    */
   tick(budgetMs = 12): WorldEnd {
     if (this.ended !== undefined) return this.ended;
@@ -303,6 +304,8 @@ export class Pacer {
       end = this.world.runUntil(this.present());
     }
     if (end === WorldEnd.Stopped || (end === WorldEnd.TimeUp && this.world.now() >= this.until)) this.ended = end;
+    // Idle: the page waits for the user's input, but not past the run's end.
+    else if (end === WorldEnd.Idle && this.until !== Infinity && (this.speedValue === 'max' || this.present() >= this.until)) this.ended = end;
     return end;
   }
 }
