@@ -35,7 +35,7 @@ async function main() {
 
     // Natively: the whole beacon-sim process, as `beacon run` starts it.
     const sim = path.join(root, 'build', 'host', 'beacon-sim');
-    const native = best(3, () => {
+    const native = best(5, () => {
       const t0 = process.hrtime.bigint();
       const r = spawnSync(sim, ['--for', String(DAY), '--utc', String(UTC), pkg], { stdio: 'ignore' });
       if (r.status !== 0) throw new Error('beacon-sim failed');
