@@ -14,5 +14,10 @@ cmake --build build/host -j2 --target beacon-sim beacon-pack >/dev/null
 wasm=build/wasm/beacon-sim-duktape.wasm
 echo "wasm_size_raw: $(stat -c %s "$wasm") bytes"
 echo "wasm_size_gzip: $(gzip -9 -c "$wasm" | wc -c) bytes"
+jerry=build/wasm/beacon-sim-jerryscript.wasm
+if [ -f "$jerry" ]; then
+  echo "wasm_size_raw_jerryscript: $(stat -c %s "$jerry") bytes"
+  echo "wasm_size_gzip_jerryscript: $(gzip -9 -c "$jerry" | wc -c) bytes"
+fi
 echo "wasm_glue_js_raw: $(stat -c %s build/wasm/beacon-sim-duktape.js) bytes"
 node bench/studio-bench.js

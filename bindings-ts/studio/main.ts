@@ -105,6 +105,11 @@ function worldFor(engine: string): Promise<WasmWorld> {
 // ---- editor
 
 async function lintSource(view: EditorView): Promise<CmDiagnostic[]> {
+  // JavaScript apps are not type-checked by the build (checkJs off): Build reports their errors.
+  if (!/\.m?ts$/.test(state.name)) {
+    showProblems([]);
+    return [];
+  }
   const source = view.state.doc.toString();
   const list = await post<{ from: number; to: number; severity: 'error' | 'warning'; message: string; line: number }[]>('api/diagnostics', { source, api: state.api });
   if (view.state.doc.toString() !== source) return [];
