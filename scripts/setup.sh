@@ -2,7 +2,7 @@
 # Installs what building and testing need on a fresh Debian machine: the Duktape amalgamation,
 # libsodium (package signatures), cmocka, libcbor (the CBOR tests' reference decoder), the Cortex-M toolchain, valgrind (benchmarks),
 # GeographicLib (the geodesic test's reference), the cloud's test servers and browser (mosquitto,
-# postgresql, chromium), g++ and python3 (npm builds better-sqlite3 from source when no prebuilt
+# postgresql, chromium), emscripten (the WebAssembly simulator of `beacon studio`), g++ and python3 (npm builds better-sqlite3 from source when no prebuilt
 # binary can be fetched), and the npm packages. Safe to run again: it only installs what is
 # missing.
 set -euo pipefail
@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(cmake make gcc libc6-dev zlib1g-dev pkg-config libsodium-dev duktape-dev libcmocka-dev libcbor-dev
               gcc-arm-none-eabi libnewlib-arm-none-eabi valgrind mosquitto postgresql chromium
-              g++ python3 libgeographiclib-dev)
+              g++ python3 libgeographiclib-dev emscripten)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -28,7 +28,11 @@ ctest --test-dir build/sanitize --output-on-failure -j"$jobs"
 step "Cortex-M4 cross-compile of the portable code"
 bash scripts/cross-compile.sh
 
-step "TypeScript: codegen, compiler, CLI and micro-apps on the simulator"
+step "WebAssembly simulator for beacon studio (build/wasm) and the page's types"
+bash scripts/build-wasm.sh
+npx tsc -p bindings-ts/studio
+
+step "TypeScript: codegen, compiler, CLI, micro-apps on the simulator, the studio in chromium"
 if [ -z "${JERRYSCRIPT_DIR:-}" ]; then
   echo "note: JERRYSCRIPT_DIR is not set: JerryScript tests are skipped (Duktape runs them all)"
 fi

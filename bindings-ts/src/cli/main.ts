@@ -11,8 +11,9 @@ import { CliIo, processIo } from './io';
 import { keygenCommand } from './keygen';
 import { runCommand } from './run';
 import { simCommand } from './sim';
+import { studioCommand } from './studio';
 import { testCommand } from './test';
-import { buildSpec, cloudSpec, codegenSpec, COMMANDS, keygenSpec, mainHelp, runSpec, simSpec, testSpec, traceSpec, uploadSpec } from './specs';
+import { buildSpec, cloudSpec, codegenSpec, COMMANDS, keygenSpec, mainHelp, runSpec, simSpec, studioSpec, testSpec, traceSpec, uploadSpec } from './specs';
 import { traceCommand } from './trace';
 import { uploadCommand } from './upload';
 
@@ -24,6 +25,7 @@ const HANDLERS: ReadonlyMap<CommandSpec, Handler> = new Map<CommandSpec, Handler
   [simSpec, simCommand],
   [testSpec, testCommand],
   [uploadSpec, uploadCommand],
+  [studioSpec, studioCommand],
   [traceSpec, (args, io) => traceCommand(args, io)],
   [keygenSpec, keygenCommand],
   [codegenSpec, codegenCommand],

@@ -179,7 +179,20 @@ export const testSpec: CommandSpec = {
   details: 'Exit status: 0 when every test passed or was skipped, 1 when one failed, 2 for bad usage.',
 };
 
-export const COMMANDS: readonly CommandSpec[] = [buildSpec, runSpec, simSpec, testSpec, uploadSpec, traceSpec, keygenSpec, codegenSpec, cloudSpec];
+export const studioSpec: CommandSpec = {
+  name: 'studio',
+  brief: 'write, build and run micro-apps in a local web page',
+  summary: 'Serve the studio on 127.0.0.1: an editor with the typings of the API version, Build (the compiler of `beacon build`, with its size report), and the simulator in WebAssembly with the device drawn: LED ring, buttons, power and temperature sliders, motion, preview charts and the trace. The page works offline; stop the server with Ctrl-C.',
+  positionals: [{ name: 'app', help: 'a .ts or .js source to open', optional: true }],
+  options: [
+    { name: 'port', value: '<n>', help: 'port on 127.0.0.1 (default 8070; 0 picks a free one)' },
+    { name: 'world', value: '<scenario.json>', help: 'scenario to open (docs/world.md)' },
+    apiOption,
+  ],
+  details: 'The WebAssembly simulator is built with emscripten (scripts/build-wasm.sh) the first time, and again when the C sources change.',
+};
+
+export const COMMANDS: readonly CommandSpec[] = [buildSpec, runSpec, studioSpec, simSpec, testSpec, uploadSpec, traceSpec, keygenSpec, codegenSpec, cloudSpec];
 
 export function mainHelp(): string {
   const lines = [

@@ -1,0 +1,262 @@
+// The local server of `beacon studio`: the page, the WebAssembly simulator, and the tools the
+// page cannot run itself, all on 127.0.0.1 and nothing else.
+//
+// The page builds with the CLI's own compiler (compileApp, through POST /api/build) so a build
+// in the page is the build `beacon build` makes: same checks, same package, same size report.
+// Scenarios are checked and lowered by the CLI's scenario.ts (POST /api/scenario). The editor's
+// type errors and completions come from a TypeScript language service here, configured as the
+// compiler's type check is (languageService.ts), rather than from a copy of TypeScript shipped
+// to the page: one TypeScript, one set of typings, nothing to keep in step.
+//
+// The page itself is bundled with esbuild when the server starts (esbuild: a maintained bundler
+// that takes TypeScript directly and bundles CodeMirror and uPlot in well under a second).
+import * as fs from 'fs';
+import * as http from 'http';
+import * as os from 'os';
+import * as path from 'path';
+import { execFile } from 'child_process';
+import type { AddressInfo } from 'net';
+import { API_VERSIONS, ApiVersion, DEFAULT_API_VERSION, isApiVersion, toolsRoot } from '../codegen/versions';
+import { repoRoot } from '../compiler/hostTools';
+import { EditorService } from './languageService';
+
+export interface StudioOptions {
+  port?: number;
+  /** App opened at start. */
+  app?: string;
+  /** Scenario opened at start. */
+  world?: string;
+  api?: ApiVersion;
+  /** Progress lines (the WebAssembly build). */
+  onNote?: (line: string) => void;
+}
+
+export interface StudioServer {
+  url: string;
+  server: http.Server;
+  close(): Promise<void>;
+}
+
+const ENGINES = ['duktape', 'jerryscript'] as const;
+
+export function wasmDir(): string {
+  return process.env.BEACON_WASM_BUILD_DIR ? path.resolve(process.env.BEACON_WASM_BUILD_DIR) : path.join(repoRoot(), 'build', 'wasm');
+}
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, entry.name);
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(p));
+    else if (/\.(c|h|cmake)$/.test(entry.name)) newest = Math.max(newest, fs.statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/** Build the WebAssembly simulator (scripts/build-wasm.sh) unless it is newer than the C sources. */
+export async function ensureWasm(onNote?: (line: string) => void): Promise<string> {
+  const dir = wasmDir();
+  const module = path.join(dir, 'beacon-sim-duktape.wasm');
+  const sources = Math.max(newestSource(path.join(repoRoot(), 'src')), fs.statSync(path.join(repoRoot(), 'CMakeLists.txt')).mtimeMs);
+  if (fs.existsSync(module) && fs.statSync(module).mtimeMs >= sources) return dir;
+  onNote?.('building the WebAssembly simulator (scripts/build-wasm.sh)...');
+  await new Promise<void>((resolve, reject) => {
+    execFile('bash', [path.join(repoRoot(), 'scripts', 'build-wasm.sh')], { cwd: repoRoot(), maxBuffer: 16 << 20 }, (err, _out, stderr) => {
+      if (err) reject(new Error(`the WebAssembly simulator did not build:\n${stderr.trim()}`));
+      else resolve();
+    });
+  });
+  // Sources the module does not depend on (the Zephyr port) may be newer: the build just made
+  // is current all the same, so the next start need not ask the build again.
+  const now = new Date();
+  fs.utimesSync(module, now, now);
+  return dir;
+}
+
+/** The page: index.html, studio.js and studio.css, bundled by esbuild. */
+export async function bundlePage(): Promise<Map<string, Buffer>> {
+  const esbuild = await import('esbuild');
+  const pageDir = path.join(toolsRoot(), 'studio');
+  const r = await esbuild.build({
+    entryPoints: [path.join(pageDir, 'main.ts')],
+    bundle: true,
+    write: false,
+    format: 'iife',
+    target: 'es2022',
+    minify: true,
+    outdir: '/',
+    logLevel: 'silent',
+    loader: { '.css': 'css' },
+  });
+  const files = new Map<string, Buffer>();
+  for (const f of r.outputFiles) files.set(path.basename(f.path), Buffer.from(f.contents));
+  files.set('index.html', fs.readFileSync(path.join(pageDir, 'index.html')));
+  return files;
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.json': 'application/json',
+  '.ts': 'text/plain; charset=utf-8',
+};
+
+async function readBody(req: http.IncomingMessage, limit = 4 << 20): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req) {
+    size += (c as Buffer).length;
+    if (size > limit) throw new Error('request too large');
+    chunks.push(c as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function send(res: http.ServerResponse, status: number, type: string, body: string | Buffer): void {
+  res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
+  res.end(body);
+}
+
+function sendJson(res: http.ServerResponse, value: unknown, status = 200): void {
+  send(res, status, TYPES['.json'], JSON.stringify(value));
+}
+
+export function examplesDir(): string {
+  return path.join(repoRoot(), 'examples');
+}
+
+/** A file name the page gave, kept to a plain name (the server writes it into its own directory). */
+function plainName(name: unknown, ext: string): string {
+  const base = typeof name === 'string' ? path.basename(name).replace(/[^\w.-]/g, '_') : '';
+  return base.endsWith(ext) && base.length > ext.length ? base : `app${ext}`;
+}
+
+export interface BuildReply {
+  ok: boolean;
+  /** The package, base64. */
+  package?: string;
+  /** Source map with its sources named as the page shows them (the file name). */
+  map?: unknown;
+  report?: string;
+  diagnostics: { severity: string; message: string; file?: string; line?: number; column?: number; text: string }[];
+}
+
+/** Build a source with the CLI's compiler; the package, its map and the size report. */
+export async function buildSource(source: string, name: string, api: string, engine: string): Promise<BuildReply> {
+  const compiler = await import('../compiler');
+  const { sizeReport } = await import('../cli/build');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-studio-'));
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, source);
+  const shown = (d: import('../compiler').Diagnostic): BuildReply['diagnostics'][number] => ({
+    severity: d.severity,
+    message: d.message,
+    ...(d.file !== undefined ? { file: path.basename(d.file) } : {}),
+    ...(d.line !== undefined ? { line: d.line } : {}),
+    ...(d.column !== undefined ? { column: d.column } : {}),
+    text: compiler.formatDiagnostic(d, dir),
+  });
+  try {
+    const r = await compiler.compileApp({ entry: file, apiVersion: api, engine: engine as 'duktape', outFile: path.join(dir, name.replace(/\.[^.]+$/, '.bapp')) });
+    const map = JSON.parse(fs.readFileSync(r.mapFile, 'utf8')) as { sources: string[] };
+    map.sources = map.sources.map((s) => path.basename(s));
+    return {
+      ok: true,
+      package: fs.readFileSync(r.outFile).toString('base64'),
+      map,
+      // Named as the CLI names a package built beside its source.
+      report: sizeReport({ ...r, outFile: path.basename(r.outFile) }, compiler.formatEngineVersion(r.pack.engineVersion)),
+      diagnostics: r.warnings.map(shown),
+    };
+  } catch (err) {
+    if (err instanceof compiler.BuildError) return { ok: false, diagnostics: err.diagnostics.map(shown) };
+    return { ok: false, diagnostics: [{ severity: 'error', message: (err as Error).message, text: `error: ${(err as Error).message}` }] };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Check and lower a scenario as `beacon run --world` does. */
+export async function lowerScenarioText(text: string, name: string): Promise<{ script: string; durationMs?: number; devices: { name: string; app?: string }[] } | { error: string }> {
+  const { parseScenario, lowerScenario, ScenarioError } = await import('../world/scenario');
+  try {
+    const file = path.join(examplesDir(), name);
+    const lowered = lowerScenario(parseScenario(text, name), file);
+    return {
+      script: lowered.script,
+      ...(lowered.durationMs !== undefined ? { durationMs: lowered.durationMs } : {}),
+      devices: lowered.devices.map((d) => ({ name: d.name, ...(d.app ? { app: path.basename(d.app) } : {}) })),
+    };
+  } catch (err) {
+    if (err instanceof ScenarioError) return { error: `beacon run: ${err.message}` };
+    throw err;
+  }
+}
+
+export async function startStudio(opts: StudioOptions = {}): Promise<StudioServer> {
+  const wasm = await ensureWasm(opts.onNote);
+  const page = await bundlePage();
+  const editor = new EditorService();
+  const api = opts.api ?? DEFAULT_API_VERSION;
+  const startApp = opts.app ? { name: path.basename(opts.app), source: fs.readFileSync(opts.app, 'utf8') } : undefined;
+  const startWorld = opts.world ? { name: path.basename(opts.world), text: fs.readFileSync(opts.world, 'utf8') } : undefined;
+  const engines = ENGINES.filter((e) => fs.existsSync(path.join(wasm, `beacon-sim-${e}.wasm`)));
+
+  const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const p = url.pathname;
+    if (req.method === 'GET') {
+      if (p === '/') return send(res, 200, TYPES['.html'], page.get('index.html')!);
+      const bundled = page.get(p.slice(1));
+      if (bundled) return send(res, 200, TYPES[path.extname(p)] ?? 'application/octet-stream', bundled);
+      const m = /^\/wasm\/(beacon-sim-(?:duktape|jerryscript)\.(?:js|wasm))$/.exec(p);
+      if (m && fs.existsSync(path.join(wasm, m[1]))) return send(res, 200, TYPES[path.extname(m[1])], fs.readFileSync(path.join(wasm, m[1])));
+      if (p === '/api/info') {
+        const examples = fs.readdirSync(examplesDir()).filter((f) => /\.(ts|js|json)$/.test(f)).sort();
+        return sendJson(res, { apiVersions: API_VERSIONS, api, engines, examples, app: startApp, world: startWorld });
+      }
+      const ex = /^\/api\/example\/([\w.-]+)$/.exec(p);
+      if (ex && fs.existsSync(path.join(examplesDir(), ex[1]))) return send(res, 200, TYPES['.ts'], fs.readFileSync(path.join(examplesDir(), ex[1])));
+      return send(res, 404, 'text/plain', 'not found');
+    }
+    if (req.method !== 'POST') return send(res, 405, 'text/plain', 'method not allowed');
+    const body = JSON.parse(await readBody(req)) as Record<string, unknown>;
+    const version = typeof body.api === 'string' && isApiVersion(body.api) ? body.api : api;
+    const source = typeof body.source === 'string' ? body.source : '';
+    switch (p) {
+      case '/api/build':
+        return sendJson(res, await buildSource(source, plainName(body.name, '.ts'), version, typeof body.engine === 'string' ? body.engine : 'duktape'));
+      case '/api/diagnostics':
+        return sendJson(res, editor.diagnostics(source, version));
+      case '/api/completions':
+        return sendJson(res, editor.completions(source, version, Number(body.pos) || 0));
+      case '/api/scenario':
+        return sendJson(res, await lowerScenarioText(typeof body.text === 'string' ? body.text : '', plainName(body.name, '.json')));
+      default:
+        return send(res, 404, 'text/plain', 'not found');
+    }
+  };
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) sendJson(res, { error: (err as Error).message }, 500);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    // 127.0.0.1 only: the page builds and runs code, which no other machine may ask for.
+    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

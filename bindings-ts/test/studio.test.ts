@@ -1,0 +1,240 @@
+// `beacon studio` in a real browser: Debian's chromium, headless, driven by puppeteer-core.
+// The page is served by startStudio (the server of the command) and runs the WebAssembly build
+// of the simulator; what it shows is compared with what `beacon run` prints for the same app.
+//
+// Skips, saying why, only when chromium or emscripten is missing (scripts/setup.sh installs
+// both, so CI runs it).
+/// <reference lib="dom" />
+import { strict as assert } from 'node:assert';
+import { execFileSync, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
+import { repoRoot } from '../src/compiler/hostTools';
+import type { StudioServer } from '../src/studio/server';
+
+const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => fs.existsSync(p));
+const HAS_EMCC = spawnSync('sh', ['-c', 'command -v emcc'], { encoding: 'utf8' }).status === 0;
+const skip = !CHROMIUM
+  ? 'chromium is not installed (bash scripts/setup.sh installs it)'
+  : !HAS_EMCC
+    ? 'emscripten is not installed (bash scripts/setup.sh installs it)'
+    : false;
+
+const ROOT = repoRoot();
+const BEACON = path.join(ROOT, 'bindings-ts', 'bin', 'beacon.js');
+const ARTIFACTS = path.join(ROOT, 'build', 'test-artifacts');
+
+/** What a user does with the button-led example on an ai-beacon and an lte-beacon. */
+const SCENARIO = {
+  utc: '2026-01-01T00:00:00Z',
+  duration: '12s',
+  devices: [
+    { name: 'desk', profile: 'ai-beacon' },
+    { name: 'shelf', profile: 'lte-beacon' },
+  ],
+  events: [
+    { at: '1s', device: 'desk', press: { hold: '200ms' } },
+    { at: '2s', device: 'shelf', press: { hold: '300ms' } },
+    { at: '3s', device: 'desk', press: { hold: '3.5s' } },
+    { at: '8s', device: 'desk', press: { button: 'side', hold: '100ms' } },
+    { at: '9s', device: 'shelf', battery: 20 },
+  ],
+};
+
+describe('beacon studio in chromium', { skip }, () => {
+  let studio: StudioServer;
+  let browser: Browser;
+  let page: Page;
+  let dir: string;
+  const leaks: string[] = [];
+  const pageErrors: string[] = [];
+
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-test-'));
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    const { startStudio } = await import('../src/studio/server');
+    studio = await startStudio({ port: 0 });
+    const puppeteer = await import('puppeteer-core');
+    browser = await puppeteer.launch({
+      executablePath: CHROMIUM!,
+      headless: true,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+        `--user-data-dir=${path.join(dir, 'profile')}`,
+      ],
+    });
+    page = await browser.newPage();
+    await page.setViewport({ width: 1400, height: 1000 });
+    await page.setRequestInterception(true);
+    page.on('request', (req: HTTPRequest) => {
+      const url = new URL(req.url());
+      const local = url.protocol === 'data:' || url.protocol === 'blob:' || url.hostname === '127.0.0.1';
+      if (!local) {
+        leaks.push(req.url());
+        void req.abort();
+      } else {
+        void req.continue();
+      }
+    });
+    page.on('pageerror', (err) => pageErrors.push(String(err)));
+    await page.goto(studio.url);
+    await page.waitForSelector('body[data-ready="true"]', { timeout: 60_000 });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await studio?.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const consoleText = (): Promise<string> => page.$eval('#console', (e) => e.textContent ?? '');
+  const waitConsole = (text: string): Promise<unknown> =>
+    page.waitForFunction((t: string) => (document.getElementById('console')?.textContent ?? '').includes(t), { timeout: 30_000 }, text);
+
+  async function openExample(name: string): Promise<void> {
+    await page.select('#examples', name);
+    const want = fs.readFileSync(path.join(ROOT, 'examples', name), 'utf8');
+    await page.waitForFunction((w: string) => (window as unknown as { studio: { source(): string } }).studio.source() === w, { timeout: 10_000 }, want);
+  }
+
+  test('button-led: Run, click the drawn button, the drawn LED takes the colour the app sets', async () => {
+    await openExample('button-led.ts');
+    await page.select('#speed', '1');
+    await page.click('#run');
+    await waitConsole('ready: 3 LEDs');
+    // The first short press turns the ring on in PALETTE[1], io.Color.GREEN.
+    await page.click('#button-main-0');
+    await waitConsole('short press 1: steady, colour 1');
+    await page.waitForFunction(() => document.getElementById('led-0-0')?.dataset.on === 'true', { timeout: 10_000 });
+    const leds = await page.$$eval('#ring-0 .led', (els) => els.map((e) => [(e as HTMLElement).dataset.rgb, getComputedStyle(e).backgroundColor]));
+    assert.deepEqual(leds, [
+      ['0,255,0', 'rgb(0, 255, 0)'],
+      ['0,255,0', 'rgb(0, 255, 0)'],
+      ['0,255,0', 'rgb(0, 255, 0)'],
+    ]);
+    // And what is drawn is what the screen shows: a pixel at the LED's centre.
+    const box = (await (await page.$('#led-0-0'))!.boundingBox())!;
+    const shot = path.join(ARTIFACTS, 'studio-button-led.png');
+    await page.screenshot({ path: shot });
+    const pixel = await page.evaluate(
+      async (x: number, y: number, data: string) => {
+        const img = new Image();
+        img.src = data;
+        await img.decode();
+        const c = document.createElement('canvas');
+        c.width = img.width;
+        c.height = img.height;
+        const g = c.getContext('2d')!;
+        g.drawImage(img, 0, 0);
+        return Array.from(g.getImageData(x, y, 1, 1).data.slice(0, 3));
+      },
+      Math.round(box.x + box.width / 2),
+      Math.round(box.y + box.height / 2),
+      `data:image/png;base64,${fs.readFileSync(shot).toString('base64')}`,
+    );
+    assert.deepEqual(pixel, [0, 255, 0]);
+    assert.ok(fs.statSync(shot).size > 0);
+    await page.click('#stop');
+  });
+
+  test("the page's output and trace equal beacon run's, byte for byte", async () => {
+    const app = path.join(dir, 'button-led.ts');
+    fs.copyFileSync(path.join(ROOT, 'examples', 'button-led.ts'), app);
+    const world = path.join(dir, 'desk.json');
+    fs.writeFileSync(world, JSON.stringify(SCENARIO));
+    const trace = path.join(dir, 'cli.jsonl');
+    const stdout = execFileSync(process.execPath, [BEACON, 'run', app, '--world', world, '--trace', trace], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+
+    await openExample('button-led.ts');
+    await page.evaluate((text: string) => (window as unknown as { studio: { openFile(n: string, t: string): Promise<void> } }).studio.openFile('desk.json', text), JSON.stringify(SCENARIO));
+    await page.waitForFunction(() => document.getElementById('scenario-name')?.textContent?.startsWith('desk.json'));
+    await page.select('#speed', 'max');
+    await page.click('#run');
+    await page.waitForFunction(() => (window as unknown as { studio: { state: { ended?: string } } }).studio.state.ended !== undefined, { timeout: 60_000 });
+    const got = await page.evaluate(() => {
+      const s = (window as unknown as { studio: { state: { stdout: string; trace: string; ended: string } } }).studio.state;
+      return { stdout: s.stdout, trace: s.trace, ended: s.ended };
+    });
+    assert.equal(got.ended, 'the time given ran out');
+    assert.ok(stdout.includes('[desk] short press 1'), stdout);
+    assert.equal(got.stdout, stdout);
+    assert.equal(got.trace, fs.readFileSync(trace, 'utf8'));
+    // Both devices are drawn side by side, with the ring of their profile.
+    assert.equal(await page.$$eval('#ring-0 .led', (e) => e.length), 12);
+    assert.equal(await page.$$eval('#ring-1 .led', (e) => e.length), 3);
+    await page.click('#clear-scenario');
+  });
+
+  test('a type error shows in the editor at its line', async () => {
+    const source = "let count = 0;\nio.press(() => {\n  const label: number = 'three';\n  print(label + count);\n});\n";
+    await page.evaluate((s: string) => (window as unknown as { studio: { setSource(t: string, n: string): void } }).studio.setSource(s, 'typo.ts'), source);
+    await page.waitForSelector('#problems .problem.error[data-line="3"]', { timeout: 30_000 });
+    const text = await page.$eval('#problems .problem.error', (e) => e.textContent);
+    assert.match(text ?? '', /^typo\.ts:3: error: Type 'string' is not assignable to type 'number'/);
+    // Marked in the editor itself, on the declaration of line 3.
+    await page.waitForSelector('.cm-lintRange-error', { timeout: 10_000 });
+    const marked = await page.$$eval('.cm-lintRange-error', (els) => els.map((e) => e.textContent));
+    assert.ok(marked.includes('label'), JSON.stringify(marked));
+  });
+
+  test('a runtime error shows the TypeScript line', async () => {
+    const source = ['let presses = 0;', 'function check(n: number): void {', '  if (n > 0) {', "    throw new Error('pressed ' + n);", '  }', '}', 'io.press(() => {', '  presses++;', '  check(presses);', '}, io.PressType.SHORT);', "print('armed');", ''].join('\n');
+    await page.evaluate((s: string) => (window as unknown as { studio: { setSource(t: string, n: string): void } }).studio.setSource(s, 'crash.ts'), source);
+    await page.select('#speed', '1');
+    await page.click('#run');
+    await waitConsole('armed');
+    await page.click('#button-main-0');
+    await waitConsole('pressed 1');
+    const text = await consoleText();
+    assert.match(text, /Error: pressed 1.*crash\.ts:4:\d+/s);
+    assert.doesNotMatch(text, /app\.min\.js/);
+    await page.click('#stop');
+  });
+
+  test('a corrupt package dropped onto the page is refused as the CLI refuses it; the running app goes on', async () => {
+    const bad = Buffer.concat([Buffer.from('BAPP'), Buffer.alloc(60, 7)]);
+    fs.writeFileSync(path.join(dir, 'broken.bapp'), bad);
+    const cli = spawnSync(process.execPath, [BEACON, 'run', 'broken.bapp'], { cwd: dir, encoding: 'utf8' });
+    assert.equal(cli.status, 1);
+    // The CLI names the file by its path; the page, which gets no path with a drop, by its name.
+    const prefix = `beacon-sim: ${path.join(dir, 'broken.bapp')}: `;
+    const cliLine = cli.stderr.split('\n').find((l) => l.startsWith(prefix));
+    assert.ok(cliLine, cli.stderr);
+    const refusal = `beacon-sim: broken.bapp: ${cliLine.slice(prefix.length)}`;
+
+    await openExample('button-led.ts');
+    await page.select('#speed', '1');
+    await page.click('#run');
+    await waitConsole('ready: 3 LEDs');
+    await page.click('#button-main-0');
+    await waitConsole('short press 1');
+    // A real drop: the page's drop handler gets a File in a DataTransfer.
+    await page.evaluate((bytes: number[]) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([new Uint8Array(bytes)], 'broken.bapp'));
+      document.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, Array.from(bad));
+    await waitConsole('broken.bapp');
+    const lines = (await consoleText()).split('\n');
+    assert.ok(lines.includes(refusal), `${refusal}\n---\n${lines.join('\n')}`);
+    // Untouched: still running, the same app answers the next press, the LEDs kept their colour.
+    assert.equal(await page.evaluate(() => (window as unknown as { studio: { state: { running: boolean } } }).studio.state.running), true);
+    await page.click('#button-main-0');
+    await waitConsole('short press 2: steady, colour 2');
+    await page.waitForFunction(() => document.getElementById('led-0-0')?.dataset.rgb === '0,0,255', { timeout: 10_000 });
+    await page.click('#stop');
+  });
+
+  test('no request left 127.0.0.1, and the page raised no error', () => {
+    assert.deepEqual(leaks, []);
+    assert.deepEqual(pageErrors, []);
+  });
+});
