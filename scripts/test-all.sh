@@ -25,7 +25,10 @@ ctest --test-dir build/sanitize --output-on-failure -j"$jobs"
 step "Cortex-M4 cross-compile of the portable code"
 bash scripts/cross-compile.sh
 
-step "TypeScript: codegen, compiler, CLI and micro-apps on the simulator"
+step "Firmware image on QEMU's Cortex-M4: linked within the flash and RAM budget"
+bash scripts/qemu-build.sh
+
+step "TypeScript: codegen, compiler, CLI and micro-apps on the simulator and on the emulated core"
 if [ -z "${JERRYSCRIPT_DIR:-}" ]; then
   echo "note: JERRYSCRIPT_DIR is not set: JerryScript tests are skipped (Duktape runs them all)"
 fi
