@@ -99,10 +99,11 @@ for (const { name: engine, skip } of engines) {
     // The image is built once, before the apps run in parallel.
     const { ensureQemuImage } = await import('../src/compiler/qemuImage');
     await ensureQemuImage(engine as 'duktape' | 'jerryscript');
+    const runs: Promise<void>[] = [];
     for (const app of apps) {
       const name = path.basename(app.file);
       const several = app.devices > 1 ? 'the scenario has several devices; the emulated board is one' : false;
-      void t.test(name, { skip: several }, async () => {
+      runs.push(t.test(name, { skip: several }, async () => {
         const base = path.join(tempDir, `${engine}-${name}`);
         const built = await beacon(['build', app.file, '--engine', engine, ...app.buildArgs, '-o', `${base}.bapp`]);
         assert.equal(built.status, 0, `build failed:\n${built.stderr}`);
@@ -120,7 +121,8 @@ for (const { name: engine, skip } of engines) {
         assert.deepEqual(deviceLines(qemu.stderr), deviceLines(sim.stderr), `stderr differs${context}`);
         assert.equal(qemu.trace, sim.trace, `trace differs${context}`);
         assert.match(qemu.stderr, /\[beacon figure\] instructions\.run: \d+ instructions/, `no figures${context}`);
-      });
+      }));
     }
+    await Promise.all(runs);
   });
 }

@@ -37,26 +37,30 @@ math(EXPR BUDGET_IMAGE_FLASH "${BUDGET_DEVICE_FLASH} - ${BUDGET_MCUBOOT} - ${BUD
 # Duktape allocates from malloc: its heap is the arena. Its built-ins and the installed API take
 # about 150 KB of it before the app's first line on this 32-bit core (malloc's and the engine
 # backend's block headers included; the issue's by-hand link failed at 96 and 112 KB), so the
-# arena is 192 KB and the build refuses less than 160 KB. The app still sees the simulator's
-# modelled heap (CONFIG_BEACON_JS_HEAP_SIZE, eng_duk_core.c), so app.getMemStats() agrees with
-# the simulator. A Duktape image cannot leave the system its 128 KB of RAM: Duktape is the CI and
-# simulator engine; its RAM budget leaves the system 24 KB and is not a shippable nRF52840 image.
+# build refuses an arena under 160 KB. The app sees the simulator's modelled heap
+# (CONFIG_BEACON_JS_HEAP_SIZE, eng_duk_core.c), so app.getMemStats() agrees with the simulator;
+# giving an app that much room takes far more arena than the model counts (preview-memstats:
+# 58 KB in the model, 362 KB of arena, most of it per-allocation headers of small strings), so
+# the arena is 448 KB. Duktape therefore does not fit the nRF52840's RAM at all: it is the
+# simulator's and CI's engine, and its RAM budget is the emulated board's (512 KB of its 4 MB),
+# which still catches growth.
 #
-# JerryScript's heap is a static array of CONFIG_BEACON_JS_HEAP_SIZE in bss; malloc serves only
-# the world and the C library (stdio buffers).
+# JerryScript's heap is a static array of CONFIG_BEACON_JS_HEAP_SIZE in bss: 72 KB, since 96 KB
+# overflows the 128 KB budget (docs/budget.md). malloc serves only the world's device and event
+# queue and the C library's stdio (12.4 KB at most measured: 16 KB).
 set(BUDGET_STACK 16384)
 if(BEACON_ENGINE STREQUAL "duktape")
   if(NOT DEFINED BEACON_QEMU_JS_HEAP)
-    set(BEACON_QEMU_JS_HEAP 196608)
+    set(BEACON_QEMU_JS_HEAP 458752)
   endif()
   set(BEACON_QEMU_JS_HEAP_MIN 163840)
   set(BUDGET_MALLOC ${BEACON_QEMU_JS_HEAP})
-  set(BUDGET_IMAGE_RAM 237568)
+  set(BUDGET_IMAGE_RAM 524288)
 else()
   if(NOT DEFINED BEACON_QEMU_JS_HEAP)
-    set(BEACON_QEMU_JS_HEAP 98304)
+    set(BEACON_QEMU_JS_HEAP 73728)
   endif()
   set(BEACON_QEMU_JS_HEAP_MIN 32768)
-  set(BUDGET_MALLOC 12288)
+  set(BUDGET_MALLOC 16384)
   math(EXPR BUDGET_IMAGE_RAM "${BUDGET_DEVICE_RAM} - ${BUDGET_SYSTEM_RAM}")
 endif()

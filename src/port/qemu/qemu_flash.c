@@ -124,6 +124,45 @@ int qemu_app_slot_install(const uint8_t *package, size_t len, char *msg, size_t 
 	return 0;
 }
 
+int qemu_app_slot_flash_file(FILE *file, char *msg, size_t msg_cap)
+{
+	areas_init();
+	for (uint32_t p = 0; p < slot_flash.page_count; p++) {
+		if (hal_flash_erase(&slot_flash, p) != HAL_FLASH_OK) {
+			snprintf(msg, msg_cap, "app slot: erasing page %u failed", (unsigned)p);
+			return -1;
+		}
+	}
+	uint8_t chunk[256];
+	uint32_t len = 0, room = slot_area.size - SLOT_HEADER;
+	size_t got;
+	while ((got = fread(chunk, 1, sizeof(chunk), file)) > 0) {
+		if (got > room - len) {
+			snprintf(msg, msg_cap, "package does not fit the app slot (%u bytes)", (unsigned)room);
+			return -1;
+		}
+		size_t padded = (got + WRITE_BLOCK - 1) / WRITE_BLOCK * WRITE_BLOCK;
+		memset(chunk + got, 0xFF, padded - got);
+		if (hal_flash_program(&slot_flash, SLOT_HEADER + len, chunk, padded) != HAL_FLASH_OK) {
+			snprintf(msg, msg_cap, "app slot: writing the package failed");
+			return -1;
+		}
+		len += (uint32_t)got;
+		if (got % WRITE_BLOCK) {
+			break; /* a short read is the end of the file */
+		}
+	}
+	if (ferror(file)) {
+		snprintf(msg, msg_cap, "reading the package failed");
+		return -1;
+	}
+	rt_package_t parsed;
+	if (rt_package_check(slot_area.base + SLOT_HEADER, len, &parsed, msg, msg_cap) != RT_PACKAGE_OK) {
+		return -1;
+	}
+	return hal_flash_program(&slot_flash, 0, &len, sizeof(len)) == HAL_FLASH_OK ? 0 : -1;
+}
+
 int qemu_app_slot_get(const uint8_t **package, size_t *len)
 {
 	areas_init();

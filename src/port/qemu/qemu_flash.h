@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "hal_flash.h"
 #include "rt_records.h"
@@ -20,6 +21,11 @@
  * then read it back. A package that fails the check is refused with msg and the slot keeps what it
  * held. Returns 0, or -1 with msg. */
 int qemu_app_slot_install(const uint8_t *package, size_t len, char *msg, size_t msg_cap);
+/* Flash the package read from a host file into the app slot (as `west flash` writes a device's
+ * app: no staging area, so a refused package leaves the slot empty), then check it in place as
+ * qemu_app_slot_install does. Read in chunks: the package need not fit the device's RAM.
+ * Returns 0, or -1 with msg. */
+int qemu_app_slot_flash_file(FILE *file, char *msg, size_t msg_cap);
 /* The package in the app slot, in place; -1 when the slot holds none. */
 int qemu_app_slot_get(const uint8_t **package, size_t *len);
 
