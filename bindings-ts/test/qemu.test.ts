@@ -126,3 +126,53 @@ for (const { name: engine, skip } of engines) {
     await Promise.all(runs);
   });
 }
+
+test('a damaged package is refused by the emulated device with the simulator\'s message', { skip: missingTools }, async () => {
+  const src = path.join(tempDir, 'damaged.js');
+  fs.writeFileSync(src, "print('must not run');\n");
+  const pkg = path.join(tempDir, 'damaged.bapp');
+  const built = await beacon(['build', src, '-o', pkg]);
+  assert.equal(built.status, 0, built.stderr);
+  const bytes = fs.readFileSync(pkg);
+  bytes[bytes.length - 3] ^= 0x55; // in the bytecode: the CRC no longer matches
+  fs.writeFileSync(pkg, bytes);
+  const sim = await beacon(['run', pkg, '--target', 'sim']);
+  const qemu = await beacon(['run', pkg, '--target', 'qemu']);
+  assert.equal(qemu.stdout, '');
+  assert.equal(qemu.status, 1);
+  assert.equal(sim.status, 1);
+  const reason = (s: string): string | undefined => /(package is damaged[^\n]*|CRC[^\n]*)/.exec(s)?.[1];
+  assert.ok(reason(sim.stderr), sim.stderr);
+  assert.equal(reason(qemu.stderr), reason(sim.stderr), qemu.stderr);
+});
+
+test('a JS heap too small for the engine to start is refused when the image is configured', { skip: missingTools }, () => {
+  const dir = fs.mkdtempSync(path.join(tempDir, 'small-heap-'));
+  const r = spawnSync('cmake', ['-S', path.join(repo, 'src/port/qemu'), '-B', dir,
+    `-DCMAKE_TOOLCHAIN_FILE=${path.join(repo, 'src/port/qemu/toolchain-arm.cmake')}`,
+    '-DBEACON_ENGINE=duktape', '-DBEACON_QEMU_JS_HEAP=131072'], { encoding: 'utf8' });
+  assert.notEqual(r.status, 0);
+  assert.match(r.stdout + r.stderr, /JS heap of 131072 bytes is too small for duktape to start on a 32-bit core: 32 KB short/);
+});
+
+test('beacon run --target: unknown targets and several devices on the board are usage errors', async () => {
+  const src = path.join(tempDir, 'usage.js');
+  fs.writeFileSync(src, "print('x');\n");
+  const bad = await beacon(['run', src, '--target', 'board']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--target: 'board' is not one of sim, qemu/);
+  const other = path.join(tempDir, 'usage2.js');
+  fs.writeFileSync(other, "print('y');\n");
+  const two = await beacon(['run', src, other, '--target', 'qemu']);
+  assert.notEqual(two.status, 0);
+  assert.match(two.stderr, /the emulated board is one device/);
+});
+
+test('qemu-system-arm gets the image arguments as semihosting args, commas doubled', async () => {
+  const { qemuArgs } = await import('../src/compiler/qemuImage');
+  const args = qemuArgs('/b/beacon-qemu.elf', ['--trace', '/tmp/a,b.trace', '/tmp/app.bapp']);
+  const sh = args[args.indexOf('-semihosting-config') + 1];
+  assert.equal(sh, 'enable=on,target=native,arg=beacon-qemu,arg=--trace,arg=/tmp/a,,b.trace,arg=/tmp/app.bapp');
+  assert.deepEqual(args.slice(args.indexOf('-icount'), args.indexOf('-icount') + 2), ['-icount', 'shift=0']);
+  assert.throws(() => qemuArgs('/b/e.elf', ['/tmp/a b.bapp']), /cannot hold spaces/);
+});
