@@ -14,7 +14,7 @@
 #include "qemu_port.h"
 
 extern uint32_t __data_load[], __data_start[], __data_end[], __bss_start[], __bss_end[];
-extern uint32_t __stack_bottom[], __stack_top[], __noinit_start[], __noinit_end[];
+extern uint32_t __stack_bottom[], __stack_top[];
 
 void initialise_monitor_handles(void);
 int main(int argc, char **argv);
