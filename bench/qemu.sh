@@ -33,12 +33,12 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 UTC=1767225600000
 
-# Run one package on the image; prints its stderr (figures included).
+# Run the image with these arguments (the package last); prints its stderr (figures included).
 run_image() {
-	local engine="$1" pkg="$2"
-	shift 2
+	local engine="$1"
+	shift
 	local args="enable=on,target=native,arg=beacon-qemu,arg=--utc,arg=$UTC"
-	for a in "$@" "$pkg"; do args="$args,arg=$a"; done
+	for a in "$@"; do args="$args,arg=$a"; done
 	qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -nographic -monitor none -serial none \
 		-icount shift=0 -semihosting-config "$args" -kernel "build/qemu-$engine/beacon-qemu.elf" \
 		2>&1 >/dev/null
@@ -59,8 +59,8 @@ for engine in "${engines[@]}"; do
 	echo "qemu.$engine.boot_to_first_line: $(run_image "$engine" "$pkg" | figure_of instructions.first_line) instructions"
 
 	pkg="$(build_app "$engine" timer <<<"timers.repeat(1000, function () {});")"
-	a="$(run_image "$engine" "$pkg" --for 1000000 | figure_of instructions.run)"
-	b="$(run_image "$engine" "$pkg" --for 2000000 | figure_of instructions.run)"
+	a="$(run_image "$engine" --for 1000000 "$pkg" | figure_of instructions.run)"
+	b="$(run_image "$engine" --for 2000000 "$pkg" | figure_of instructions.run)"
 	echo "qemu.$engine.timer_callback: $(((b - a) / 1000)) instructions"
 
 	pkg="$(build_app "$engine" uptime <<<"var t = 0; for (var i = 0; i < 4000; i++) { t += sys.getUptime(); } print(t >= 0);")"
@@ -107,7 +107,7 @@ JS
 	echo "qemu.$engine.tracker_micro_app: $((app - empty)) instructions"
 	echo "qemu.$engine.tracker_ratio: $(awk -v a="$((app - empty))" -v b="$((bare - empty))" 'BEGIN { printf "%.3f", a / b }') x"
 
-	echo "qemu.$engine.records_write_100_bytes: $(run_image "$engine" --bench-records 200 | figure_of records.write_100_bytes) instructions"
+	echo "qemu.$engine.records_write_100_bytes: $(run_image "$engine" --bench-records 100 | figure_of records.write_100_bytes) instructions"
 	echo "qemu.$engine.ble_scan_record: not measured (BLE scanning is not implemented yet)"
 
 	for app in tests/apps/*.ts; do
