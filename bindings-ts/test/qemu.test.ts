@@ -152,7 +152,7 @@ test('a JS heap too small for the engine to start is refused when the image is c
     `-DCMAKE_TOOLCHAIN_FILE=${path.join(repo, 'src/port/qemu/toolchain-arm.cmake')}`,
     '-DBEACON_ENGINE=duktape', '-DBEACON_QEMU_JS_HEAP=131072'], { encoding: 'utf8' });
   assert.notEqual(r.status, 0);
-  assert.match(r.stdout + r.stderr, /JS heap of 131072 bytes is too small for duktape to start on a 32-bit core: 32 KB short/);
+  assert.match(r.stdout + r.stderr, /JS heap of 131072 bytes is too small for duktape to start on a 32-bit core:\s+32 KB short/);
 });
 
 test('beacon run --target: unknown targets and several devices on the board are usage errors', async () => {
