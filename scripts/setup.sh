@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing need on a fresh Debian machine: the Duktape amalgamation,
 # libsodium (package signatures), cmocka, libcbor (the CBOR tests' reference decoder), the Cortex-M toolchain, valgrind (benchmarks),
-# GeographicLib (the geodesic test's reference), the cloud's test servers and browser (mosquitto,
+# GeographicLib (the geodesic test's reference), QEMU (the firmware image on an emulated
+# Cortex-M4, src/port/qemu), the cloud's test servers and browser (mosquitto,
 # postgresql, chromium), emscripten (the WebAssembly simulator of `beacon studio`), g++ and python3 (npm builds better-sqlite3 from source when no prebuilt
 # binary can be fetched), and the npm packages. Safe to run again: it only installs what is
 # missing.
@@ -10,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(cmake make gcc libc6-dev zlib1g-dev pkg-config libsodium-dev duktape-dev libcmocka-dev libcbor-dev
               gcc-arm-none-eabi libnewlib-arm-none-eabi valgrind mosquitto postgresql chromium
-              g++ python3 libgeographiclib-dev emscripten)
+              g++ python3 libgeographiclib-dev emscripten qemu-system-arm)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

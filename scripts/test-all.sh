@@ -32,7 +32,10 @@ step "WebAssembly simulator for beacon studio (build/wasm) and the page's types"
 bash scripts/build-wasm.sh
 npx tsc -p bindings-ts/studio
 
-step "TypeScript: codegen, compiler, CLI, micro-apps on the simulator, the studio in chromium"
+step "Firmware image on QEMU's Cortex-M4: linked within the flash and RAM budget"
+bash scripts/qemu-build.sh
+
+step "TypeScript: codegen, compiler, CLI, micro-apps on the simulator and on the emulated core, the studio in chromium"
 if [ -z "${JERRYSCRIPT_DIR:-}" ]; then
   echo "note: JERRYSCRIPT_DIR is not set: JerryScript tests are skipped (Duktape runs them all)"
 fi

@@ -1,5 +1,5 @@
 // `beacon run [<app.ts|app.js|app.bapp>...] [--world scenario.json] [--trace FILE] [--verbose]
-//  [--heap N] [--flash DIR] [--for I] [--api V] [--engine E] [--realtime] [--utc T] [--trust key.pub]...`
+//  [--heap N] [--flash DIR] [--for I] [--api V] [--engine E] [--realtime] [--utc T] [--trust key.pub]... [--target sim|qemu]`
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -9,6 +9,10 @@ import { flagOption, listOption, ParsedArgs, stringOption, UsageError } from './
 import { apiOption, engineOption, existingFile, isSource, printDiagnostics, reportFailure } from './common';
 import { parseInterval, parseUtc } from './interval';
 import { CliIo } from './io';
+
+/** Where `beacon run` runs apps: the host simulator, or the firmware image on QEMU's Cortex-M. */
+export type RunTarget = 'sim' | 'qemu';
+export const RUN_TARGETS: readonly RunTarget[] = ['sim', 'qemu'];
 
 export interface SimOptions {
   forMs?: number;
@@ -123,9 +127,13 @@ function runSimulator(sim: string, args: string[], onStderr: (chunk: Buffer | nu
       process.off('SIGINT', ignore);
       process.off('SIGTERM', onTerm);
     };
-    child.on('error', (err) => {
+    child.on('error', (err: NodeJS.ErrnoException) => {
       done();
-      reject(err);
+      if (err.code === 'ENOENT') {
+        reject(new UsageError(`'${sim}' was not found on PATH${sim === 'qemu-system-arm' ? ' (apt-get install qemu-system-arm)' : ''}`, false));
+      } else {
+        reject(err);
+      }
     });
     child.on('close', (code, signal) => {
       done();
@@ -150,6 +158,15 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     return { file };
   });
   const sim = simOptions(args);
+  const targetText = stringOption(args, 'target') ?? 'sim';
+  if (!(RUN_TARGETS as readonly string[]).includes(targetText)) {
+    throw new UsageError(`--target: '${targetText}' is not one of ${RUN_TARGETS.join(', ')}`);
+  }
+  const target = targetText as RunTarget;
+  if (target === 'qemu') {
+    if (sim.realtime) throw new UsageError('--realtime: the emulated core runs in virtual time only');
+    if (sim.trust !== undefined) throw new UsageError('--trust: the emulated image cannot verify signatures (it has no Ed25519)');
+  }
   const apiGiven = stringOption(args, 'api') !== undefined;
   const apiVersion = apiOption(args);
   let engine = engineOption(args);
@@ -224,9 +241,19 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       sim.world = path.join(workDir, 'world.script');
       fs.writeFileSync(sim.world, script);
     }
-    const [simTool] = await compiler.ensureHostTools(['beacon-sim'], engine, {
-      onNote: (line) => io.err(`beacon: ${line}\n`),
-    });
+    if (target === 'qemu' && new Set(apps).size > 1) {
+      throw new UsageError('--target qemu: the emulated board is one device; run several devices on the simulator', false);
+    }
+    // The emulated image runs what the simulator would: same packages, world script and options.
+    // It has no clock of the host's, so the UTC the simulator would take from it is passed.
+    if (target === 'qemu' && sim.utcMs === undefined) sim.utcMs = Date.now();
+    const [simTool] = target === 'qemu'
+      ? [await (await import('../compiler/qemuImage')).ensureQemuImage(engine, undefined, {
+          onNote: (line) => io.err(`beacon: ${line}\n`),
+        })]
+      : await compiler.ensureHostTools(['beacon-sim'], engine, {
+          onNote: (line) => io.err(`beacon: ${line}\n`),
+        });
     // A package without its map (copied alone) runs all the same, with unmapped locations.
     const maps = [...packages.values()]
       .map((pkg) => compiler.loadPackageMap(pkg))
@@ -236,6 +263,10 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     // named is a device of its own, the same app named twice included.
     const distinct = new Set(apps).size;
     const pkgArgs = script !== undefined && distinct === 1 ? [packages.get(apps[0])!] : apps.map((a) => packages.get(a)!);
+    if (target === 'qemu') {
+      const { qemuArgs } = await import('../compiler/qemuImage');
+      return await runSimulator('qemu-system-arm', qemuArgs(simTool, simArgs(pkgArgs.map((p) => path.resolve(p)), sim)), stderr);
+    }
     return await runSimulator(simTool, simArgs(pkgArgs, sim), stderr);
   } catch (err) {
     if (err instanceof ScenarioError) {

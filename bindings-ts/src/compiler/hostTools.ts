@@ -52,7 +52,7 @@ interface CommandResult {
   output: string;
 }
 
-function runCaptured(cmd: string, args: string[]): Promise<CommandResult> {
+export function runCaptured(cmd: string, args: string[]): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
@@ -89,7 +89,7 @@ function processAlive(pid: number): boolean {
  * Two beacon commands (or test files) may build at once; make does not like sharing a tree, so
  * builds of one directory take turns. A lock left by a process that died is taken over.
  */
-async function withBuildLock<T>(buildDir: string, fn: () => Promise<T>): Promise<T> {
+export async function withBuildLock<T>(buildDir: string, fn: () => Promise<T>): Promise<T> {
   fs.mkdirSync(buildDir, { recursive: true });
   const lock = path.join(buildDir, '.beacon-build.lock');
   for (;;) {

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# Figures of the firmware image on QEMU's emulated Cortex-M4 (mps2-an386), one a line:
+#
+#   qemu.duktape.boot_to_first_line: 8425000 instructions
+#
+# Instructions are counted by the image itself (SysTick under -icount shift=0: one nanosecond of
+# virtual time per instruction, 40 instructions per tick), so every figure is exact to 40
+# instructions and the same on every machine. Per-operation figures are differences of two runs
+# that differ only in how many operations they do, so boot and the rest cancel out:
+#   timer_callback    a 1 s repeat timer with an empty callback, 2000 s against 1000 s of device time
+#   sys_getUptime     a loop of 4000 calls against the same loop with no call, per call
+#   records_write     a 100-byte record written into the record store on the storage area
+#                     (storage.save is not implemented yet: the store below it, measured directly)
+#   boot_to_first_line  reset to the first print() of an app whose first statement prints
+#   tracker_*         10,000 calls of a tracker-shaped function from a runtime timer (the micro-app)
+#                     against a plain loop (the bare engine), both less the same app's boot
+# plus the image's flash and RAM by component (scripts/qemu-build.sh) and, per app of tests/apps
+# with no world of several devices, the peak JS heap and the painted stack depth.
+# At 64 MHz (nRF52840, nRF9160) 64,000 instructions are about 1 ms (the Cortex-M4 runs most
+# instructions in one cycle; flash wait states make the real figure somewhat higher).
+#
+# Usage: bench/qemu.sh [duktape|jerryscript]...  (default: duktape, and jerryscript when
+# JERRYSCRIPT_DIR is set)
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+engines=("$@")
+if [ ${#engines[@]} -eq 0 ]; then
+	engines=(duktape)
+	[ -n "${JERRYSCRIPT_DIR:-}" ] && engines+=(jerryscript)
+fi
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+UTC=1767225600000
+
+# Run the image with these arguments (the package last); prints its stderr (figures included).
+run_image() {
+	local engine="$1"
+	shift
+	local args="enable=on,target=native,arg=beacon-qemu,arg=--utc,arg=$UTC"
+	for a in "$@"; do args="$args,arg=$a"; done
+	qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -nographic -monitor none -serial none \
+		-icount shift=0 -semihosting-config "$args" -kernel "build/qemu-$engine/beacon-qemu.elf" \
+		2>&1 >/dev/null
+}
+figure_of() { sed -n "s/^\[beacon figure\] $1: \([0-9]*\) .*/\1/p" | tail -1; }
+build_app() {
+	local engine="$1" name="$2" src="$work/$2.js"
+	cat >"$src"
+	node bindings-ts/bin/beacon.js build "$src" --engine "$engine" -o "$work/$engine-$name.bapp" >/dev/null 2>"$work/build.log" ||
+		{ cat "$work/build.log" >&2; exit 1; }
+	echo "$work/$engine-$name.bapp"
+}
+
+for engine in "${engines[@]}"; do
+	bash scripts/qemu-build.sh "$engine"
+
+	pkg="$(build_app "$engine" first <<<"print('first line');")"
+	echo "qemu.$engine.boot_to_first_line: $(run_image "$engine" "$pkg" | figure_of instructions.first_line) instructions"
+
+	pkg="$(build_app "$engine" timer <<<"timers.repeat(1000, function () {});")"
+	a="$(run_image "$engine" --for 1000000 "$pkg" | figure_of instructions.run)"
+	b="$(run_image "$engine" --for 2000000 "$pkg" | figure_of instructions.run)"
+	echo "qemu.$engine.timer_callback: $(((b - a) / 1000)) instructions"
+
+	pkg="$(build_app "$engine" uptime <<<"var t = 0; for (var i = 0; i < 4000; i++) { t += sys.getUptime(); } print(t >= 0);")"
+	a="$(run_image "$engine" "$pkg" | figure_of instructions.run)"
+	pkg="$(build_app "$engine" loop <<<"var t = 0; for (var i = 0; i < 4000; i++) { t += 0; } print(t >= 0);")"
+	b="$(run_image "$engine" "$pkg" | figure_of instructions.run)"
+	echo "qemu.$engine.sys_getUptime: $(((a - b) / 4000)) instructions"
+
+	# The tracker workload: 10,000 calls of a tracker-shaped callback (parse a position fix, filter
+	# it, keep a track, make a report every 50th), once from a timer of the runtime and once from
+	# a plain loop of the bare engine in the same image; the ratio is what the runtime adds.
+	cat >"$work/tracker-body.js" <<'JS'
+var track = [], last = null, moved = 0, reports = 0, seq = 0;
+function rad(d) { return d * Math.PI / 180; }
+function dist(a, b) {
+  var dl = rad(b.lat - a.lat), dn = rad(b.lon - a.lon);
+  var h = Math.sin(dl / 2) * Math.sin(dl / 2) + Math.cos(rad(a.lat)) * Math.cos(rad(b.lat)) * Math.sin(dn / 2) * Math.sin(dn / 2);
+  return 6371000 * 2 * Math.atan2(Math.sqrt(h), Math.sqrt(1 - h));
+}
+function fix(n) {
+  var s = '$GPGGA,' + (120000 + n) + ',' + (4807.038 + n * 0.001).toFixed(3) + ',N,' + (1131.0 + n * 0.002).toFixed(3) + ',E,1,08,0.9,545.4,M';
+  var f = s.split(',');
+  var lat = parseFloat(f[2].slice(0, 2)) + parseFloat(f[2].slice(2)) / 60;
+  var lon = parseFloat(f[4].slice(0, 3)) + parseFloat(f[4].slice(3)) / 60;
+  return { lat: lat, lon: lon, alt: parseFloat(f[9]), sats: parseInt(f[7], 10) };
+}
+function work() {
+  var p = fix(seq++);
+  if (last !== null) {
+    var d = dist(last, p);
+    if (d > 1) { moved += d; track.push({ lat: p.lat, lon: p.lon }); if (track.length > 32) track.shift(); }
+  }
+  last = p;
+  if (seq % 50 === 0) { var r = JSON.stringify({ n: seq, moved: Math.round(moved), track: track.slice(-4) }); reports += r.length > 0 ? 1 : 0; }
+}
+JS
+	pkg="$(build_app "$engine" tracker-bare < <(cat "$work/tracker-body.js"; echo "for (var k = 0; k < 10000; k++) { work(); } print(reports);"))"
+	bare="$(run_image "$engine" "$pkg" | figure_of instructions.run)"
+	pkg="$(build_app "$engine" tracker-empty < <(cat "$work/tracker-body.js"; echo "print(reports);"))"
+	empty="$(run_image "$engine" "$pkg" | figure_of instructions.run)"
+	pkg="$(build_app "$engine" tracker-app < <(cat "$work/tracker-body.js"; echo "timers.count(1000, 10000, function () { work(); }).end().then(function () { print(reports); });"))"
+	app="$(run_image "$engine" "$pkg" | figure_of instructions.run)"
+	echo "qemu.$engine.tracker_bare_engine: $((bare - empty)) instructions"
+	echo "qemu.$engine.tracker_micro_app: $((app - empty)) instructions"
+	echo "qemu.$engine.tracker_ratio: $(awk -v a="$((app - empty))" -v b="$((bare - empty))" 'BEGIN { printf "%.3f", a / b }') x"
+
+	echo "qemu.$engine.records_write_100_bytes: $(run_image "$engine" --bench-records 100 | figure_of records.write_100_bytes) instructions"
+	echo "qemu.$engine.ble_scan_record: not measured (BLE scanning is not implemented yet)"
+
+	for app in tests/apps/*.ts; do
+		name="$(basename "$app" .ts)"
+		world="$(sed -n 's#^// world: ##p' "$app")"
+		args=()
+		if [ -n "$world" ]; then
+			if [ "$(node -e 'console.log((JSON.parse(require("fs").readFileSync(process.argv[1])).devices||[{}]).length)' "tests/apps/$world")" -gt 1 ]; then
+				continue
+			fi
+		fi
+		run="$(sed -n 's#^// run: ##p' "$app")"
+		api="$(grep -o -- '--api [0-9.]*' <<<"$run" || true)"
+		# shellcheck disable=SC2086
+		node bindings-ts/bin/beacon.js build "$app" --engine "$engine" $api -o "$work/app.bapp" >/dev/null 2>&1 || continue
+		[ -n "$world" ] && args+=(--world "$ROOT/tests/apps/$world")
+		# shellcheck disable=SC2086
+		out="$(node bindings-ts/bin/beacon.js run "$work/app.bapp" --target qemu --utc "$UTC" $run "${args[@]}" 2>&1 >/dev/null || true)"
+		echo "qemu.$engine.app.$name.js_heap_peak: $(figure_of js_heap.peak <<<"$out") bytes"
+		echo "qemu.$engine.app.$name.stack_peak: $(figure_of stack.peak <<<"$out") bytes"
+	done
+done

@@ -1,0 +1,71 @@
+// The firmware image for QEMU's emulated Cortex-M (src/port/qemu): built on demand with the
+// Arm cross toolchain, and the qemu-system-arm command line that runs it with an app.
+import * as fs from 'fs';
+import * as path from 'path';
+import { Engine, HostToolsError, repoRoot, runCaptured, withBuildLock } from './hostTools';
+
+/** Boards the image is built for: the nRF52840's core (Cortex-M4F) and the nRF9160's (M33). */
+export type QemuBoard = 'mps2-an386' | 'mps2-an505';
+export const DEFAULT_QEMU_BOARD: QemuBoard = 'mps2-an386';
+const CPU: Record<QemuBoard, string> = { 'mps2-an386': 'cortex-m4', 'mps2-an505': 'cortex-m33' };
+
+/** Build directory of the image for an engine and board (BEACON_QEMU_BUILD overrides its root). */
+export function qemuBuildDir(engine: Engine, board: QemuBoard = DEFAULT_QEMU_BOARD): string {
+  const root = process.env.BEACON_QEMU_BUILD ? path.resolve(process.env.BEACON_QEMU_BUILD) : path.join(repoRoot(), 'build');
+  return path.join(root, `qemu-${engine}${board === DEFAULT_QEMU_BOARD ? '' : `-${board}`}`);
+}
+
+const ensured = new Set<string>();
+
+/** Configure (once) and build the image; returns the ELF's path. */
+export async function ensureQemuImage(
+  engine: Engine,
+  board: QemuBoard = DEFAULT_QEMU_BOARD,
+  opts: { onNote?: (line: string) => void } = {},
+): Promise<string> {
+  const root = repoRoot();
+  const buildDir = qemuBuildDir(engine, board);
+  const elf = path.join(buildDir, 'beacon-qemu.elf');
+  if (ensured.has(buildDir)) return elf;
+  await withBuildLock(buildDir, async () => {
+    const generated = ['Makefile', 'build.ninja'].some((f) => fs.existsSync(path.join(buildDir, f)));
+    if (!generated) {
+      const args = [
+        '-S', path.join(root, 'src/port/qemu'), '-B', buildDir,
+        `-DCMAKE_TOOLCHAIN_FILE=${path.join(root, 'src/port/qemu/toolchain-arm.cmake')}`,
+        `-DBEACON_ENGINE=${engine}`, `-DBEACON_QEMU_BOARD=${board}`,
+      ];
+      if (engine === 'jerryscript') {
+        if (!process.env.JERRYSCRIPT_DIR) {
+          throw new HostToolsError('the JerryScript image needs a JerryScript source tree: set JERRYSCRIPT_DIR');
+        }
+        args.push(`-DJERRYSCRIPT_DIR=${process.env.JERRYSCRIPT_DIR}`);
+      }
+      opts.onNote?.(`configuring the ${engine} image for ${board} in ${buildDir}`);
+      const r = await runCaptured('cmake', args);
+      if (r.code !== 0) throw new HostToolsError(`configuring the QEMU image failed (cmake ${args.join(' ')})`, r.output);
+    }
+    const r = await runCaptured('cmake', ['--build', buildDir, '-j2']);
+    if (r.code !== 0) throw new HostToolsError(`building the QEMU image in ${buildDir} failed`, r.output);
+  });
+  if (!fs.existsSync(elf)) throw new HostToolsError(`the QEMU build finished but ${elf} is missing`);
+  ensured.add(buildDir);
+  return elf;
+}
+
+/**
+ * qemu-system-arm's arguments to run the image with the given beacon-qemu arguments (paths must
+ * be absolute: the image opens them on the host over semihosting). -icount shift=0 makes virtual
+ * time one nanosecond per instruction, so runs are deterministic and SysTick counts instructions.
+ */
+export function qemuArgs(elf: string, imageArgs: string[], board: QemuBoard = DEFAULT_QEMU_BOARD): string[] {
+  // In QEMU's option syntax a comma inside a value is written twice.
+  const semihosting = ['enable=on', 'target=native', 'arg=beacon-qemu', ...imageArgs.map((a) => {
+    if (/\s/.test(a)) throw new HostToolsError(`'${a}': the emulated image's arguments cannot hold spaces`);
+    return `arg=${a.replace(/,/g, ',,')}`;
+  })].join(',');
+  return [
+    '-machine', board, '-cpu', CPU[board], '-nographic', '-monitor', 'none', '-serial', 'none',
+    '-icount', 'shift=0', '-semihosting-config', semihosting, '-kernel', elf,
+  ];
+}

@@ -1,0 +1,365 @@
+/*
+ * beacon-qemu: the firmware image on the emulated core. It runs one app package on one device
+ * of the simulated world, exactly as beacon-sim does on the host, and reads and writes its files
+ * on the host over semihosting:
+ *
+ *   qemu-system-arm -machine mps2-an386 -cpu cortex-m4 -nographic -monitor none -icount shift=0 \
+ *     -semihosting-config enable=on,target=native,arg=beacon-qemu,arg=--world,arg=w.script,... \
+ *     -kernel beacon-qemu.elf
+ *
+ *   beacon-qemu [--for MS] [--utc MS | --no-utc] [--world SCRIPT] [--trace FILE] [--verbose]
+ *               [--heap BYTES] app.bapp
+ *
+ * Output is the simulator's: print() on stdout, the runtime's messages on stderr, the trace
+ * (--trace) to a host file. After the run the image adds its figures on stderr, one a line:
+ *
+ *   [beacon figure] instructions.first_line: 1234567 instructions
+ *
+ * The package is installed into the app slot (a flash area of the image, qemu_flash.h) and run
+ * from there, verified as on the device. Exit status as beacon-sim's: 0 run ended, 1 the package
+ * was refused or the app failed to start, 2 usage error, 70 fatal error of the image.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "qemu_flash.h"
+#include "qemu_port.h"
+#include "world.h"
+#include "world_script.h"
+
+#define USAGE "usage: beacon-qemu [--for MS] [--utc MS | --no-utc] [--world SCRIPT] [--trace FILE] " \
+	      "[--verbose] [--heap BYTES] app.bapp"
+
+/* Without --utc the world starts at this UTC (the simulator takes the host's clock, which a bare
+ * core has not: the CLI always passes --utc). 2026-01-01T00:00:00Z. */
+#define QEMU_DEFAULT_UTC_MS 1767225600000LL
+
+typedef struct {
+	uint64_t for_ms;
+	bool synced, verbose;
+	uint64_t heap;
+	int64_t utc;
+	bool utc_given;
+	const char *world_path, *trace_path, *package;
+	uint64_t bench_records; /* --bench-records N: measure the record store, run no app */
+} options_t;
+
+typedef struct {
+	FILE *trace;
+	uint64_t first_line; /* instructions at the app's first printed line, 0: none yet */
+} qemu_io_t;
+
+static int usage(const char *why)
+{
+	fprintf(stderr, "beacon-qemu: %s\n" USAGE "\n", why);
+	return 2;
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-') {
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+static int parse_options(int argc, char **argv, options_t *o)
+{
+	o->for_ms = UINT64_MAX;
+	o->synced = true;
+	o->utc = QEMU_DEFAULT_UTC_MS;
+	for (int i = 1; i < argc; i++) {
+		uint64_t v;
+		if (strcmp(argv[i], "--for") == 0 && i + 1 < argc) {
+			if (!parse_u64(argv[++i], &o->for_ms)) {
+				return usage("--for takes milliseconds");
+			}
+		} else if (strcmp(argv[i], "--utc") == 0 && i + 1 < argc) {
+			if (!parse_u64(argv[++i], &v)) {
+				return usage("--utc takes milliseconds since 1970");
+			}
+			o->utc = (int64_t)v;
+			o->utc_given = true;
+		} else if (strcmp(argv[i], "--no-utc") == 0) {
+			o->synced = false;
+		} else if (strcmp(argv[i], "--verbose") == 0) {
+			o->verbose = true;
+		} else if (strcmp(argv[i], "--heap") == 0 && i + 1 < argc) {
+			if (!parse_u64(argv[++i], &o->heap) || o->heap < 16384 || o->heap > 524288) {
+				return usage("--heap takes bytes from 16384 to 524288");
+			}
+		} else if (strcmp(argv[i], "--world") == 0 && i + 1 < argc) {
+			o->world_path = argv[++i];
+		} else if (strcmp(argv[i], "--trace") == 0 && i + 1 < argc) {
+			o->trace_path = argv[++i];
+		} else if (strcmp(argv[i], "--bench-records") == 0 && i + 1 < argc) {
+			if (!parse_u64(argv[++i], &o->bench_records) || o->bench_records == 0 ||
+			    o->bench_records > 1000) {
+				return usage("--bench-records takes a count from 1 to 1000");
+			}
+		} else if (strcmp(argv[i], "--realtime") == 0) {
+			return usage("--realtime: the emulated core runs in virtual time only");
+		} else if (strcmp(argv[i], "--trust") == 0) {
+			return usage("--trust: this image cannot verify signatures (no Ed25519 on the "
+				     "emulated core; see hal_qemu.c)");
+		} else if (argv[i][0] == '-') {
+			return usage("unknown option");
+		} else if (o->package == NULL) {
+			o->package = argv[i];
+		} else {
+			return usage("one package only: the emulated board is one device");
+		}
+	}
+	if (o->package == NULL && o->bench_records == 0) {
+		return usage("no package given");
+	}
+	return 0;
+}
+
+/* A whole host file over semihosting, NUL-terminated; NULL with errno set when it cannot. */
+static char *read_host_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (f == NULL) {
+		return NULL;
+	}
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap + 1);
+	while (buf != NULL) {
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (n < cap) {
+			break;
+		}
+		char *bigger = realloc(buf, cap * 2 + 1);
+		if (bigger == NULL) {
+			free(buf);
+			buf = NULL;
+			errno = ENOMEM;
+			break;
+		}
+		buf = bigger;
+		cap *= 2;
+	}
+	fclose(f);
+	if (buf != NULL) {
+		buf[n] = '\0';
+		*len = n;
+	}
+	return buf;
+}
+
+static void print_line(void *ctx, const char *device, bool several, const char *text, size_t len)
+{
+	qemu_io_t *io = ctx;
+	if (io->first_line == 0) {
+		io->first_line = qemu_instructions();
+	}
+	if (several) {
+		printf("[%s] ", device);
+	}
+	fwrite(text, 1, len, stdout);
+	fputc('\n', stdout);
+}
+
+static void log_line(void *ctx, const char *device, bool several, hal_log_level_t level,
+		     const char *text)
+{
+	static const char *const names[] = {"error", "warning", "info", "debug"};
+	(void)ctx;
+	fflush(stdout);
+	fprintf(stderr, "[beacon %s] %s%s%s\n", names[level <= HAL_LOG_DEBUG ? level : HAL_LOG_DEBUG],
+		several ? device : "", several ? ": " : "", text);
+}
+
+static void trace_line(void *ctx, const char *json, size_t len)
+{
+	qemu_io_t *io = ctx;
+	fwrite(json, 1, len, io->trace);
+	fputc('\n', io->trace);
+}
+
+static void verbose_line(void *ctx, const char *text)
+{
+	(void)ctx;
+	fflush(stdout);
+	fprintf(stderr, "%s\n", text);
+}
+
+static void figure(const char *name, unsigned long long value, const char *unit)
+{
+	fprintf(stderr, "[beacon figure] %s: %llu %s\n", name, value, unit);
+}
+
+/*
+ * What storage.save of 100 bytes costs below the JavaScript API, which is not built yet: count
+ * writes of 100-byte records into the store on the storage area (new ids, then the same ids
+ * again: a replacement also marks the old copy), garbage collection included when it comes.
+ */
+static int bench_records(uint64_t count)
+{
+	rt_records_t *store = qemu_storage();
+	if (store == NULL) {
+		fprintf(stderr, "beacon-qemu: the storage area cannot be mounted\n");
+		return 1;
+	}
+	uint8_t data[100];
+	for (size_t i = 0; i < sizeof(data); i++) {
+		data[i] = (uint8_t)(i * 7u);
+	}
+	uint64_t start = qemu_instructions();
+	for (uint64_t n = 0; n < 2 * count; n++) {
+		data[0] = (uint8_t)n;
+		rt_records_err_t err = rt_records_write(store, 1, (uint32_t)(n % count), data, sizeof(data));
+		if (err != RT_RECORDS_OK) {
+			fprintf(stderr, "beacon-qemu: record write %llu: %s\n", (unsigned long long)n,
+				rt_records_strerror(err));
+			return 1;
+		}
+	}
+	uint64_t spent = qemu_instructions() - start;
+	figure("records.write_100_bytes", spent / (2 * count), "instructions");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	options_t o;
+	memset(&o, 0, sizeof(o));
+	int rc = parse_options(argc, argv, &o);
+	if (rc != 0) {
+		return rc;
+	}
+
+	if (o.bench_records != 0) {
+		return bench_records(o.bench_records);
+	}
+
+	char *script = NULL;
+	size_t script_len = 0;
+	if (o.world_path != NULL) {
+		script = read_host_file(o.world_path, &script_len);
+		if (script == NULL) {
+			fprintf(stderr, "beacon-qemu: cannot read %s: %s\n", o.world_path, strerror(errno));
+			return 2;
+		}
+		if (world_script_device_count(script, script_len) > 1) {
+			fprintf(stderr, "beacon-qemu: the world has %u devices; the emulated board is one "
+					"(run several-device worlds on the simulator)\n",
+				(unsigned)world_script_device_count(script, script_len));
+			return 2;
+		}
+	}
+
+	/* The package goes into the app slot first; the device runs it from flash. */
+	FILE *package = fopen(o.package, "rb");
+	if (package == NULL) {
+		fprintf(stderr, "beacon-qemu: cannot read %s: %s\n", o.package, strerror(errno));
+		return 1;
+	}
+	char msg[200];
+	const uint8_t *slot = NULL;
+	size_t slot_len = 0;
+	int flashed = qemu_app_slot_flash_file(package, msg, sizeof(msg));
+	fclose(package);
+	if (flashed != 0 || qemu_app_slot_get(&slot, &slot_len) != 0) {
+		fflush(stdout);
+		fprintf(stderr, "beacon-qemu: %s: %s\n", o.package, msg);
+		return 1;
+	}
+
+	qemu_io_t qio = {0};
+	if (o.trace_path != NULL) {
+		qio.trace = fopen(o.trace_path, "w");
+		if (qio.trace == NULL) {
+			fprintf(stderr, "beacon-qemu: cannot write %s: %s\n", o.trace_path, strerror(errno));
+			return 2;
+		}
+	}
+	world_io_t io = {
+		.ctx = &qio,
+		.print = print_line,
+		.log = log_line,
+		.trace = qio.trace ? trace_line : NULL,
+		.verbose = o.verbose ? verbose_line : NULL,
+		.wait_until = NULL,
+	};
+	static world_t world;
+	if (world_init(&world, 1, &io) != 0) {
+		fprintf(stderr, "beacon-qemu: out of memory\n");
+		return 1;
+	}
+	world.utc_at_start = o.utc;
+	world.devices[0].utc_synced = o.synced;
+	if (script != NULL) {
+		char err[256];
+		if (world_script_load(&world, script, script_len, err, sizeof(err)) != 0) {
+			fprintf(stderr, "beacon-qemu: %s: %s\n", o.world_path, err);
+			return 2;
+		}
+		if (o.utc_given) {
+			world.utc_at_start = o.utc;
+		}
+		if (!o.synced) {
+			world.devices[0].utc_synced = false;
+		}
+	}
+	world_device_package(&world, 0, slot, slot_len);
+	if (o.heap != 0) {
+		world.devices[0].rt.engine_config.heap_size = (size_t)o.heap;
+	}
+
+	uint32_t failed = world_start(&world);
+	if (failed > 0 && world.devices[0].failure[0]) {
+		fflush(stdout);
+		fprintf(stderr, "beacon-qemu: %s: %s\n", o.package, world.devices[0].failure);
+	}
+	world_end_t end = world_run_until(&world, o.for_ms);
+	uint64_t run_end = qemu_instructions();
+	const char *ending = end == WORLD_END_TIME_UP ? "the time given ran out"
+			     : end == WORLD_END_IDLE  ? "nothing more can happen"
+			     : failed > 0             ? "the app could not run"
+						      : "the app stopped";
+	fflush(stdout);
+	const world_device_t *d = &world.devices[0];
+	if (d->resets > 0) {
+		char causes[160] = "";
+		for (int c = 0; c < RT_RESET_CAUSE_COUNT; c++) {
+			if (d->resets_by_cause[c]) {
+				size_t used = strlen(causes);
+				snprintf(causes + used, sizeof(causes) - used, "%s%s %u", used ? ", " : "",
+					 rt_reset_cause_name((rt_reset_cause_t)c), (unsigned)d->resets_by_cause[c]);
+			}
+		}
+		fprintf(stderr, "[beacon info] reset %u time%s (%s)%s\n", (unsigned)d->resets,
+			d->resets == 1 ? "" : "s", causes,
+			d->reset_record.app_stopped ? "; the reboot-loop guard stopped the app" : "");
+	}
+	fprintf(stderr, "[beacon info] run ended (%s) after %llu.%03llu s of device time\n", ending,
+		(unsigned long long)(world.now / 1000u), (unsigned long long)(world.now % 1000u));
+
+	eng_mem_stats_t mem = {0};
+	if (d->rt.engine != NULL) {
+		world_select(&world, &world.devices[0]);
+		eng_mem_stats(&mem);
+	}
+	figure("instructions.first_line", qio.first_line, "instructions");
+	figure("instructions.run", run_end, "instructions");
+	figure("js_heap.peak", mem.peak, "bytes");
+	figure("js_heap.total", mem.total, "bytes");
+	figure("malloc.peak", qemu_malloc_peak(), "bytes");
+	figure("stack.peak", qemu_stack_depth(), "bytes");
+	figure("stack.size", qemu_stack_size(), "bytes");
+	fflush(stderr);
+	if (qio.trace) {
+		fclose(qio.trace);
+	}
+	return failed > 0 ? 1 : 0;
+}
