@@ -147,3 +147,10 @@ else()
 endif()
 beacon_c_test(test_smp duktape "${CMAKE_CURRENT_LIST_DIR}/test_smp.c"
               LIBS beacon_port_host beacon_world beacon_runtime)
+
+# The cloud's device side: payload transcoding, the protocol's frames against the examples of
+# docs/cloud-protocol.md, the flash event queue, an exchange against a stand-in cloud, the sync
+# schedule.
+beacon_c_test(test_cloud duktape "${CMAKE_CURRENT_LIST_DIR}/test_cloud.c"
+              LIBS beacon_port_host beacon_world beacon_runtime m)
+target_compile_definitions(test_cloud_duktape PRIVATE BEACON_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
