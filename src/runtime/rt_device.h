@@ -16,6 +16,7 @@
 #include "engine.h"
 #include "rt_alarm.h"
 #include "rt_app.h"
+#include "rt_cloud.h"
 #include "rt_handle.h"
 #include "rt_io.h"
 #include "rt_loop.h"
@@ -47,6 +48,7 @@ typedef struct rt_device {
 	rt_io_state_t io;
 	rt_sensors_state_t sensors;
 	rt_store_state_t store;
+	rt_cloud_state_t cloud;
 
 	/* The port's own state for this device (the simulator's view of its hardware). */
 	void *port;

@@ -2,6 +2,7 @@
  * world.c: devices, inputs and the scheduler (see world.h).
  */
 #include "world.h"
+#include "world_cloud.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -216,6 +217,7 @@ void world_free(world_t *world)
 	for (uint32_t i = 0; world->devices != NULL && i < world->device_count; i++) {
 		free(world->devices[i].flash);
 		free(world->devices[i].flash_mem);
+		world_cloud_free(&world->devices[i]);
 	}
 	free(world->devices);
 	free(world->wake_heap);

@@ -26,6 +26,7 @@ typedef enum {
 	WORLD_IN_MOVE,        /* value[0..2]: latitude, longitude (degrees), altitude (m) */
 	WORLD_IN_POWER_CUT,   /* value[0]: 0 now, or n: during the n-th flash operation from now */
 	WORLD_IN_STORAGE_FAULT, /* text: "error" or "timeout": the next flash write or erase fails */
+	WORLD_IN_CLOUD_NETWORK, /* value[0]: the device reaches the cloud 0/1 */
 	/* Internal: the motion sensor reports after its detection delay. value[0]: moving;
 	 * value[1]: the change it belongs to (a later change cancels it). */
 	WORLD_IN_MOTION_REPORT,

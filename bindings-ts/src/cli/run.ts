@@ -1,5 +1,6 @@
 // `beacon run [<app.ts|app.js|app.bapp>...] [--world scenario.json] [--trace FILE] [--verbose]
-//  [--heap N] [--flash DIR] [--for I] [--api V] [--engine E] [--realtime] [--utc T] [--trust key.pub]...`
+//  [--heap N] [--flash DIR] [--for I] [--api V] [--engine E] [--realtime] [--utc T] [--trust key.pub]...
+//  [--cloud loopback|none]`
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -24,6 +25,8 @@ export interface SimOptions {
   heap?: number;
   /** Directory keeping each device's flash between runs. */
   flash?: string;
+  /** The cloud devices sync with: the world's loopback cloud (default) or none (no network). */
+  cloud?: 'loopback' | 'none';
 }
 
 /** Arguments of beacon-sim for packages (one per device, or one for all). */
@@ -38,6 +41,7 @@ export function simArgs(pkgs: string | string[], o: SimOptions): string[] {
   if (o.verbose) args.push('--verbose');
   if (o.heap !== undefined) args.push('--heap', String(o.heap));
   if (o.flash !== undefined) args.push('--flash', o.flash);
+  if (o.cloud !== undefined) args.push('--cloud', o.cloud);
   args.push(...(Array.isArray(pkgs) ? pkgs : [pkgs]));
   return args;
 }
@@ -67,6 +71,13 @@ function simOptions(args: ParsedArgs): SimOptions {
   if (heap !== undefined) o.heap = parseHeap(heap);
   const flash = stringOption(args, 'flash');
   if (flash !== undefined) o.flash = path.resolve(flash);
+  const cloud = stringOption(args, 'cloud');
+  if (cloud !== undefined) {
+    if (cloud !== 'loopback' && cloud !== 'none') {
+      throw new UsageError(`--cloud: '${cloud}' is not a cloud (loopback: the simulator's own, the default; none: no network)`);
+    }
+    o.cloud = cloud;
+  }
   return o;
 }
 

@@ -32,10 +32,12 @@
 #include "rt_signature.h"
 #include "sim_flash_file.h"
 #include "world.h"
+#include "world_cloud.h"
 #include "world_script.h"
 
 #define USAGE "usage: beacon-sim [--for MS] [--realtime] [--utc MS | --no-utc] [--trust KEY.pub]... " \
-	      "[--world SCRIPT] [--trace FILE] [--verbose] [--heap BYTES] [--flash DIR] app.bapp..."
+	      "[--world SCRIPT] [--trace FILE] [--verbose] [--heap BYTES] [--flash DIR] " \
+	      "[--cloud loopback|none] app.bapp..."
 
 static int usage(const char *why)
 {
@@ -57,6 +59,7 @@ static bool parse_u64(const char *s, uint64_t *out)
 
 typedef struct {
 	uint64_t for_ms;
+	int cloud; /* world_cloud_mode_t */
 	bool realtime, synced, verbose, utc_given;
 	uint64_t heap; /* 0: each device's own (its profile's, or the world script's) */
 	int64_t utc;
@@ -140,6 +143,17 @@ static int parse_options(int argc, char **argv, options_t *o)
 			o->world_path = argv[++i];
 		} else if (strcmp(argv[i], "--flash") == 0 && i + 1 < argc) {
 			o->flash_dir = argv[++i];
+		} else if (strcmp(argv[i], "--cloud") == 0 && i + 1 < argc) {
+			/* loopback: the world's own cloud (the default); none: no network, every
+			 * sync fails. */
+			const char *mode = argv[++i];
+			if (strcmp(mode, "loopback") == 0) {
+				o->cloud = WORLD_CLOUD_LOOPBACK;
+			} else if (strcmp(mode, "none") == 0) {
+				o->cloud = WORLD_CLOUD_NONE;
+			} else {
+				return usage("--cloud takes loopback or none");
+			}
 		} else if (strcmp(argv[i], "--trace") == 0 && i + 1 < argc) {
 			o->trace_path = argv[++i];
 		} else if (strcmp(argv[i], "--trust") == 0 && i + 1 < argc) {
@@ -227,6 +241,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	world.utc_at_start = o.utc;
+	world_cloud_set_mode(&world, (world_cloud_mode_t)o.cloud);
 	for (uint32_t i = 0; i < devices; i++) {
 		world.devices[i].utc_synced = o.synced;
 	}
