@@ -154,3 +154,10 @@ beacon_c_test(test_smp duktape "${CMAKE_CURRENT_LIST_DIR}/test_smp.c"
 beacon_c_test(test_cloud duktape "${CMAKE_CURRENT_LIST_DIR}/test_cloud.c"
               LIBS beacon_port_host beacon_world beacon_runtime m)
 target_compile_definitions(test_cloud_duktape PRIVATE BEACON_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+# The event queue and cloud messages against a power cut at every flash operation of a sync.
+foreach(_engine duktape jerryscript)
+  if(TARGET beacon_engine_${_engine})
+    beacon_c_test(test_cloud_power ${_engine} "${CMAKE_CURRENT_LIST_DIR}/test_cloud_power.c"
+                  LIBS beacon_port_host beacon_world beacon_runtime)
+  endif()
+endforeach()
