@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(cmake make gcc libc6-dev zlib1g-dev pkg-config libsodium-dev duktape-dev libcmocka-dev libcbor-dev
+APT_PACKAGES=(cmake make gcc libc6-dev zlib1g-dev pkg-config libsodium-dev duktape-dev libcmocka-dev libcbor-dev libmosquitto-dev
               gcc-arm-none-eabi libnewlib-arm-none-eabi valgrind mosquitto postgresql chromium
               g++ python3 libgeographiclib-dev emscripten qemu-system-arm)
 missing=()

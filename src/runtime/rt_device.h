@@ -17,6 +17,7 @@
 #include "rt_alarm.h"
 #include "rt_app.h"
 #include "rt_ble.h"
+#include "rt_cloud.h"
 #include "rt_handle.h"
 #include "rt_io.h"
 #include "rt_location.h"
@@ -57,6 +58,7 @@ typedef struct rt_device {
 	rt_modem_state_t modem;
 	rt_nfc_state_t nfc;
 	rt_uwb_state_t uwb;
+	rt_cloud_state_t cloud;
 
 	/* The port's own state for this device (the simulator's view of its hardware). */
 	void *port;

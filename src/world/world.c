@@ -2,6 +2,7 @@
  * world.c: devices, inputs and the scheduler (see world.h).
  */
 #include "world.h"
+#include "world_cloud.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,6 +225,7 @@ void world_free(world_t *world)
 		free(world->devices[i].flash_mem);
 		world_gnss_free(&world->devices[i].gnss);
 		world_nfc_free(&world->devices[i].nfc);
+		world_cloud_free(&world->devices[i]);
 	}
 	free(world->devices);
 	free(world->wake_heap);

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hal_cloud.h"
 #include "hal_console.h"
 #include "rt_device.h"
 #include "rt_reset.h"
@@ -141,6 +142,11 @@ typedef struct world_device {
 	bool crash_pending; /* the device faults when it runs next (a scripted fault) */
 	uint32_t resets;
 	uint32_t resets_by_cause[RT_RESET_CAUSE_COUNT];
+
+	/* The cloud: the loopback cloud's state for this device (world_cloud.c, made on first use;
+	 * it outlives resets, as a cloud does) and whether the scenario took the network away. */
+	struct world_cloud *cloud;
+	bool cloud_down;
 } world_device_t;
 
 typedef struct world {
@@ -178,6 +184,9 @@ typedef struct world {
 	/* UWB ranging: the model (seed) and how often initiators poll. */
 	rt_uwb_model_t uwb_model;
 	uint32_t uwb_interval_ms;
+	/* Which cloud the devices sync with (world_cloud_mode_t) and the host's transport. */
+	uint8_t cloud_mode;
+	const hal_cloud_transport_t *cloud_transport;
 
 	/* Counters for the end-of-run summary. */
 	uint64_t steps, inputs;

@@ -3,6 +3,8 @@
  */
 #include "world_inputs.h"
 
+#include "world_cloud.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -284,6 +286,14 @@ void world_apply_input(world_t *w, world_device_t *d, const world_event_t *e)
 			world_trace_end(&w->json, w);
 		}
 		d->flash_fault = strcmp(e->text, "timeout") == 0 ? HAL_FLASH_ETIMEDOUT : HAL_FLASH_EIO;
+		return;
+	case WORLD_IN_CLOUD_NETWORK:
+		if (world_tracing(w)) {
+			world_trace_begin(&w->json, w, d, "cloud-network");
+			world_trace_bool(&w->json, "up", e->value[0] != 0);
+			world_trace_end(&w->json, w);
+		}
+		world_cloud_network(d, e->value[0] != 0);
 		return;
 	case WORLD_IN_POWER_CUT:
 		if (world_tracing(w)) {

@@ -28,6 +28,7 @@ typedef enum {
 	WORLD_IN_STORAGE_FAULT, /* text: "error" or "timeout": the next flash write or erase fails */
 	WORLD_IN_NFC_FIELD,   /* value[0]: a reader enters 1 / leaves 0 the field */
 	WORLD_IN_NFC_WRITE,   /* value[0]: index of the written bytes (world_nfc_add_write) */
+	WORLD_IN_CLOUD_NETWORK, /* value[0]: the device reaches the cloud 0/1 */
 	/* Internal: the motion sensor reports after its detection delay. value[0]: moving;
 	 * value[1]: the change it belongs to (a later change cancels it). */
 	WORLD_IN_MOTION_REPORT,

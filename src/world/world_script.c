@@ -1,5 +1,7 @@
 #include "world_script.h"
 
+#include "world_cloud.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -695,6 +697,20 @@ static int input_line(world_t *w, const line_t *l, unsigned lineno, char *err, s
 		}
 		strcpy(e.text, a[0]);
 		e.kind = WORLD_IN_FAULT;
+	} else if (strcmp(kind, "cloud-network") == 0) {
+		if (args != 1 || !parse_flag(a[0], &e.value[0])) {
+			FAIL("cloud-network takes 0|1");
+		}
+		e.kind = WORLD_IN_CLOUD_NETWORK;
+	} else if (strcmp(kind, "cloud-message") == 0) {
+		/* Not an input of the device: the loopback cloud holds it from then on. */
+		char why[120];
+		if (args != 2 || world_cloud_add_message(w, (uint32_t)index, at, a[0], a[1], why,
+							 sizeof(why)) != 0) {
+			FAIL("cloud-message takes a type and a JSON payload without spaces%s%s",
+			     args == 2 ? ": " : "", args == 2 ? why : "");
+		}
+		return 0;
 	} else if (strcmp(kind, "time-sync") == 0 || strcmp(kind, "imu-fault") == 0) {
 		if (args != 1 || !parse_flag(a[0], &e.value[0])) {
 			FAIL("%s takes 0|1", kind);

@@ -154,3 +154,17 @@ beacon_c_test(test_smp duktape "${CMAKE_CURRENT_LIST_DIR}/test_smp.c"
 # following its track.
 beacon_c_test(test_world_radios duktape "${CMAKE_CURRENT_LIST_DIR}/test_world_radios.c"
               LIBS beacon_port_host beacon_world beacon_runtime)
+
+# The cloud's device side: payload transcoding, the protocol's frames against the examples of
+# docs/cloud-protocol.md, the flash event queue, an exchange against a stand-in cloud, the sync
+# schedule.
+beacon_c_test(test_cloud duktape "${CMAKE_CURRENT_LIST_DIR}/test_cloud.c"
+              LIBS beacon_port_host beacon_world beacon_runtime m)
+target_compile_definitions(test_cloud_duktape PRIVATE BEACON_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+# The event queue and cloud messages against a power cut at every flash operation of a sync.
+foreach(_engine duktape jerryscript)
+  if(TARGET beacon_engine_${_engine})
+    beacon_c_test(test_cloud_power ${_engine} "${CMAKE_CURRENT_LIST_DIR}/test_cloud_power.c"
+                  LIBS beacon_port_host beacon_world beacon_runtime)
+  endif()
+endforeach()

@@ -1,5 +1,6 @@
 // `beacon run [<app.ts|app.js|app.bapp>...] [--world scenario.json] [--trace FILE] [--verbose]
-//  [--heap N] [--flash DIR] [--for I] [--api V] [--engine E] [--realtime] [--utc T] [--trust key.pub]... [--target sim|qemu]`
+//  [--heap N] [--flash DIR] [--for I] [--api V] [--engine E] [--realtime] [--utc T] [--trust key.pub]...
+//  [--cloud loopback|none|mqtt://HOST:PORT [--cloud-secret S]] [--target sim|qemu]`
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -28,6 +29,11 @@ export interface SimOptions {
   heap?: number;
   /** Directory keeping each device's flash between runs. */
   flash?: string;
+  /** The cloud devices sync with: the world's loopback cloud (default), none (no network), or
+   * a broker's mqtt://HOST:PORT. */
+  cloud?: string;
+  /** The devices' password at that broker (issued by `beacon cloud device add`). */
+  cloudSecret?: string;
 }
 
 /** Arguments of beacon-sim for packages (one per device, or one for all). */
@@ -42,6 +48,8 @@ export function simArgs(pkgs: string | string[], o: SimOptions): string[] {
   if (o.verbose) args.push('--verbose');
   if (o.heap !== undefined) args.push('--heap', String(o.heap));
   if (o.flash !== undefined) args.push('--flash', o.flash);
+  if (o.cloud !== undefined) args.push('--cloud', o.cloud);
+  if (o.cloudSecret !== undefined) args.push('--cloud-secret', o.cloudSecret);
   args.push(...(Array.isArray(pkgs) ? pkgs : [pkgs]));
   return args;
 }
@@ -71,6 +79,15 @@ function simOptions(args: ParsedArgs): SimOptions {
   if (heap !== undefined) o.heap = parseHeap(heap);
   const flash = stringOption(args, 'flash');
   if (flash !== undefined) o.flash = path.resolve(flash);
+  const cloud = stringOption(args, 'cloud');
+  if (cloud !== undefined) {
+    if (cloud !== 'loopback' && cloud !== 'none' && !/^mqtt:\/\/[^:/]+:\d+$/.test(cloud)) {
+      throw new UsageError(`--cloud: '${cloud}' is not a cloud (loopback: the simulator's own, the default; none: no network; mqtt://HOST:PORT: a broker)`);
+    }
+    o.cloud = cloud;
+  }
+  const secret = stringOption(args, 'cloud-secret');
+  if (secret !== undefined) o.cloudSecret = secret;
   return o;
 }
 

@@ -44,6 +44,8 @@ export const runSpec: CommandSpec = {
     { name: 'verbose', help: 'also show each change of the LEDs on stderr' },
     { name: 'heap', value: '<size>', help: "JS heap of every device, bytes or KB ('64K'); default: the device profile's (96K)" },
     { name: 'flash', value: '<dir>', help: "keep each device's flash (storage records, queued events) in <dir>/<device>.flash between runs; default: erased at every run" },
+    { name: 'cloud', value: 'loopback|none|mqtt://host:port', help: "the cloud devices sync with: the simulator's loopback cloud, which stores events in the trace (default); none (no network: every sync fails); or a `beacon cloud` broker (plain MQTT, loopback only)" },
+    { name: 'cloud-secret', value: '<password>', help: 'with --cloud mqtt://: the devices\' password, from `beacon cloud device add <public id>`' },
     { name: 'for', value: '<interval>', help: 'simulated time to run, e.g. 30s, 10m, "2 hours", 1w (default: until the app stops or nothing more can happen)' },
     apiOption,
     { ...engineOption, help: 'engine to run on (default duktape; for a package, the engine it was built for)' },

@@ -29,16 +29,19 @@
 #include <time.h>
 
 #include "file_util.h"
+#include "hal_cloud_mosquitto.h"
 #include "host_io.h"
 #include "key_file.h"
 #include "rt_signature.h"
 #include "sim_flash_file.h"
 #include "sim_listen.h"
 #include "world.h"
+#include "world_cloud.h"
 #include "world_script.h"
 
 #define USAGE "usage: beacon-sim [--for MS] [--realtime] [--utc MS | --no-utc] [--trust KEY.pub]... " \
-	      "[--world SCRIPT] [--trace FILE] [--verbose] [--heap BYTES] [--flash DIR] app.bapp..."
+	      "[--world SCRIPT] [--trace FILE] [--verbose] [--heap BYTES] [--flash DIR] " \
+	      "[--cloud loopback|none|mqtt://HOST:PORT [--cloud-secret S]] app.bapp..."
 
 static int usage(const char *why)
 {
@@ -60,6 +63,9 @@ static bool parse_u64(const char *s, uint64_t *out)
 
 typedef struct {
 	uint64_t for_ms;
+	int cloud; /* world_cloud_mode_t */
+	const char *cloud_url;    /* mqtt://HOST:PORT: a real broker */
+	const char *cloud_secret; /* the devices' password there */
 	bool realtime, synced, verbose, utc_given;
 	uint64_t heap; /* 0: each device's own (its profile's, or the world script's) */
 	int64_t utc;
@@ -143,6 +149,22 @@ static int parse_options(int argc, char **argv, options_t *o)
 			o->world_path = argv[++i];
 		} else if (strcmp(argv[i], "--flash") == 0 && i + 1 < argc) {
 			o->flash_dir = argv[++i];
+		} else if (strcmp(argv[i], "--cloud") == 0 && i + 1 < argc) {
+			/* loopback: the world's own cloud (the default); none: no network, every
+			 * sync fails. */
+			const char *mode = argv[++i];
+			if (strncmp(mode, "mqtt://", 7) == 0) {
+				o->cloud = WORLD_CLOUD_HOST;
+				o->cloud_url = mode;
+			} else if (strcmp(mode, "loopback") == 0) {
+				o->cloud = WORLD_CLOUD_LOOPBACK;
+			} else if (strcmp(mode, "none") == 0) {
+				o->cloud = WORLD_CLOUD_NONE;
+			} else {
+				return usage("--cloud takes loopback, none or mqtt://HOST:PORT");
+			}
+		} else if (strcmp(argv[i], "--cloud-secret") == 0 && i + 1 < argc) {
+			o->cloud_secret = argv[++i];
 		} else if (strcmp(argv[i], "--trace") == 0 && i + 1 < argc) {
 			o->trace_path = argv[++i];
 		} else if (strcmp(argv[i], "--trust") == 0 && i + 1 < argc) {
@@ -233,6 +255,17 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	world.utc_at_start = o.utc;
+	world_cloud_set_mode(&world, (world_cloud_mode_t)o.cloud);
+	if (o.cloud_url != NULL) {
+		char why[200];
+		const hal_cloud_transport_t *t = hal_cloud_mosquitto(o.cloud_url, o.cloud_secret, why,
+								     sizeof(why));
+		if (t == NULL) {
+			fprintf(stderr, "beacon-sim: --cloud: %s\n", why);
+			return 2;
+		}
+		world_cloud_use(&world, t);
+	}
 	for (uint32_t i = 0; i < devices; i++) {
 		world.devices[i].utc_synced = o.synced;
 	}

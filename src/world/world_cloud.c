@@ -1,0 +1,454 @@
+/*
+ * world_cloud.c: see world_cloud.h. The loopback cloud is a hal_cloud transport whose far end is
+ * in this file: what the device publishes is answered at once, into a list the next poll hands
+ * back, as a broker and the cloud service would.
+ */
+#include "world_cloud.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rt_cloud_json.h"
+#include "rt_cloud_proto.h"
+#include "world_trace.h"
+
+typedef struct packet {
+	struct packet *next;
+	char topic[RT_CLOUD_TOPIC_MAX];
+	size_t len;
+	uint8_t payload[];
+} packet_t;
+
+typedef struct message {
+	uint64_t at;
+	uint64_t id;
+	uint64_t ts;
+	char type[RT_CLOUD_TYPE_MAX + 1];
+	bool delivered;
+	size_t len;
+	uint8_t *cbor;
+} message_t;
+
+typedef struct world_cloud {
+	bool connected;
+	bool broken;        /* the far end closed the connection (a refused frame) */
+	uint32_t stream;    /* the device's stream seen last, and the highest number stored in it */
+	uint64_t max_seq;
+	uint32_t stored, duplicates, delivered;
+	packet_t *head, *tail;
+	message_t *messages;
+	size_t message_count, message_cap;
+	uint64_t next_message_id;
+	uint32_t entropy_calls;
+} world_cloud_t;
+
+static world_cloud_t *cloud_of(world_device_t *d)
+{
+	if (d->cloud == NULL) {
+		d->cloud = calloc(1, sizeof(world_cloud_t));
+		if (d->cloud == NULL) {
+			world_fault(RT_RESET_OUT_OF_MEMORY, "out of memory for the loopback cloud");
+		}
+		d->cloud->next_message_id = 1;
+	}
+	return d->cloud;
+}
+
+static void clear_packets(world_cloud_t *c)
+{
+	while (c->head != NULL) {
+		packet_t *p = c->head;
+		c->head = p->next;
+		free(p);
+	}
+	c->tail = NULL;
+}
+
+void world_cloud_free(world_device_t *d)
+{
+	if (d->cloud == NULL) {
+		return;
+	}
+	clear_packets(d->cloud);
+	for (size_t i = 0; i < d->cloud->message_count; i++) {
+		free(d->cloud->messages[i].cbor);
+	}
+	free(d->cloud->messages);
+	free(d->cloud);
+	d->cloud = NULL;
+}
+
+static bool push(world_cloud_t *c, const char *device_id, char suffix, const uint8_t *payload,
+		 size_t len)
+{
+	packet_t *p = malloc(sizeof(*p) + len);
+	if (p == NULL) {
+		return false;
+	}
+	p->next = NULL;
+	rt_cloud_topic(p->topic, device_id, suffix);
+	p->len = len;
+	memcpy(p->payload, payload, len);
+	if (c->tail != NULL) {
+		c->tail->next = p;
+	} else {
+		c->head = p;
+	}
+	c->tail = p;
+	return true;
+}
+
+/* ------------------------------------------------------------------ the far end */
+
+typedef struct {
+	world_device_t *d;
+	world_cloud_t *c;
+	uint32_t stream;
+	uint64_t base; /* the highest number stored before this batch */
+} batch_ctx_t;
+
+static void store_event(void *ctx, const rt_cloud_batch_event_t *ev)
+{
+	batch_ctx_t *b = ctx;
+	if (ev->seq <= b->base) {
+		return; /* stored before: a batch sent again */
+	}
+	b->c->stored++;
+	world_t *w = b->d->world;
+	if (!world_tracing(w)) {
+		return;
+	}
+	char type[RT_CLOUD_TYPE_MAX + 1];
+	size_t n = ev->type_len < RT_CLOUD_TYPE_MAX ? ev->type_len : RT_CLOUD_TYPE_MAX;
+	memcpy(type, ev->type, n);
+	type[n] = '\0';
+	size_t cap = 3 * ev->payload_len + 64;
+	char *json = malloc(cap + 16);
+	if (json == NULL) {
+		return;
+	}
+	rt_cbor_dec_t dec;
+	rt_cbor_dec_init(&dec, ev->payload, ev->payload_len);
+	size_t len = 0;
+	memcpy(json, "\"payload\":", 10);
+	if (rt_cloud_cbor_to_json(&dec, json + 10, cap, &len, RT_CLOUD_PAYLOAD_DEPTH) !=
+	    RT_CLOUD_JSON_OK) {
+		strcpy(json + 10, "null");
+	}
+	world_trace_begin(&w->json, w, b->d, "cloud-event");
+	world_trace_num(&w->json, "stream", ev->stream);
+	world_trace_num(&w->json, "seq", (double)ev->seq);
+	world_trace_strz(&w->json, "type", type);
+	world_trace_num(&w->json, "ts", (double)ev->ts);
+	if (!ev->volatile_) {
+		world_trace_bool(&w->json, "volatile", false);
+	}
+	if (ev->variable) {
+		world_trace_bool(&w->json, "variable", true);
+	}
+	world_trace_fields(&w->json, json);
+	world_trace_end(&w->json, w);
+	free(json);
+}
+
+static void mark_delivered(world_cloud_t *c, uint64_t id)
+{
+	for (size_t i = 0; i < c->message_count; i++) {
+		if (c->messages[i].id <= id && !c->messages[i].delivered) {
+			c->messages[i].delivered = true;
+			c->delivered++;
+		}
+	}
+}
+
+/* The answer to a sync start: every pending message above id, in frames of at most 32 kB. */
+static bool answer_sync_start(world_device_t *d, world_cloud_t *c, const char *device_id,
+			      uint64_t id)
+{
+	static uint8_t buf[RT_CLOUD_FRAME_MAX];
+	rt_cloud_message_t batch[16];
+	size_t n = 0;
+	uint64_t now = d->world->now;
+	size_t i = 0;
+	for (;;) {
+		bool last = true;
+		n = 0;
+		size_t size = 8;
+		for (; i < c->message_count; i++) {
+			message_t *m = &c->messages[i];
+			if (m->delivered || m->id <= id || m->at > now) {
+				continue;
+			}
+			size_t need = m->len + strlen(m->type) + 32;
+			if (n == sizeof(batch) / sizeof(batch[0]) || (n > 0 && size + need > sizeof(buf))) {
+				last = false;
+				break;
+			}
+			batch[n++] = (rt_cloud_message_t){.id = m->id,
+							  .type = m->type,
+							  .type_len = strlen(m->type),
+							  .ts = m->ts,
+							  .payload = m->cbor,
+							  .payload_len = m->len};
+			size += need;
+		}
+		rt_cbor_enc_t e;
+		rt_cbor_enc_init(&e, buf, sizeof(buf));
+		if (!rt_cloud_frame_encode(&e, batch, n, !last) || !push(c, device_id, 'm', buf, e.len)) {
+			return false;
+		}
+		if (last) {
+			return true;
+		}
+	}
+}
+
+static int lb_connect(void *ctx, const char *device_id, uint32_t timeout_ms)
+{
+	(void)device_id;
+	(void)timeout_ms;
+	world_device_t *d = ctx;
+	if (d->cloud_down) {
+		return HAL_CLOUD_ECONN;
+	}
+	world_cloud_t *c = cloud_of(d);
+	clear_packets(c);
+	c->connected = true;
+	c->broken = false;
+	return HAL_CLOUD_OK;
+}
+
+static int lb_subscribe(void *ctx, const char *const *topics, size_t count, uint32_t timeout_ms)
+{
+	(void)topics;
+	(void)count;
+	(void)timeout_ms;
+	world_device_t *d = ctx;
+	return d->cloud != NULL && d->cloud->connected ? HAL_CLOUD_OK : HAL_CLOUD_ECONN;
+}
+
+static int lb_publish(void *ctx, const char *topic, const uint8_t *payload, size_t len)
+{
+	world_device_t *d = ctx;
+	world_cloud_t *c = d->cloud;
+	if (c == NULL || !c->connected || c->broken) {
+		return HAL_CLOUD_ECONN;
+	}
+	/* "b/<id>/<x>": the device id is what the device connected as. */
+	size_t tl = strlen(topic);
+	if (tl < 5 || strncmp(topic, "b/", 2) != 0 || topic[tl - 2] != '/') {
+		c->broken = true;
+		return HAL_CLOUD_OK;
+	}
+	char device_id[65];
+	size_t idl = tl - 4 < 64 ? tl - 4 : 64;
+	memcpy(device_id, topic + 2, idl);
+	device_id[idl] = '\0';
+	char suffix = topic[tl - 1];
+	if (suffix == 's' || suffix == 'k') {
+		uint64_t id;
+		if (!rt_cloud_id_decode(payload, len, &id)) {
+			c->broken = true;
+			return HAL_CLOUD_OK;
+		}
+		mark_delivered(c, id);
+		if (suffix == 's' && !answer_sync_start(d, c, device_id, id)) {
+			c->broken = true;
+		}
+		return HAL_CLOUD_OK;
+	}
+	if (suffix == 'u') {
+		uint32_t stream;
+		uint64_t first, last;
+		if (!rt_cloud_batch_decode(payload, len, NULL, NULL, &stream, &first, &last)) {
+			c->broken = true; /* refused: the embedded broker closes the connection */
+			return HAL_CLOUD_OK;
+		}
+		if (stream != c->stream) {
+			c->stream = stream;
+			c->max_seq = 0;
+		}
+		batch_ctx_t b = {.d = d, .c = c, .stream = stream, .base = c->max_seq};
+		if (last <= c->max_seq) {
+			c->duplicates++;
+		}
+		rt_cloud_batch_decode(payload, len, store_event, &b, &stream, &first, &last);
+		if (last > c->max_seq) {
+			c->max_seq = last;
+		}
+		uint8_t ack[32];
+		rt_cbor_enc_t e;
+		rt_cbor_enc_init(&e, ack, sizeof(ack));
+		rt_cloud_ack_encode(&e, stream, first, last);
+		if (!push(c, device_id, 'a', ack, e.len)) {
+			c->broken = true;
+		}
+		return HAL_CLOUD_OK;
+	}
+	c->broken = true; /* a topic the device may not publish to */
+	return HAL_CLOUD_OK;
+}
+
+static int lb_poll(void *ctx, uint32_t timeout_ms, hal_cloud_receive_fn fn, void *fn_ctx)
+{
+	(void)timeout_ms;
+	world_device_t *d = ctx;
+	world_cloud_t *c = d->cloud;
+	if (c == NULL || !c->connected || c->broken) {
+		return HAL_CLOUD_ECONN;
+	}
+	/* What is queued now; answers to what the callbacks publish come at the next poll. */
+	packet_t *p = c->head;
+	packet_t *end = c->tail;
+	c->head = c->tail = NULL;
+	int n = 0;
+	while (p != NULL) {
+		packet_t *next = p == end ? NULL : p->next;
+		fn(fn_ctx, p->topic, p->payload, p->len);
+		free(p);
+		n++;
+		p = next;
+	}
+	return n;
+}
+
+static int lb_flush(void *ctx, uint32_t timeout_ms)
+{
+	(void)timeout_ms;
+	world_device_t *d = ctx;
+	return d->cloud != NULL && d->cloud->connected && !d->cloud->broken ? HAL_CLOUD_OK
+									  : HAL_CLOUD_ECONN;
+}
+
+static void lb_disconnect(void *ctx)
+{
+	world_device_t *d = ctx;
+	if (d->cloud != NULL) {
+		d->cloud->connected = false;
+		clear_packets(d->cloud);
+	}
+}
+
+/* ------------------------------------------------------------------ HAL */
+
+const hal_cloud_transport_t *hal_cloud_transport(void)
+{
+	static hal_cloud_transport_t loopback = {
+		.connect = lb_connect,
+		.subscribe = lb_subscribe,
+		.publish = lb_publish,
+		.poll = lb_poll,
+		.flush = lb_flush,
+		.disconnect = lb_disconnect,
+	};
+	world_device_t *d = world_current();
+	if (d == NULL) {
+		return NULL;
+	}
+	switch ((world_cloud_mode_t)d->world->cloud_mode) {
+	case WORLD_CLOUD_NONE:
+		return NULL;
+	case WORLD_CLOUD_HOST:
+		return d->cloud_down ? NULL : d->world->cloud_transport;
+	default:
+		loopback.ctx = d;
+		return &loopback;
+	}
+}
+
+uint32_t hal_cloud_entropy(void)
+{
+	/* Repeatable runs: mixed from the device, the time and a counter (splitmix64). */
+	world_device_t *d = world_current();
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	if (d != NULL) {
+		world_cloud_t *c = cloud_of(d);
+		x ^= (uint64_t)d->rt.index << 32 ^ d->world->now ^ (uint64_t)c->entropy_calls++ << 48;
+		for (size_t i = 0; i < d->public_id_len; i++) {
+			x = (x ^ (uint8_t)d->public_id[i]) * 0x100000001b3ull;
+		}
+	}
+	x += 0x9e3779b97f4a7c15ull;
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return (uint32_t)x;
+}
+
+/* ------------------------------------------------------------------ the world's side */
+
+void world_cloud_use(world_t *world, const hal_cloud_transport_t *transport)
+{
+	world->cloud_transport = transport;
+	world->cloud_mode = transport != NULL ? WORLD_CLOUD_HOST : WORLD_CLOUD_NONE;
+}
+
+void world_cloud_set_mode(world_t *world, world_cloud_mode_t mode)
+{
+	world->cloud_mode = (uint8_t)mode;
+}
+
+int world_cloud_add_message(world_t *world, uint32_t index, uint64_t at, const char *type,
+			    const char *payload_json, char *err, size_t err_cap)
+{
+	size_t tl = strlen(type);
+	if (index >= world->device_count || tl == 0 || tl > 30) {
+		snprintf(err, err_cap, "a cloud message needs a device and a type of 1 to 30 characters");
+		return -1;
+	}
+	static uint8_t buf[RT_CLOUD_PAYLOAD_MAX];
+	rt_cbor_enc_t e;
+	rt_cbor_enc_init(&e, buf, sizeof(buf));
+	if (rt_cloud_json_to_cbor(payload_json, strlen(payload_json), &e, RT_CLOUD_PAYLOAD_DEPTH) !=
+	    RT_CLOUD_JSON_OK) {
+		snprintf(err, err_cap, "a cloud message's payload must be JSON of at most 8 kB as CBOR");
+		return -1;
+	}
+	world_cloud_t *c = cloud_of(&world->devices[index]);
+	if (c->message_count == c->message_cap) {
+		size_t cap = c->message_cap ? 2 * c->message_cap : 8;
+		message_t *m = realloc(c->messages, cap * sizeof(*m));
+		if (m == NULL) {
+			snprintf(err, err_cap, "out of memory");
+			return -1;
+		}
+		c->messages = m;
+		c->message_cap = cap;
+	}
+	message_t *m = &c->messages[c->message_count];
+	memset(m, 0, sizeof(*m));
+	m->cbor = malloc(e.len);
+	if (m->cbor == NULL) {
+		snprintf(err, err_cap, "out of memory");
+		return -1;
+	}
+	memcpy(m->cbor, buf, e.len);
+	m->len = e.len;
+	m->at = at;
+	m->id = c->next_message_id++;
+	m->ts = (uint64_t)(world->utc_at_start + (int64_t)at);
+	memcpy(m->type, type, tl + 1);
+	c->message_count++;
+	return 0;
+}
+
+uint32_t world_cloud_stored(const world_t *world, uint32_t index)
+{
+	return world->devices[index].cloud ? world->devices[index].cloud->stored : 0;
+}
+
+uint32_t world_cloud_duplicates(const world_t *world, uint32_t index)
+{
+	return world->devices[index].cloud ? world->devices[index].cloud->duplicates : 0;
+}
+
+uint32_t world_cloud_delivered(const world_t *world, uint32_t index)
+{
+	return world->devices[index].cloud ? world->devices[index].cloud->delivered : 0;
+}
+
+void world_cloud_network(world_device_t *device, bool up)
+{
+	device->cloud_down = !up;
+}

@@ -1,0 +1,22 @@
+// run: --for 1s
+// cloud.enqueue and cloud.setVar limits in 0.2.6: the serialized message at most 8 kB (CBOR, as
+// it goes to the cloud) and the return value the bytes queued; variables at most 1 kB and 30.
+function attempt(what: string, fn: () => unknown): void {
+  try {
+    print(`${what}: ${JSON.stringify(fn())}`);
+  } catch (e) {
+    print(`${what}: threw ${(e as Error & { code?: string }).code}: ${(e as Error).message}`);
+  }
+}
+const text = (n: number): string => new Array(n + 1).join('x');
+attempt('8 kB exactly', () => cloud.enqueue('big', text(8189)));
+attempt('one byte more', () => cloud.enqueue('big', text(8190)));
+attempt('numbers', () => cloud.enqueue('n', [1, 1.5, -2, 1e21]));
+attempt('a function inside', () => cloud.enqueue('f', { f: () => 1 } as unknown as object));
+attempt('empty type', () => cloud.enqueue('', {}));
+attempt('non-volatile', () => cloud.enqueue('keep', { a: 1 }, { volatile: false }));
+attempt('variable of 1 kB', () => cloud.setVar('v', text(1021)));
+attempt('variable over 1 kB', () => cloud.setVar('v', text(1022)));
+for (let i = 1; i < 30; i++) cloud.setVar(`v${i}`, i);
+attempt('30 variables, one more', () => cloud.setVar('v30', 30));
+attempt('but an existing one', () => cloud.setVar('v29', 'changed'));
