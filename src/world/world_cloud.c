@@ -37,6 +37,7 @@ typedef struct world_cloud {
 	uint64_t max_seq;
 	uint32_t stored, duplicates, delivered;
 	packet_t *head, *tail;
+	packet_t *inflight; /* the packet the device is handling (freed if a reset cuts it short) */
 	message_t *messages;
 	size_t message_count, message_cap;
 	uint64_t next_message_id;
@@ -63,6 +64,8 @@ static void clear_packets(world_cloud_t *c)
 		free(p);
 	}
 	c->tail = NULL;
+	free(c->inflight);
+	c->inflight = NULL;
 }
 
 void world_cloud_free(world_device_t *d)
@@ -298,17 +301,26 @@ static int lb_poll(void *ctx, uint32_t timeout_ms, hal_cloud_receive_fn fn, void
 	if (c == NULL || !c->connected || c->broken) {
 		return HAL_CLOUD_ECONN;
 	}
-	/* What is queued now; answers to what the callbacks publish come at the next poll. */
-	packet_t *p = c->head;
+	/* What is queued now; answers to what the callbacks publish come at the next poll. One
+	 * packet leaves the queue at a time and is held as in flight, so that a reset of the device
+	 * in the middle of handling it (a power cut in a flash write) loses nothing to a leak. */
 	packet_t *end = c->tail;
-	c->head = c->tail = NULL;
 	int n = 0;
-	while (p != NULL) {
-		packet_t *next = p == end ? NULL : p->next;
+	while (c->head != NULL) {
+		packet_t *p = c->head;
+		c->head = p->next;
+		if (c->head == NULL) {
+			c->tail = NULL;
+		}
+		c->inflight = p;
 		fn(fn_ctx, p->topic, p->payload, p->len);
+		c->inflight = NULL;
+		bool last = p == end;
 		free(p);
 		n++;
-		p = next;
+		if (last) {
+			break;
+		}
 	}
 	return n;
 }

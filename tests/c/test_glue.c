@@ -19,6 +19,7 @@
 #include "api_glue.h"
 #include "engine.h"
 #include "glue_core.h"
+#include "rt_ble.h"
 #include "test_device.h"
 
 /* ------------------------------------------------------------------ tables under test */
@@ -380,8 +381,9 @@ eng_value_t __wrap_rt_ble_startScan(const rt_ble_startScan_args_t *args)
 	return eng_undefined();
 }
 
-/* Any non-NULL pointer: the recorders never look behind it. */
-static int advertiser_record;
+/* The record behind the handles: the recorders never look at it, but the handle type's finalizer
+ * (the runtime's) clears it when the handle is collected, so it must be a whole one. */
+static struct rt_advertiser advertiser_record;
 
 /* Call handle.method(arg) as an app does; returns the result or the exception. */
 static eng_value_t call_method(eng_value_t handle, const char *method, eng_value_t arg)
