@@ -52,8 +52,11 @@ for (const { name: engine, skip } of engines) {
       '--for', '24h', '--engine', engine,
     ]);
     assert.equal(r.status, 0, r.stderr);
-    // cloud.enqueue has no behaviour in this firmware build yet: every round ends in its ESR0003.
-    assert.equal(r.stdout, fs.readFileSync(path.join(examples, 'asset-tracker.expected'), 'utf8'));
+    // Each round queues its report; the size it prints is left out, because the two engines
+    // write some averaged RSSI values differently in JSON (their number printing differs in the
+    // last digits), which moves the queued CBOR by a few bytes.
+    const rounds = r.stdout.replace(/, \d+ bytes queued$/gm, '');
+    assert.equal(rounds, fs.readFileSync(path.join(examples, 'asset-tracker.expected'), 'utf8'));
   });
 
   test(`${engine}: examples/asset-tracker.ts hears the tags in range, passively, in its scan windows`, { skip }, () => {
