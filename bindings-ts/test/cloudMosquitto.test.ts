@@ -136,11 +136,21 @@ test("through Mosquitto: a device cannot publish or subscribe under another devi
 test('through Mosquitto: a packet over the size limit closes the connection', { skip }, async () => {
   const s = net.connect(port, '127.0.0.1');
   const closed = new Promise<void>((resolve) => s.on('close', () => resolve()));
+  const connack = new Promise<void>((resolve) => s.once('data', () => resolve()));
   s.on('error', () => undefined);
   s.write(mqttPacket.generate({ cmd: 'connect', protocolId: 'MQTT', protocolVersion: 4, clean: true, keepalive: 60, clientId: alice.id, username: alice.id, password: Buffer.from(alice.password) }));
+  // The broker answers the CONNECT first; only then does the oversized PUBLISH follow.
+  await connack;
   s.write(Buffer.from([0x32, 0x80, 0xad, 0xe2, 0x04])); // PUBLISH announcing 10,000,000 bytes
   s.write(Buffer.alloc(64 * 1024, 0x41));
-  await closed;
+  let timer: NodeJS.Timeout | undefined;
+  const verdict = await Promise.race([
+    closed.then(() => 'closed'),
+    new Promise<string>((resolve) => (timer = setTimeout(() => resolve('still open after 10 s'), 10_000))),
+  ]);
+  clearTimeout(timer);
+  s.destroy();
+  assert.equal(verdict, 'closed', 'Mosquitto must drop a client that announces a packet over max_packet_size');
   const before = await events(alice.id);
   const d = device(alice);
   d.enqueue('after', {}, { volatile: false });
