@@ -9,6 +9,7 @@
  */
 #define _DEFAULT_SOURCE
 #define _XOPEN_SOURCE 700
+#include "host_pty.h"
 #include "sim_listen.h"
 
 #include <arpa/inet.h>
@@ -329,53 +330,6 @@ static void status(void *ctx, rt_smp_app_status_t *out)
 
 /* --- transports --- */
 
-static int open_pty(char *name, size_t cap, int *slave)
-{
-	int fd = posix_openpt(O_RDWR | O_NOCTTY | O_NONBLOCK);
-	if (fd < 0 || grantpt(fd) != 0 || unlockpt(fd) != 0) {
-		return -1;
-	}
-	const char *path = ptsname(fd);
-	if (!path || strlen(path) >= cap) {
-		return -1;
-	}
-	strcpy(name, path);
-	/* Keep the slave open: the master then never reads EIO between two clients, and raw mode
-	 * set here (no echo, no line editing, no CR/LF translation) stays for every client. */
-	*slave = open(path, O_RDWR | O_NOCTTY);
-	if (*slave < 0) {
-		return -1;
-	}
-	struct termios tio;
-	if (tcgetattr(*slave, &tio) == 0) {
-		cfmakeraw(&tio);
-		tcsetattr(*slave, TCSANOW, &tio);
-	}
-	return fd;
-}
-
-static void write_all(int fd, const uint8_t *b, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, b, n);
-		if (w < 0) {
-			if (errno == EINTR) {
-				continue;
-			}
-			if (errno == EAGAIN) {
-				struct pollfd p = {fd, POLLOUT, 0};
-				if (poll(&p, 1, 1000) <= 0) {
-					return; /* nobody reads: the answer is lost, the client resends */
-				}
-				continue;
-			}
-			return;
-		}
-		b += w;
-		n -= (size_t)w;
-	}
-}
-
 /* --- control channel --- */
 
 static void control_line(listen_t *l, char *line)
@@ -634,7 +588,7 @@ static void serve(listen_t *l, rt_smp_server_t *server, int udp, int control)
 					}
 					size_t k = rt_smp_serial_encode(rsp, m, frames, sizeof(frames));
 					line_delay(l, k);
-					write_all(l->pty, frames, k);
+					host_pty_write_all(l->pty, frames, k, true);
 				}
 			}
 		}
@@ -724,7 +678,7 @@ int sim_listen_main(int argc, char **argv)
 	int udp = -1, slave = -1;
 	char pty_name[256];
 	if (o.use_pty) {
-		l.pty = open_pty(pty_name, sizeof(pty_name), &slave);
+		l.pty = host_pty_open(pty_name, sizeof(pty_name), &slave, true);
 		if (l.pty < 0) {
 			fprintf(stderr, "beacon-sim: cannot open a pseudo-terminal: %s\n", strerror(errno));
 			return 1;

@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host_pty.h"
 #include "engine.h"
 #include "key_file.h"
 #include "rt_package.h"
@@ -188,51 +189,6 @@ static bool drop_answer(testd_t *t)
 	return true;
 }
 
-static int open_pty(char *name, size_t cap, int *slave)
-{
-	int fd = posix_openpt(O_RDWR | O_NOCTTY);
-	if (fd < 0 || grantpt(fd) != 0 || unlockpt(fd) != 0) {
-		return -1;
-	}
-	const char *path = ptsname(fd);
-	if (!path || strlen(path) >= cap) {
-		return -1;
-	}
-	strcpy(name, path);
-	/* Keep the slave open: the master then never reads EIO between two clients, and raw mode
-	 * set here (no echo, no line editing, no CR/LF translation) stays for every client. */
-	*slave = open(path, O_RDWR | O_NOCTTY);
-	if (*slave < 0) {
-		return -1;
-	}
-	struct termios tio;
-	if (tcgetattr(*slave, &tio) == 0) {
-		cfmakeraw(&tio);
-		tcsetattr(*slave, TCSANOW, &tio);
-	}
-	return fd;
-}
-
-static void write_all(int fd, const uint8_t *b, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, b, n);
-		if (w < 0) {
-			if (errno == EINTR) {
-				continue;
-			}
-			if (errno == EAGAIN) {
-				struct pollfd p = {fd, POLLOUT, 0};
-				poll(&p, 1, 1000);
-				continue;
-			}
-			return;
-		}
-		b += w;
-		n -= (size_t)w;
-	}
-}
-
 static int parse_ulong(const char *s, unsigned long *out)
 {
 	char *end;
@@ -342,7 +298,7 @@ int main(int argc, char **argv)
 	int udp = -1, pty = -1, slave = -1;
 	char pty_name[256];
 	if (use_pty) {
-		pty = open_pty(pty_name, sizeof(pty_name), &slave);
+		pty = host_pty_open(pty_name, sizeof(pty_name), &slave, false);
 		if (pty < 0) {
 			fprintf(stderr, "beacon-smp-testd: cannot open a pseudo-terminal: %s\n", strerror(errno));
 			return 1;
@@ -432,7 +388,7 @@ int main(int argc, char **argv)
 					}
 					size_t k = rt_smp_serial_encode(pkt_rsp, m, frames, sizeof(frames));
 					line_delay(&t, k);
-					write_all(pty, frames, k);
+					host_pty_write_all(pty, frames, k, false);
 				}
 			}
 		}
