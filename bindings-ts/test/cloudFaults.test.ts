@@ -1,12 +1,13 @@
 // The device's cloud side under faults, end to end on loopback: the real simulator (the runtime's
 // C queue and sync over libmosquitto, tests/cloud/faults.ts) syncs with the real `beacon cloud`
 // through a fault-injecting MQTT proxy (src/cloud/faultProxy.ts), on SQLite and on PostgreSQL.
-// The cloud is killed in the middle of a sync and started again on the same database; the link
-// drops after a batch was committed, before its acknowledgement reached the device; batches
-// arrive twice and out of order, late; the device loses power while it enqueues and while a sync
-// deletes acknowledged events; messages are queued through the HTTP API before and during all
-// this. Afterwards every non-volatile event the app queued is in the store exactly once, with the
-// sequence number the device gave it, and every message reached the app exactly once.
+// The cloud is killed, and stopped, in the middle of a sync and started again on the same
+// database; the link drops after a batch was committed, before its acknowledgement reached the
+// device; batches arrive twice, out of order and late; the device loses power while it enqueues
+// and while a sync records messages and acknowledgements; messages are queued through the HTTP
+// API before and during all this. Afterwards every non-volatile event the app queued is in the
+// store exactly once, under the sequence number the device gave it, and every message reached
+// the app exactly once.
 //
 // The simulator runs in virtual time: a failed sync's retries (after 1, 2, 4... minutes) come at
 // once in real time, so while the cloud is down the proxy refuses one connection and holds the
@@ -243,7 +244,7 @@ async function withCloud(
 }
 
 function faultSuite(kind: string, newDb: () => NewDb): void {
-  test(`${kind}: the cloud killed in the middle of a sync and started again on the same database`, async (t) => {
+  test(`${kind}: the cloud killed or stopped in the middle of a sync and started again on the same database`, async (t) => {
     if (!hasMosquitto) return t.skip('beacon-sim built without libmosquitto');
     const started = Date.now();
     const db = await newDb()('killed');
@@ -257,32 +258,40 @@ function faultSuite(kind: string, newDb: () => NewDb): void {
       await postMessage(cloud.httpUrl, k);
       sent.push(k);
     };
-    let restarted: Promise<void> | undefined;
+    // The cloud dies twice while a batch is on its way (it may or may not have committed it):
+    // killed outright in the first sync, stopped (SIGTERM) in a later one. Each time the
+    // device's first retry is refused and the next one waits until the cloud runs again on the
+    // same database, with a message queued meanwhile.
+    const stops: { atBatch: number; signal: NodeJS.Signals }[] = [
+      { atBatch: 2, signal: 'SIGKILL' },
+      { atBatch: 14, signal: 'SIGTERM' },
+    ];
+    let restarted: Promise<void> = Promise.resolve();
+    let restarts = 0;
     try {
       await send(1);
       await send(2);
       proxy.onBatch((n) => {
-        // The second batch of the first sync is on its way: the cloud dies (it may or may not
-        // have committed it). The device's first retry is refused, the next one waits until
-        // the cloud runs again on the same database, with a message queued meanwhile.
-        if (n !== 2 || restarted) return;
+        const stop = stops.find((s) => s.atBatch === n);
+        if (!stop) return;
         proxy.pause(1);
-        restarted = (async () => {
-          await cloud.kill('SIGKILL');
+        restarted = restarted.then(async () => {
+          await cloud.kill(stop.signal);
           cloud = await startCloudProcess(args);
-          await send(3);
+          restarts++;
+          await send(restarts + 2);
           proxy.resume();
-        })();
+        });
       });
       const run = await deviceRun(`${kind}-killed`, proxy, secret);
       await restarted;
-      assert.ok(restarted, 'the cloud was killed');
-      assert.equal(proxy.stats.refused, 1);
+      assert.equal(restarts, 2, 'the cloud was stopped twice in the middle of a sync');
+      assert.equal(proxy.stats.refused, 2);
       await cloud.kill('SIGTERM');
       const store = await openStore(db);
       try {
         const outcome = await verify(store, run.trace, run.stdout, sent);
-        assert.ok(outcome.syncs.failed >= 2, 'the killed sync and the refused retry failed');
+        assert.ok(outcome.syncs.failed >= 4, 'the syncs the cloud died in and the refused retries failed');
         report(t, outcome, proxy, Date.now() - started);
       } finally {
         await store.close();
@@ -373,6 +382,7 @@ function faultSuite(kind: string, newDb: () => NewDb): void {
       }
       assert.equal(events.length, queued[0] + queued[1]);
       assert.equal(cloud.core.counters.duplicates, 0);
+      t.diagnostic(`two runs queued ${queued[0]} + ${queued[1]} non-volatile events; ${events.length} stored, in ${streams.length} streams`);
     } finally {
       await proxy.close();
       await cloud.stop();
