@@ -212,7 +212,7 @@ function report(t: { diagnostic(m: string): void }, o: Outcome, proxy: FaultProx
     `queued ${o.queued} non-volatile events, ${o.events} stored; ${o.messages} messages; ${o.resets} power cuts; ` +
       `syncs ${o.syncs.ok} ok, ${o.syncs.failed} failed; proxy: ${s.connections} connections, ${s.refused} refused, ` +
       `${s.batches} batches, ${s.events} events, ${s.retransmitted} retransmitted, ${s.duplicated} duplicated, ` +
-      `${s.reordered} reordered, ${s.cuts} cut before the ack; ${ms} ms`,
+      `${s.reordered} reordered, ${s.cuts} cut before the ack, ${s.messageCuts} before a message frame, ${s.messageIds.length - new Set(s.messageIds).size} messages sent again; ${ms} ms`,
   );
 }
 
@@ -309,18 +309,25 @@ function faultSuite(kind: string, newDb: () => NewDb): void {
       'cut',
       async ({ proxy, secret, send }) => {
         await send(1);
-        // Two syncs in a row lose the link at their first acknowledgement; one in the second
-        // round of syncs too, with a message queued while the batch is in flight.
-        proxy.cutAtAck(2);
-        let armed = false;
-        proxy.onBatch(async (n) => {
-          if (n > 12 && !armed) {
-            armed = true;
+        // The first sync loses the link as its message frame arrives (message 1 is sent again at
+        // the next sync start); the next two attempts at their first acknowledgement; the fifth
+        // connection (the sync after the first that went through) too, with a message queued
+        // while its batches are in flight.
+        proxy.cutAtMessages(1);
+        let armed = 0;
+        proxy.onBatch(async () => {
+          if (armed === 0 && proxy.stats.messageCuts === 1) {
+            armed = 1;
+            proxy.cutAtAck(2);
+          } else if (armed === 1 && proxy.stats.connections === 5) {
+            // The first batch of the sync after the first one that went through.
+            armed = 2;
             proxy.cutAtAck(1);
             await send(2);
           }
         });
         const run = await deviceRun(`${kind}-cut`, proxy, secret);
+        assert.equal(proxy.stats.messageCuts, 1);
         assert.equal(proxy.stats.cuts, 3);
         assert.ok(proxy.stats.retransmitted > 0, 'the batches cut off were sent again');
         return run;

@@ -4,7 +4,8 @@
 // device's sync what a bad network or a dying cloud does:
 //
 // - cut: drops the connection when the cloud's acknowledgement of a batch arrives, so the batch
-//   is committed in the store and the device never hears of it;
+//   is committed in the store and the device never hears of it; or when a message frame with
+//   messages arrives, so the device never gets them;
 // - duplicate: sends the device's next batch PUBLISH to the broker twice (the second marked DUP,
 //   its PUBACK kept from the device, which never sent it);
 // - reorder: holds the device's next batch and delivers it right after the one that follows it;
@@ -37,6 +38,8 @@ export interface FaultProxyStats {
   releasedAlone: number;
   /** Connections dropped between a batch's commit and its acknowledgement. */
   cuts: number;
+  /** Connections dropped before a message frame reached the device. */
+  messageCuts: number;
   /** Batch acknowledgements forwarded to the device. */
   acks: number;
   /** Message ids in message frames forwarded to the device, in order (a redelivery repeats). */
@@ -46,8 +49,10 @@ export interface FaultProxyStats {
 export interface FaultProxy {
   url: string;
   readonly stats: FaultProxyStats;
-  /** Drop the connection at the next `count` batch acknowledgements (one per connection). */
+  /** Drop the connection at each of the next `count` batch acknowledgements. */
   cutAtAck(count?: number): void;
+  /** Drop the connection at each of the next `count` message frames that carry messages. */
+  cutAtMessages(count?: number): void;
   /** Send the next `count` upload batches twice. */
   duplicate(count?: number): void;
   /** Hold the next `count` upload batches, each until the next batch has gone (or holdMs). */
@@ -88,11 +93,13 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
     reordered: 0,
     releasedAlone: 0,
     cuts: 0,
+    messageCuts: 0,
     acks: 0,
     messageIds: [],
   };
   const seen = new Set<string>(); // `${stream}:${seq}` of every event forwarded
   let cutsArmed = 0;
+  let messageCutsArmed = 0;
   let duplicatesArmed = 0;
   let reordersArmed = 0;
   let reorderHoldMs = 300;
@@ -162,7 +169,6 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
     };
     let held: { packet: IPublishPacket; timer: NodeJS.Timeout } | undefined;
     const swallowPuback = new Set<number>();
-    let cutHere = false; // this connection drops at the next acknowledgement
 
     const forwardBatch = async (p: IPublishPacket): Promise<void> => {
       countBatch(p);
@@ -184,10 +190,6 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
       if (p.cmd !== 'publish' || t?.kind !== 'u') {
         toCloud(p);
         return;
-      }
-      if (cutsArmed > 0 && !cutHere) {
-        cutsArmed--;
-        cutHere = true;
       }
       if (held) {
         // The held batch goes after this one: the broker sees them swapped.
@@ -230,18 +232,27 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
       if (p.cmd === 'publish') {
         const t = parseTopic(p.topic);
         if (t?.kind === 'a') {
-          if (cutHere) {
+          if (cutsArmed > 0) {
+            cutsArmed--;
             stats.cuts++;
             close();
             return;
           }
           stats.acks++;
         } else if (t?.kind === 'm') {
+          let ids: number[] = [];
           try {
-            for (const m of decodeMessageFrame(p.payload as Buffer).messages) stats.messageIds.push(m.id);
+            ids = decodeMessageFrame(p.payload as Buffer).messages.map((m) => m.id);
           } catch {
             // Not ours to judge: the device reports a frame it cannot decode.
           }
+          if (ids.length > 0 && messageCutsArmed > 0) {
+            messageCutsArmed--;
+            stats.messageCuts++;
+            close();
+            return;
+          }
+          stats.messageIds.push(...ids);
         }
       }
       toDevice(p);
@@ -283,6 +294,9 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
     stats,
     cutAtAck(count = 1) {
       cutsArmed += count;
+    },
+    cutAtMessages(count = 1) {
+      messageCutsArmed += count;
     },
     duplicate(count = 1) {
       duplicatesArmed += count;
