@@ -147,9 +147,11 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
     }
     let cloud: net.Socket | undefined;
     let closed = false;
+    let held: { packet: IPublishPacket; timer: NodeJS.Timeout } | undefined;
     const close = (): void => {
       if (closed) return;
       closed = true;
+      if (held) clearTimeout(held.timer); // a batch held back dies with its connection
       device.destroy();
       cloud?.destroy();
       sockets.delete(device);
@@ -167,7 +169,6 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
     const toDevice = (p: Packet): void => {
       if (!closed) device.write(mqttPacket.generate(p, { protocolVersion: 4 }));
     };
-    let held: { packet: IPublishPacket; timer: NodeJS.Timeout } | undefined;
     const swallowPuback = new Set<number>();
 
     const forwardBatch = async (p: IPublishPacket): Promise<void> => {
