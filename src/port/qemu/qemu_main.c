@@ -9,6 +9,11 @@
  *
  *   beacon-qemu [--for MS] [--utc MS | --no-utc] [--world SCRIPT] [--trace FILE] [--verbose]
  *               [--heap BYTES] app.bapp
+ *   beacon-qemu --listen [...] [app.bapp]
+ *
+ * With --listen the device runs until QEMU is ended, taking apps over SMP on UART0 (run QEMU with
+ * -serial pty and `beacon upload --device serial:/dev/pts/N`; qemu_listen.h); stdout is then its
+ * console, flushed line by line, and no figures are printed.
  *
  * Output is the simulator's: print() on stdout, the runtime's messages on stderr, the trace
  * (--trace) to a host file. After the run the image adds its figures on stderr, one a line:
@@ -26,12 +31,14 @@
 
 #include "engine.h"
 #include "qemu_flash.h"
+#include "qemu_listen.h"
 #include "qemu_port.h"
 #include "world.h"
 #include "world_script.h"
 
 #define USAGE "usage: beacon-qemu [--for MS] [--utc MS | --no-utc] [--world SCRIPT] [--trace FILE] " \
-	      "[--verbose] [--heap BYTES] app.bapp"
+	      "[--verbose] [--heap BYTES] app.bapp\n" \
+	      "       beacon-qemu --listen [--utc MS | --no-utc] [--world SCRIPT] [--trace FILE] [app.bapp]"
 
 /* Without --utc the world starts at this UTC (the simulator takes the host's clock, which a bare
  * core has not: the CLI always passes --utc). 2026-01-01T00:00:00Z. */
@@ -39,7 +46,7 @@
 
 typedef struct {
 	uint64_t for_ms;
-	bool synced, verbose;
+	bool synced, verbose, listen;
 	uint64_t heap;
 	int64_t utc;
 	bool utc_given;
@@ -49,6 +56,7 @@ typedef struct {
 
 typedef struct {
 	FILE *trace;
+	bool live; /* --listen: a reader follows stdout and the trace while the device runs */
 	uint64_t first_line; /* instructions at the app's first printed line, 0: none yet */
 } qemu_io_t;
 
@@ -89,6 +97,8 @@ static int parse_options(int argc, char **argv, options_t *o)
 			o->utc_given = true;
 		} else if (strcmp(argv[i], "--no-utc") == 0) {
 			o->synced = false;
+		} else if (strcmp(argv[i], "--listen") == 0) {
+			o->listen = true;
 		} else if (strcmp(argv[i], "--verbose") == 0) {
 			o->verbose = true;
 		} else if (strcmp(argv[i], "--heap") == 0 && i + 1 < argc) {
@@ -117,7 +127,7 @@ static int parse_options(int argc, char **argv, options_t *o)
 			return usage("one package only: the emulated board is one device");
 		}
 	}
-	if (o->package == NULL && o->bench_records == 0) {
+	if (o->package == NULL && o->bench_records == 0 && !o->listen) {
 		return usage("no package given");
 	}
 	return 0;
@@ -167,6 +177,9 @@ static void print_line(void *ctx, const char *device, bool several, const char *
 	}
 	fwrite(text, 1, len, stdout);
 	fputc('\n', stdout);
+	if (io->live) {
+		fflush(stdout);
+	}
 }
 
 static void log_line(void *ctx, const char *device, bool several, hal_log_level_t level,
@@ -184,6 +197,9 @@ static void trace_line(void *ctx, const char *json, size_t len)
 	qemu_io_t *io = ctx;
 	fwrite(json, 1, len, io->trace);
 	fputc('\n', io->trace);
+	if (io->live) {
+		fflush(io->trace);
+	}
 }
 
 static void verbose_line(void *ctx, const char *text)
@@ -259,23 +275,29 @@ int main(int argc, char **argv)
 	}
 
 	/* The package goes into the app slot first; the device runs it from flash. */
-	FILE *package = fopen(o.package, "rb");
-	if (package == NULL) {
-		fprintf(stderr, "beacon-qemu: cannot read %s: %s\n", o.package, strerror(errno));
-		return 1;
-	}
-	char msg[200];
 	const uint8_t *slot = NULL;
 	size_t slot_len = 0;
-	int flashed = qemu_app_slot_flash_file(package, msg, sizeof(msg));
-	fclose(package);
-	if (flashed != 0 || qemu_app_slot_get(&slot, &slot_len) != 0) {
-		fflush(stdout);
-		fprintf(stderr, "beacon-qemu: %s: %s\n", o.package, msg);
-		return 1;
+	if (o.package != NULL) {
+		FILE *package = fopen(o.package, "rb");
+		if (package == NULL) {
+			fprintf(stderr, "beacon-qemu: cannot read %s: %s\n", o.package, strerror(errno));
+			return 1;
+		}
+		char msg[200];
+		int flashed = qemu_app_slot_flash_file(package, msg, sizeof(msg));
+		fclose(package);
+		if (flashed != 0 || qemu_app_slot_get(&slot, &slot_len) != 0) {
+			fflush(stdout);
+			fprintf(stderr, "beacon-qemu: %s: %s\n", o.package, msg);
+			/* A listening device waits for a good package instead, as the simulator's. */
+			if (!o.listen) {
+				return 1;
+			}
+			slot = NULL;
+		}
 	}
 
-	qemu_io_t qio = {0};
+	qemu_io_t qio = {.live = o.listen};
 	if (o.trace_path != NULL) {
 		qio.trace = fopen(o.trace_path, "w");
 		if (qio.trace == NULL) {
@@ -311,10 +333,13 @@ int main(int argc, char **argv)
 			world.devices[0].utc_synced = false;
 		}
 	}
-	world_device_package(&world, 0, slot, slot_len);
 	if (o.heap != 0) {
 		world.devices[0].rt.engine_config.heap_size = (size_t)o.heap;
 	}
+	if (o.listen) {
+		qemu_listen(&world, o.package, slot, slot_len);
+	}
+	world_device_package(&world, 0, slot, slot_len);
 
 	uint32_t failed = world_start(&world);
 	if (failed > 0 && world.devices[0].failure[0]) {
