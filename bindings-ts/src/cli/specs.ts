@@ -53,6 +53,7 @@ export const runSpec: CommandSpec = {
     { name: 'utc', value: '<time>', help: 'UTC time the simulated clock starts at: ISO 8601 (2024-05-01T12:00:00Z) or milliseconds since 1970' },
     { name: 'trust', value: '<key.pub>', repeatable: true, help: 'run as a device that trusts this signing key: only packages signed with a trusted key run' },
     { name: 'target', value: '<sim|qemu>', help: 'sim (default): the host simulator; qemu: the firmware image on an emulated Cortex-M4 (qemu-system-arm, one device), which adds its figures on stderr' },
+    { name: 'board', value: '<mps2-an386|mps2-an505>', help: "with --target qemu: the emulated board, the nRF52840's Cortex-M4F (mps2-an386, default) or the nRF9160's Cortex-M33 (mps2-an505)" },
   ],
   details:
     'Intervals are a number, an optional space and a unit: ms; s, sec, secs; m, min, mins; h, hour, hours; d, day, days; w, week, weeks. A bare number is milliseconds.\n' +

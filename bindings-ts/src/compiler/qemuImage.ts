@@ -6,6 +6,7 @@ import { Engine, HostToolsError, repoRoot, runCaptured, withBuildLock } from './
 
 /** Boards the image is built for: the nRF52840's core (Cortex-M4F) and the nRF9160's (M33). */
 export type QemuBoard = 'mps2-an386' | 'mps2-an505';
+export const QEMU_BOARDS: readonly QemuBoard[] = ['mps2-an386', 'mps2-an505'];
 export const DEFAULT_QEMU_BOARD: QemuBoard = 'mps2-an386';
 const CPU: Record<QemuBoard, string> = { 'mps2-an386': 'cortex-m4', 'mps2-an505': 'cortex-m33' };
 

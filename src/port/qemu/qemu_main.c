@@ -33,6 +33,7 @@
 #include "qemu_flash.h"
 #include "qemu_listen.h"
 #include "qemu_port.h"
+#include "qemu_profile.h"
 #include "world.h"
 #include "world_script.h"
 
@@ -377,6 +378,17 @@ int main(int argc, char **argv)
 	}
 	figure("instructions.first_line", qio.first_line, "instructions");
 	figure("instructions.run", run_end, "instructions");
+	const qemu_boot_profile_t *boot = qemu_boot_profile();
+	if (boot->engine_create != 0) {
+		figure("instructions.boot.before_engine", boot->first_call_at, "instructions");
+		figure("instructions.boot.engine_create", boot->engine_create, "instructions");
+		if (boot->duk_heap != 0) {
+			figure("instructions.boot.engine_create.duk_heap", boot->duk_heap, "instructions");
+			figure("instructions.boot.engine_create.promise", boot->duk_promise, "instructions");
+		}
+		figure("instructions.boot.api_install", boot->api_install, "instructions");
+		figure("instructions.boot.package_run", boot->package_run, "instructions");
+	}
 	figure("js_heap.peak", mem.peak, "bytes");
 	figure("js_heap.total", mem.total, "bytes");
 	figure("malloc.peak", qemu_malloc_peak(), "bytes");
