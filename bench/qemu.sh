@@ -136,7 +136,8 @@ JS
 
 	# The upload over the emulated UART: the asset tracker's package into a listening image.
 	pkg="$work/$engine-tracker.bapp"
-	node bindings-ts/bin/beacon.js build examples/asset-tracker.ts --engine "$engine" -o "$pkg" >/dev/null 2>&1
+	node bindings-ts/bin/beacon.js build examples/asset-tracker.ts --engine "$engine" -o "$pkg" >/dev/null 2>"$work/build.log" ||
+		{ cat "$work/build.log" >&2; exit 1; }
 	qemu-system-arm -machine "$BOARD" -cpu "$CPU" -nographic -monitor none -serial pty -icount shift=0 \
 		-semihosting-config "enable=on,target=native,arg=beacon-qemu,arg=--listen,arg=--utc,arg=$UTC" \
 		-kernel "build/qemu-$engine$SUFFIX/beacon-qemu.elf" >"$work/listen.out" 2>&1 &

@@ -119,15 +119,7 @@ for (const { board, only, engines: boardEngines } of boards) for (const { name: 
     for (const app of apps.filter((a) => only === undefined || only.has(path.basename(a.file)))) {
       const name = path.basename(app.file);
       const several = app.devices > 1 ? 'the scenario has several devices; the emulated board is one' : false;
-      const source = fs.readFileSync(app.file, 'utf8');
-      // Not yet on the emulated image (docs/budget.md): the image takes no --cloud option, and
-      // nfc-009's end of run traces the tag's message once where the simulator traces it twice.
-      const notYet = /^\/\/ run:.*--cloud/m.test(source)
-        ? 'the emulated image has no --cloud option yet'
-        : name === 'nfc-009.ts'
-          ? "the end of the run traces the tag's message once on the image, twice on the simulator"
-          : false;
-      runs.push(t.test(name, { skip: several || notYet }, async () => {
+      runs.push(t.test(name, { skip: several }, async () => {
         const base = path.join(tempDir, `${engine}-${board}-${name}`);
         const built = await beacon(['build', app.file, '--engine', engine, ...app.buildArgs, '-o', `${base}.bapp`]);
         assert.equal(built.status, 0, `build failed:\n${built.stderr}`);

@@ -8,7 +8,7 @@
  *     -kernel beacon-qemu.elf
  *
  *   beacon-qemu [--for MS] [--utc MS | --no-utc] [--world SCRIPT] [--trace FILE] [--verbose]
- *               [--heap BYTES] app.bapp
+ *               [--heap BYTES] [--cloud loopback|none] app.bapp
  *   beacon-qemu --listen [...] [app.bapp]
  *
  * With --listen the device runs until QEMU is ended, taking apps over SMP on UART0 (run QEMU with
@@ -35,10 +35,11 @@
 #include "qemu_port.h"
 #include "qemu_profile.h"
 #include "world.h"
+#include "world_cloud.h"
 #include "world_script.h"
 
 #define USAGE "usage: beacon-qemu [--for MS] [--utc MS | --no-utc] [--world SCRIPT] [--trace FILE] " \
-	      "[--verbose] [--heap BYTES] app.bapp\n" \
+	      "[--verbose] [--heap BYTES] [--cloud loopback|none] app.bapp\n" \
 	      "       beacon-qemu --listen [--utc MS | --no-utc] [--world SCRIPT] [--trace FILE] [app.bapp]"
 
 /* Without --utc the world starts at this UTC (the simulator takes the host's clock, which a bare
@@ -53,6 +54,7 @@ typedef struct {
 	bool utc_given;
 	const char *world_path, *trace_path, *package;
 	uint64_t bench_records; /* --bench-records N: measure the record store, run no app */
+	int cloud;              /* world_cloud_mode_t: loopback (the default) or none */
 } options_t;
 
 typedef struct {
@@ -114,6 +116,18 @@ static int parse_options(int argc, char **argv, options_t *o)
 			if (!parse_u64(argv[++i], &o->bench_records) || o->bench_records == 0 ||
 			    o->bench_records > 1000) {
 				return usage("--bench-records takes a count from 1 to 1000");
+			}
+		} else if (strcmp(argv[i], "--cloud") == 0 && i + 1 < argc) {
+			/* The world's own loopback cloud, or none (every sync fails); a real broker
+			 * needs a network the emulated board has not. */
+			const char *mode = argv[++i];
+			if (strcmp(mode, "loopback") == 0) {
+				o->cloud = WORLD_CLOUD_LOOPBACK;
+			} else if (strcmp(mode, "none") == 0) {
+				o->cloud = WORLD_CLOUD_NONE;
+			} else {
+				return usage("--cloud takes loopback or none on the emulated board (no network "
+					     "for mqtt://)");
 			}
 		} else if (strcmp(argv[i], "--realtime") == 0) {
 			return usage("--realtime: the emulated core runs in virtual time only");
@@ -321,6 +335,7 @@ int main(int argc, char **argv)
 	}
 	world.utc_at_start = o.utc;
 	world.devices[0].utc_synced = o.synced;
+	world_cloud_set_mode(&world, (world_cloud_mode_t)o.cloud);
 	if (script != NULL) {
 		char err[256];
 		if (world_script_load(&world, script, script_len, err, sizeof(err)) != 0) {
@@ -395,6 +410,9 @@ int main(int argc, char **argv)
 	figure("stack.peak", qemu_stack_depth(), "bytes");
 	figure("stack.size", qemu_stack_size(), "bytes");
 	fflush(stderr);
+	/* The app's teardown, as the simulator's at the end of a run: what it traces (an NFC tag's
+	 * message withdrawn, say) belongs to the run's trace. */
+	world_free(&world);
 	if (qio.trace) {
 		fclose(qio.trace);
 	}
