@@ -187,3 +187,15 @@ for (const board of ['mps2-an386', 'mps2-an505'] as QemuBoard[]) {
     }
   });
 }
+
+test('beacon sim --listen --target qemu: the host simulator\'s options are usage errors', async () => {
+  const flash = await cli(['sim', '--listen', '--target', 'qemu', '--flash', tmpRoot]);
+  assert.equal(flash.code, 2);
+  assert.match(flash.err, /--target qemu serves SMP on the emulated UART only: --flash is the host simulator's/);
+  const board = await cli(['sim', '--listen', '--board', 'mps2-an505']);
+  assert.equal(board.code, 2);
+  assert.match(board.err, /--board: only with --target qemu/);
+  const unknown = await cli(['sim', '--listen', '--target', 'qemu', '--board', 'mps2-an521']);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.err, /--board: 'mps2-an521' is not one of mps2-an386, mps2-an505/);
+});

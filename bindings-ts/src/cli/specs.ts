@@ -160,6 +160,8 @@ export const simSpec: CommandSpec = {
     { name: 'utc', value: '<time>', help: 'UTC time the device clock starts at (ISO 8601 or ms since 1970; default now)' },
     { name: 'control', help: 'read commands on stdin: input [+MS] <input...>, advance MS, sync, quit; end at EOF' },
     { name: 'virtual', help: 'with --control: device time stands still until advanced' },
+    { name: 'target', value: '<sim|qemu>', help: 'sim (default): the host simulator; qemu: the firmware image on an emulated core (qemu-system-arm), serving SMP on its UART behind a pseudo-terminal only (no UDP, --flash, --trust, --heap or --control)' },
+    { name: 'board', value: '<mps2-an386|mps2-an505>', help: "with --target qemu: the nRF52840's Cortex-M4F (default) or the nRF9160's Cortex-M33" },
     apiOption,
     { ...engineOption, help: 'engine of the device (default duktape; for a package, the engine it was built for)' },
   ],

@@ -19,6 +19,10 @@ export interface StartQemuListenOptions {
   trace?: string;
   /** Lines of QEMU's stdout before "ready" (its pseudo-terminal) and the console after it. */
   onLine?: (line: string) => void;
+  /** What the image writes on stderr (installs, refusals), as it comes. */
+  onStderr?: (text: string) => void;
+  /** QEMU ended. */
+  onExit?: () => void;
 }
 
 /** Image arguments of a listening device. */
@@ -36,7 +40,10 @@ export async function startQemuListen(o: StartQemuListenOptions): Promise<Listen
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';
-  proc.stderr!.on('data', (b: Buffer) => (err += b.toString()));
+  proc.stderr!.on('data', (b: Buffer) => {
+    err += b.toString();
+    o.onStderr?.(b.toString());
+  });
   const consoleLines = new ConsoleLines();
   const lines = readline.createInterface({ input: proc.stdout! });
   let pty: string | undefined;
@@ -56,6 +63,7 @@ export async function startQemuListen(o: StartQemuListenOptions): Promise<Listen
       }
     });
     proc.on('exit', (code, signal) => {
+      o.onExit?.();
       consoleLines.close(`qemu-system-arm ended (${signal ?? `status ${code}`})`);
       if (!ready) reject(new Error(`the image did not start listening (${signal ?? `status ${code}`}): ${err.trim()}`));
     });
