@@ -19,7 +19,8 @@ typedef struct {
 	uint64_t package_run;   /* eng_run_bytecode: load and run the top level */
 	uint64_t first_call_at; /* instructions since reset when eng_create was first called */
 	/* Duktape only, inside engine_create: duk_create_heap (the heap and its built-ins, built in
-	 * RAM at each start), and the runtime's Promise (promise.js compiled and run). */
+	 * RAM at each start), and the runtime's Promise (promise.js: its bytecode loaded, or the
+	 * source compiled while promise.bytecode.h is stale, then run). */
 	uint64_t duk_heap;
 	uint64_t duk_promise;
 } qemu_boot_profile_t;
