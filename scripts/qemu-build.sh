@@ -10,6 +10,8 @@
 #
 # Usage: scripts/qemu-build.sh [duktape|jerryscript]...   (default: duktape, and jerryscript when
 # JERRYSCRIPT_DIR is set). Build directories: build/qemu-<engine> (BEACON_QEMU_BUILD: their root).
+# BEACON_QEMU_BOARD=mps2-an505 builds for the nRF9160's Cortex-M33 instead (its budget; build
+# directory build/qemu-<engine>-mps2-an505; figures named qemu.<engine>.mps2-an505.*).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_ROOT="${BEACON_QEMU_BUILD:-$ROOT/build}"
@@ -18,16 +20,20 @@ if [ ${#engines[@]} -eq 0 ]; then
 	engines=(duktape)
 	[ -n "${JERRYSCRIPT_DIR:-}" ] && engines+=(jerryscript)
 fi
+board="${BEACON_QEMU_BOARD:-mps2-an386}"
+suffix=""
+[ "$board" = mps2-an386 ] || suffix="-$board"
 for engine in "${engines[@]}"; do
-	dir="$BUILD_ROOT/qemu-$engine"
+	dir="$BUILD_ROOT/qemu-$engine$suffix"
 	if [ ! -f "$dir/Makefile" ] && [ ! -f "$dir/build.ninja" ]; then
 		cmake -S "$ROOT/src/port/qemu" -B "$dir" -DCMAKE_TOOLCHAIN_FILE="$ROOT/src/port/qemu/toolchain-arm.cmake" \
-			-DBEACON_ENGINE="$engine" ${JERRYSCRIPT_DIR:+-DJERRYSCRIPT_DIR="$JERRYSCRIPT_DIR"} >/dev/null
+			-DBEACON_ENGINE="$engine" -DBEACON_QEMU_BOARD="$board" \
+			${JERRYSCRIPT_DIR:+-DJERRYSCRIPT_DIR="$JERRYSCRIPT_DIR"} >/dev/null
 	fi
 	if ! cmake --build "$dir" -j2 >"$dir/build.log" 2>&1; then
 		grep -E "error|overflow|undefined" "$dir/build.log" | head -20 >&2
-		echo "qemu-build: the $engine image does not build (over budget, if a region overflowed)" >&2
+		echo "qemu-build: the $engine image for $board does not build (over budget, if a region overflowed)" >&2
 		exit 1
 	fi
-	python3 "$ROOT/scripts/qemu-sizes.py" "$engine" "$dir/beacon-qemu.map" "$dir/budget.txt"
+	python3 "$ROOT/scripts/qemu-sizes.py" "$engine${suffix:+.$board}" "$dir/beacon-qemu.map" "$dir/budget.txt"
 done

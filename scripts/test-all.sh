@@ -35,6 +35,9 @@ npx tsc -p bindings-ts/studio
 step "Firmware image on QEMU's Cortex-M4: linked within the flash and RAM budget"
 bash scripts/qemu-build.sh
 
+step "Firmware image on QEMU's Cortex-M33 (mps2-an505, the nRF9160's core): linked within its budget"
+BEACON_QEMU_BOARD=mps2-an505 bash scripts/qemu-build.sh duktape
+
 step "TypeScript: codegen, compiler, CLI, micro-apps on the simulator and on the emulated core, the studio in chromium"
 if [ -z "${JERRYSCRIPT_DIR:-}" ]; then
   echo "note: JERRYSCRIPT_DIR is not set: JerryScript tests are skipped (Duktape runs them all)"

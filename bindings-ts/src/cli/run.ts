@@ -1,11 +1,12 @@
 // `beacon run [<app.ts|app.js|app.bapp>...] [--world scenario.json] [--trace FILE] [--verbose]
 //  [--heap N] [--flash DIR] [--for I] [--api V] [--engine E] [--realtime] [--utc T] [--trust key.pub]...
-//  [--cloud loopback|none|mqtt://HOST:PORT [--cloud-secret S]] [--target sim|qemu]`
+//  [--cloud loopback|none|mqtt://HOST:PORT [--cloud-secret S]] [--target sim|qemu [--board B]]`
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { PackageMap } from '../compiler';
+import type { QemuBoard } from '../compiler/qemuImage';
 import { flagOption, listOption, ParsedArgs, stringOption, UsageError } from './args';
 import { apiOption, engineOption, existingFile, isSource, printDiagnostics, reportFailure } from './common';
 import { parseInterval, parseUtc } from './interval';
@@ -180,6 +181,13 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     throw new UsageError(`--target: '${targetText}' is not one of ${RUN_TARGETS.join(', ')}`);
   }
   const target = targetText as RunTarget;
+  const { QEMU_BOARDS, DEFAULT_QEMU_BOARD } = await import('../compiler/qemuImage');
+  const boardText = stringOption(args, 'board');
+  if (boardText !== undefined && target !== 'qemu') throw new UsageError('--board: only with --target qemu');
+  if (boardText !== undefined && !(QEMU_BOARDS as readonly string[]).includes(boardText)) {
+    throw new UsageError(`--board: '${boardText}' is not one of ${QEMU_BOARDS.join(', ')}`);
+  }
+  const board = (boardText ?? DEFAULT_QEMU_BOARD) as QemuBoard;
   if (target === 'qemu') {
     if (sim.realtime) throw new UsageError('--realtime: the emulated core runs in virtual time only');
     if (sim.trust !== undefined) throw new UsageError('--trust: the emulated image cannot verify signatures (it has no Ed25519)');
@@ -265,7 +273,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     // It has no clock of the host's, so the UTC the simulator would take from it is passed.
     if (target === 'qemu' && sim.utcMs === undefined) sim.utcMs = Date.now();
     const [simTool] = target === 'qemu'
-      ? [await (await import('../compiler/qemuImage')).ensureQemuImage(engine, undefined, {
+      ? [await (await import('../compiler/qemuImage')).ensureQemuImage(engine, board, {
           onNote: (line) => io.err(`beacon: ${line}\n`),
         })]
       : await compiler.ensureHostTools(['beacon-sim'], engine, {
@@ -282,7 +290,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     const pkgArgs = script !== undefined && distinct === 1 ? [packages.get(apps[0])!] : apps.map((a) => packages.get(a)!);
     if (target === 'qemu') {
       const { qemuArgs } = await import('../compiler/qemuImage');
-      return await runSimulator('qemu-system-arm', qemuArgs(simTool, simArgs(pkgArgs.map((p) => path.resolve(p)), sim)), stderr);
+      return await runSimulator('qemu-system-arm', qemuArgs(simTool, simArgs(pkgArgs.map((p) => path.resolve(p)), sim), board), stderr);
     }
     return await runSimulator(simTool, simArgs(pkgArgs, sim), stderr);
   } catch (err) {

@@ -13,6 +13,7 @@ import { flagOption, listOption, ParsedArgs, stringOption, UsageError } from './
 import { apiOption, engineOption, existingFile, isSource, printDiagnostics, reportFailure } from './common';
 import { parseUtc } from './interval';
 import { CliIo } from './io';
+import type { QemuBoard } from '../compiler/qemuImage';
 import { parseHeap } from './run';
 
 export interface ListenOptions {
@@ -91,6 +92,23 @@ export async function simCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   if (flagOption(args, 'virtual')) o.virtual = true;
   if (flagOption(args, 'control')) o.control = true;
   if (o.virtual && !o.control) throw new UsageError('--virtual needs --control: nothing else can advance the time');
+  // --target qemu: the firmware image on an emulated core serves SMP on its UART, which QEMU puts
+  // behind a pseudo-terminal; the host simulator's other transports and options are not there.
+  const target = stringOption(args, 'target') ?? 'sim';
+  if (target !== 'sim' && target !== 'qemu') throw new UsageError(`--target: '${target}' is not one of sim, qemu`);
+  const { QEMU_BOARDS, DEFAULT_QEMU_BOARD } = await import('../compiler/qemuImage');
+  const board = stringOption(args, 'board');
+  if (board !== undefined && target !== 'qemu') throw new UsageError('--board: only with --target qemu');
+  if (board !== undefined && !(QEMU_BOARDS as readonly string[]).includes(board)) {
+    throw new UsageError(`--board: '${board}' is not one of ${QEMU_BOARDS.join(', ')}`);
+  }
+  if (target === 'qemu') {
+    const unsupported = ['port', 'no-udp', 'no-pty', 'baud', 'flash', 'trust', 'heap', 'control', 'virtual']
+      .filter((name) => stringOption(args, name) !== undefined || flagOption(args, name) || listOption(args, name).length > 0);
+    if (unsupported.length > 0) {
+      throw new UsageError(`--target qemu serves SMP on the emulated UART only: --${unsupported[0]} is the host simulator's`);
+    }
+  }
 
   const input = args.positionals[0] === undefined ? undefined : existingFile(args.positionals[0]);
   if (input !== undefined && !isSource(input) && !input.endsWith('.bapp')) {
@@ -117,6 +135,30 @@ export async function simCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       // refuses it, as a device of that engine would).
       const header = compiler.readPackageHeader(fs.readFileSync(input));
       if (typeof header !== 'string') engine = header.engine;
+    }
+    if (target === 'qemu') {
+      const { startQemuListen } = await import('../testing/qemuListen');
+      const { qemuPtyOf } = await import('../compiler/qemuImage');
+      return await new Promise<number>((resolve, reject) => {
+        startQemuListen({
+          engine: engine ?? compiler.DEFAULT_ENGINE,
+          board: (board ?? DEFAULT_QEMU_BOARD) as QemuBoard,
+          pkg: pkg === undefined ? undefined : path.resolve(pkg),
+          utcMs: o.utcMs,
+          trace: o.trace,
+          // QEMU names the pseudo-terminal in its own words: said as the host simulator says it.
+          onLine: (line) => {
+            const pty = qemuPtyOf(line);
+            io.out(pty !== undefined ? `pty: ${pty}\n` : `${line}\n`);
+          },
+          onStderr: (text) => io.err(text),
+          onExit: () => resolve(0),
+        }).then((device) => {
+          const stop = (): void => void device.stop();
+          process.once('SIGINT', stop);
+          process.once('SIGTERM', stop);
+        }, reject);
+      });
     }
     const [simTool] = await compiler.ensureHostTools(['beacon-sim'], engine ?? compiler.DEFAULT_ENGINE, {
       onNote: (line) => io.err(`beacon: ${line}\n`),

@@ -53,6 +53,7 @@ export const runSpec: CommandSpec = {
     { name: 'utc', value: '<time>', help: 'UTC time the simulated clock starts at: ISO 8601 (2024-05-01T12:00:00Z) or milliseconds since 1970' },
     { name: 'trust', value: '<key.pub>', repeatable: true, help: 'run as a device that trusts this signing key: only packages signed with a trusted key run' },
     { name: 'target', value: '<sim|qemu>', help: 'sim (default): the host simulator; qemu: the firmware image on an emulated Cortex-M4 (qemu-system-arm, one device), which adds its figures on stderr' },
+    { name: 'board', value: '<mps2-an386|mps2-an505>', help: "with --target qemu: the emulated board, the nRF52840's Cortex-M4F (mps2-an386, default) or the nRF9160's Cortex-M33 (mps2-an505)" },
   ],
   details:
     'Intervals are a number, an optional space and a unit: ms; s, sec, secs; m, min, mins; h, hour, hours; d, day, days; w, week, weeks. A bare number is milliseconds.\n' +
@@ -159,6 +160,8 @@ export const simSpec: CommandSpec = {
     { name: 'utc', value: '<time>', help: 'UTC time the device clock starts at (ISO 8601 or ms since 1970; default now)' },
     { name: 'control', help: 'read commands on stdin: input [+MS] <input...>, advance MS, sync, quit; end at EOF' },
     { name: 'virtual', help: 'with --control: device time stands still until advanced' },
+    { name: 'target', value: '<sim|qemu>', help: 'sim (default): the host simulator; qemu: the firmware image on an emulated core (qemu-system-arm), serving SMP on its UART behind a pseudo-terminal only (no UDP, --flash, --trust, --heap or --control)' },
+    { name: 'board', value: '<mps2-an386|mps2-an505>', help: "with --target qemu: the nRF52840's Cortex-M4F (default) or the nRF9160's Cortex-M33" },
     apiOption,
     { ...engineOption, help: 'engine of the device (default duktape; for a package, the engine it was built for)' },
   ],

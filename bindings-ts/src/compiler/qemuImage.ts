@@ -6,6 +6,7 @@ import { Engine, HostToolsError, repoRoot, runCaptured, withBuildLock } from './
 
 /** Boards the image is built for: the nRF52840's core (Cortex-M4F) and the nRF9160's (M33). */
 export type QemuBoard = 'mps2-an386' | 'mps2-an505';
+export const QEMU_BOARDS: readonly QemuBoard[] = ['mps2-an386', 'mps2-an505'];
 export const DEFAULT_QEMU_BOARD: QemuBoard = 'mps2-an386';
 const CPU: Record<QemuBoard, string> = { 'mps2-an386': 'cortex-m4', 'mps2-an505': 'cortex-m33' };
 
@@ -57,15 +58,28 @@ export async function ensureQemuImage(
  * qemu-system-arm's arguments to run the image with the given beacon-qemu arguments (paths must
  * be absolute: the image opens them on the host over semihosting). -icount shift=0 makes virtual
  * time one nanosecond per instruction, so runs are deterministic and SysTick counts instructions.
+ * serial 'pty' connects UART0 to a new pseudo-terminal, which QEMU names on its stdout
+ * ("char device redirected to /dev/pts/N (label serial0)"): the image's SMP server
+ * (beacon-qemu --listen) is there.
  */
-export function qemuArgs(elf: string, imageArgs: string[], board: QemuBoard = DEFAULT_QEMU_BOARD): string[] {
+export function qemuArgs(
+  elf: string,
+  imageArgs: string[],
+  board: QemuBoard = DEFAULT_QEMU_BOARD,
+  opts: { serial?: 'none' | 'pty' } = {},
+): string[] {
   // In QEMU's option syntax a comma inside a value is written twice.
   const semihosting = ['enable=on', 'target=native', 'arg=beacon-qemu', ...imageArgs.map((a) => {
     if (/\s/.test(a)) throw new HostToolsError(`'${a}': the emulated image's arguments cannot hold spaces`);
     return `arg=${a.replace(/,/g, ',,')}`;
   })].join(',');
   return [
-    '-machine', board, '-cpu', CPU[board], '-nographic', '-monitor', 'none', '-serial', 'none',
+    '-machine', board, '-cpu', CPU[board], '-nographic', '-monitor', 'none', '-serial', opts.serial ?? 'none',
     '-icount', 'shift=0', '-semihosting-config', semihosting, '-kernel', elf,
   ];
+}
+
+/** The pseudo-terminal QEMU says it connected UART0 to, from one line of its stdout. */
+export function qemuPtyOf(line: string): string | undefined {
+  return /^char device redirected to (\S+) \(label serial0\)/.exec(line)?.[1];
 }

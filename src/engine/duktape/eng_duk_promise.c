@@ -5,6 +5,9 @@
 
 #include "eng_duk.h"
 #include "eng_duk_embedded.h"
+#if ENG_DUK_PROMISE_BYTECODE
+#include "promise.bytecode.h"
+#endif
 
 static void *eng_duk_promise_entry(duk_context *ctx, duk_idx_t ctl, const char *name)
 {
@@ -24,9 +27,16 @@ void eng_duk_promise_setup(duk_context *ctx)
 	duk_idx_t stash = duk_get_top_index(ctx);
 	duk_idx_t ctl;
 
+#if ENG_DUK_PROMISE_BYTECODE
+	/* Made on the host from this promise.js (duktape.cmake checks): no compiler run at start. */
+	void *bc = duk_push_fixed_buffer(ctx, sizeof(eng_duk_promise_bc));
+	memcpy(bc, eng_duk_promise_bc, sizeof(eng_duk_promise_bc));
+	duk_load_function(ctx);
+#else
 	duk_push_lstring(ctx, eng_duk_promise_js, sizeof(eng_duk_promise_js) - 1);
 	duk_push_string(ctx, "promise.js");
 	duk_compile(ctx, DUK_COMPILE_EVAL);
+#endif
 	duk_call(ctx, 0);
 	duk_push_heapptr(ctx, eng_duk->key_promise);
 	duk_push_global_object(ctx);

@@ -67,8 +67,8 @@ static int area_erase(void *ctx, uint32_t page)
 static const hal_flash_ops_t area_ops = {area_read, area_program, area_erase};
 
 /* The port's own state: one board, one set of areas (a device has exactly one). */
-static area_t slot_area, storage_area;
-static hal_flash_t slot_flash, storage_flash;
+static area_t slot_area, storage_area, staging_area;
+static hal_flash_t slot_flash, storage_flash, staging_flash;
 static bool areas_ready;
 
 static void areas_init(void)
@@ -81,6 +81,9 @@ static void areas_init(void)
 	slot_flash = (hal_flash_t){&area_ops, &slot_area, PAGE_SIZE, WRITE_BLOCK, slot_area.size / PAGE_SIZE};
 	storage_flash = (hal_flash_t){&area_ops, &storage_area, PAGE_SIZE, WRITE_BLOCK,
 				      storage_area.size / PAGE_SIZE};
+	staging_area = (area_t){(uint8_t *)(uintptr_t)QEMU_EXT_FLASH_BASE, slot_area.size};
+	staging_flash = (hal_flash_t){&area_ops, &staging_area, PAGE_SIZE, WRITE_BLOCK,
+				      staging_area.size / PAGE_SIZE};
 	areas_ready = true;
 }
 
@@ -174,6 +177,18 @@ int qemu_app_slot_get(const uint8_t **package, size_t *len)
 	*package = slot_area.base + SLOT_HEADER;
 	*len = stored;
 	return 0;
+}
+
+const hal_flash_t *qemu_staging_flash(void)
+{
+	areas_init();
+	return &staging_flash;
+}
+
+const uint8_t *qemu_staging_base(void)
+{
+	areas_init();
+	return staging_area.base;
 }
 
 const hal_flash_t *qemu_storage_flash(void)

@@ -29,6 +29,17 @@ int qemu_app_slot_flash_file(FILE *file, char *msg, size_t msg_cap);
 /* The package in the app slot, in place; -1 when the slot holds none. */
 int qemu_app_slot_get(const uint8_t **package, size_t *len);
 
+/*
+ * The update's staging area (the secondary slot): on the device it is on the board's external
+ * QSPI flash (docs/budget.md), so here it lies outside the device's 1 MB, in the emulated
+ * board's code memory at QEMU_EXT_FLASH_BASE, as large as the app slot. Same page and write rules
+ * as the other areas. Uploads (qemu_listen.h) land here, are verified in place and only then
+ * copied into the app slot, so a refused or cut upload never touches the running app.
+ */
+const hal_flash_t *qemu_staging_flash(void);
+/* The staging area's bytes, memory-mapped (read-only use: write through qemu_staging_flash). */
+const uint8_t *qemu_staging_base(void);
+
 /* The storage area, and the record store mounted on it (formatted when blank); NULL when it
  * cannot be mounted. */
 const hal_flash_t *qemu_storage_flash(void);

@@ -8,7 +8,12 @@
  *     -kernel beacon-qemu.elf
  *
  *   beacon-qemu [--for MS] [--utc MS | --no-utc] [--world SCRIPT] [--trace FILE] [--verbose]
- *               [--heap BYTES] app.bapp
+ *               [--heap BYTES] [--cloud loopback|none] app.bapp
+ *   beacon-qemu --listen [...] [app.bapp]
+ *
+ * With --listen the device runs until QEMU is ended, taking apps over SMP on UART0 (run QEMU with
+ * -serial pty and `beacon upload --device serial:/dev/pts/N`; qemu_listen.h); stdout is then its
+ * console, flushed line by line, and no figures are printed.
  *
  * Output is the simulator's: print() on stdout, the runtime's messages on stderr, the trace
  * (--trace) to a host file. After the run the image adds its figures on stderr, one a line:
@@ -26,12 +31,16 @@
 
 #include "engine.h"
 #include "qemu_flash.h"
+#include "qemu_listen.h"
 #include "qemu_port.h"
+#include "qemu_profile.h"
 #include "world.h"
+#include "world_cloud.h"
 #include "world_script.h"
 
 #define USAGE "usage: beacon-qemu [--for MS] [--utc MS | --no-utc] [--world SCRIPT] [--trace FILE] " \
-	      "[--verbose] [--heap BYTES] app.bapp"
+	      "[--verbose] [--heap BYTES] [--cloud loopback|none] app.bapp\n" \
+	      "       beacon-qemu --listen [--utc MS | --no-utc] [--world SCRIPT] [--trace FILE] [app.bapp]"
 
 /* Without --utc the world starts at this UTC (the simulator takes the host's clock, which a bare
  * core has not: the CLI always passes --utc). 2026-01-01T00:00:00Z. */
@@ -39,16 +48,18 @@
 
 typedef struct {
 	uint64_t for_ms;
-	bool synced, verbose;
+	bool synced, verbose, listen;
 	uint64_t heap;
 	int64_t utc;
 	bool utc_given;
 	const char *world_path, *trace_path, *package;
 	uint64_t bench_records; /* --bench-records N: measure the record store, run no app */
+	int cloud;              /* world_cloud_mode_t: loopback (the default) or none */
 } options_t;
 
 typedef struct {
 	FILE *trace;
+	bool live; /* --listen: a reader follows stdout and the trace while the device runs */
 	uint64_t first_line; /* instructions at the app's first printed line, 0: none yet */
 } qemu_io_t;
 
@@ -89,6 +100,8 @@ static int parse_options(int argc, char **argv, options_t *o)
 			o->utc_given = true;
 		} else if (strcmp(argv[i], "--no-utc") == 0) {
 			o->synced = false;
+		} else if (strcmp(argv[i], "--listen") == 0) {
+			o->listen = true;
 		} else if (strcmp(argv[i], "--verbose") == 0) {
 			o->verbose = true;
 		} else if (strcmp(argv[i], "--heap") == 0 && i + 1 < argc) {
@@ -104,6 +117,18 @@ static int parse_options(int argc, char **argv, options_t *o)
 			    o->bench_records > 1000) {
 				return usage("--bench-records takes a count from 1 to 1000");
 			}
+		} else if (strcmp(argv[i], "--cloud") == 0 && i + 1 < argc) {
+			/* The world's own loopback cloud, or none (every sync fails); a real broker
+			 * needs a network the emulated board has not. */
+			const char *mode = argv[++i];
+			if (strcmp(mode, "loopback") == 0) {
+				o->cloud = WORLD_CLOUD_LOOPBACK;
+			} else if (strcmp(mode, "none") == 0) {
+				o->cloud = WORLD_CLOUD_NONE;
+			} else {
+				return usage("--cloud takes loopback or none on the emulated board (no network "
+					     "for mqtt://)");
+			}
 		} else if (strcmp(argv[i], "--realtime") == 0) {
 			return usage("--realtime: the emulated core runs in virtual time only");
 		} else if (strcmp(argv[i], "--trust") == 0) {
@@ -117,7 +142,7 @@ static int parse_options(int argc, char **argv, options_t *o)
 			return usage("one package only: the emulated board is one device");
 		}
 	}
-	if (o->package == NULL && o->bench_records == 0) {
+	if (o->package == NULL && o->bench_records == 0 && !o->listen) {
 		return usage("no package given");
 	}
 	return 0;
@@ -167,6 +192,9 @@ static void print_line(void *ctx, const char *device, bool several, const char *
 	}
 	fwrite(text, 1, len, stdout);
 	fputc('\n', stdout);
+	if (io->live) {
+		fflush(stdout);
+	}
 }
 
 static void log_line(void *ctx, const char *device, bool several, hal_log_level_t level,
@@ -184,6 +212,9 @@ static void trace_line(void *ctx, const char *json, size_t len)
 	qemu_io_t *io = ctx;
 	fwrite(json, 1, len, io->trace);
 	fputc('\n', io->trace);
+	if (io->live) {
+		fflush(io->trace);
+	}
 }
 
 static void verbose_line(void *ctx, const char *text)
@@ -259,23 +290,29 @@ int main(int argc, char **argv)
 	}
 
 	/* The package goes into the app slot first; the device runs it from flash. */
-	FILE *package = fopen(o.package, "rb");
-	if (package == NULL) {
-		fprintf(stderr, "beacon-qemu: cannot read %s: %s\n", o.package, strerror(errno));
-		return 1;
-	}
-	char msg[200];
 	const uint8_t *slot = NULL;
 	size_t slot_len = 0;
-	int flashed = qemu_app_slot_flash_file(package, msg, sizeof(msg));
-	fclose(package);
-	if (flashed != 0 || qemu_app_slot_get(&slot, &slot_len) != 0) {
-		fflush(stdout);
-		fprintf(stderr, "beacon-qemu: %s: %s\n", o.package, msg);
-		return 1;
+	if (o.package != NULL) {
+		FILE *package = fopen(o.package, "rb");
+		if (package == NULL) {
+			fprintf(stderr, "beacon-qemu: cannot read %s: %s\n", o.package, strerror(errno));
+			return 1;
+		}
+		char msg[200];
+		int flashed = qemu_app_slot_flash_file(package, msg, sizeof(msg));
+		fclose(package);
+		if (flashed != 0 || qemu_app_slot_get(&slot, &slot_len) != 0) {
+			fflush(stdout);
+			fprintf(stderr, "beacon-qemu: %s: %s\n", o.package, msg);
+			/* A listening device waits for a good package instead, as the simulator's. */
+			if (!o.listen) {
+				return 1;
+			}
+			slot = NULL;
+		}
 	}
 
-	qemu_io_t qio = {0};
+	qemu_io_t qio = {.live = o.listen};
 	if (o.trace_path != NULL) {
 		qio.trace = fopen(o.trace_path, "w");
 		if (qio.trace == NULL) {
@@ -298,6 +335,7 @@ int main(int argc, char **argv)
 	}
 	world.utc_at_start = o.utc;
 	world.devices[0].utc_synced = o.synced;
+	world_cloud_set_mode(&world, (world_cloud_mode_t)o.cloud);
 	if (script != NULL) {
 		char err[256];
 		if (world_script_load(&world, script, script_len, err, sizeof(err)) != 0) {
@@ -311,10 +349,13 @@ int main(int argc, char **argv)
 			world.devices[0].utc_synced = false;
 		}
 	}
-	world_device_package(&world, 0, slot, slot_len);
 	if (o.heap != 0) {
 		world.devices[0].rt.engine_config.heap_size = (size_t)o.heap;
 	}
+	if (o.listen) {
+		qemu_listen(&world, o.package, slot, slot_len);
+	}
+	world_device_package(&world, 0, slot, slot_len);
 
 	uint32_t failed = world_start(&world);
 	if (failed > 0 && world.devices[0].failure[0]) {
@@ -352,12 +393,26 @@ int main(int argc, char **argv)
 	}
 	figure("instructions.first_line", qio.first_line, "instructions");
 	figure("instructions.run", run_end, "instructions");
+	const qemu_boot_profile_t *boot = qemu_boot_profile();
+	if (boot->engine_create != 0) {
+		figure("instructions.boot.before_engine", boot->first_call_at, "instructions");
+		figure("instructions.boot.engine_create", boot->engine_create, "instructions");
+		if (boot->duk_heap != 0) {
+			figure("instructions.boot.engine_create.duk_heap", boot->duk_heap, "instructions");
+			figure("instructions.boot.engine_create.promise", boot->duk_promise, "instructions");
+		}
+		figure("instructions.boot.api_install", boot->api_install, "instructions");
+		figure("instructions.boot.package_run", boot->package_run, "instructions");
+	}
 	figure("js_heap.peak", mem.peak, "bytes");
 	figure("js_heap.total", mem.total, "bytes");
 	figure("malloc.peak", qemu_malloc_peak(), "bytes");
 	figure("stack.peak", qemu_stack_depth(), "bytes");
 	figure("stack.size", qemu_stack_size(), "bytes");
 	fflush(stderr);
+	/* The app's teardown, as the simulator's at the end of a run: what it traces (an NFC tag's
+	 * message withdrawn, say) belongs to the run's trace. */
+	world_free(&world);
 	if (qio.trace) {
 		fclose(qio.trace);
 	}
