@@ -12,6 +12,7 @@ import { basicSetup, EditorView } from 'codemirror';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { lookupPosition, SourceMapV3 } from '../src/compiler/sourceMap';
+import { AirModel, CloudModel, layoutTrack, LocationModel, TraceRecord } from '../src/studio/records';
 import { DeviceInfo, INPUT, OutputLine, Pacer, SimFactory, Speed, WasmWorld, WorldEnd } from '../src/studio/world';
 import './style.css';
 
@@ -35,15 +36,10 @@ interface BuildReply {
 interface Lowered {
   script: string;
   durationMs?: number;
+  /** `app`: the file the scenario names for the device (built by the server, api/build-app). */
   devices: { name: string; app?: string }[];
 }
 
-interface TraceRecord {
-  t: number;
-  dev: string;
-  ev: string;
-  [key: string]: unknown;
-}
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
 
@@ -54,6 +50,15 @@ async function post<T>(url: string, body: unknown): Promise<T> {
 
 // ---- state
 
+interface Pkg {
+  bytes: Uint8Array;
+  name: string;
+  map?: SourceMapV3;
+  source?: string;
+  api: string;
+  engine: string;
+}
+
 const state = {
   api: '0.2.6',
   apiVersions: [] as string[],
@@ -61,7 +66,9 @@ const state = {
   name: 'app.ts',
   scenario: undefined as { name: string; text: string; lowered: Lowered } | undefined,
   /** The package Run uses: built from the editor's text, or dropped onto the page. */
-  pkg: undefined as { bytes: Uint8Array; name: string; map?: SourceMapV3; source?: string; api: string; engine: string } | undefined,
+  pkg: undefined as Pkg | undefined,
+  /** Packages of the devices whose scenario entry names its own app, by device name. */
+  devicePkgs: new Map<string, Pkg>(),
   world: undefined as WasmWorld | undefined,
   pacer: undefined as Pacer | undefined,
   running: false,
@@ -71,6 +78,11 @@ const state = {
   trace: '',
   ended: undefined as string | undefined,
   frames: [] as number[],
+  /** performance.now() when Run was clicked and when the run ended (shown): for the benchmark. */
+  runClickMs: 0,
+  runEndMs: 0,
+  /** Counts runs, so a slice or frame of a run that was stopped does nothing. */
+  runId: 0,
   /** performance.now() when the page became usable (editor, examples and simulator loaded). */
   readyMs: 0,
 };
@@ -179,9 +191,10 @@ function consoleLine(text: string, cls: string): void {
 
 function flushConsole(): void {
   if (pendingConsole.length === 0) return;
-  const box = $('console');
+  const box = $('console-lines');
   const frag = document.createDocumentFragment();
-  for (const l of pendingConsole) {
+  // A fast run prints more between two frames than the console keeps: only those kept are made.
+  for (const l of pendingConsole.length > 2000 ? pendingConsole.slice(-2000) : pendingConsole) {
     const span = document.createElement('span');
     span.className = l.cls;
     span.textContent = l.text;
@@ -190,12 +203,11 @@ function flushConsole(): void {
   pendingConsole = [];
   box.appendChild(frag);
   while (box.childNodes.length > 2000) box.firstChild?.remove();
-  box.scrollTop = box.scrollHeight;
 }
 
 /** Error locations in the compiled script shown in the TypeScript source (as rewriteLocations). */
-function mapLocations(text: string): string {
-  const pkg = state.pkg;
+function mapLocations(text: string, device = ''): string {
+  const pkg = state.devicePkgs.get(device) ?? state.pkg;
   if (!pkg?.map) return text;
   const map = pkg.map;
   const name = map.file ?? 'app.min.js';
@@ -211,7 +223,7 @@ function onOutput(line: OutputLine): void {
     state.stdout += line.text;
     consoleLine(line.text, 'out');
   } else {
-    const text = mapLocations(line.text);
+    const text = mapLocations(line.text, line.device);
     state.stderr += text;
     consoleLine(text, `err ${line.level ?? ''}`);
   }
@@ -240,10 +252,22 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
 class DeviceView {
   readonly root: HTMLElement;
   private readonly leds: HTMLElement[] = [];
+  /** The latest state of each LED from the trace; drawn at the next frame. */
+  private readonly ledState: ({ on: boolean; rgb: string } | undefined)[] = [];
+  private ledsDirty = false;
   private readonly status: HTMLElement;
+  private statusText: string | undefined;
+  private readonly controlValues = new Map<string, string | boolean>();
   private readonly other: HTMLElement;
+  private readonly otherRows: string[] = [];
+  private otherDirty = false;
   private readonly track: HTMLCanvasElement;
-  private readonly points: { lat: number; lon: number }[] = [];
+  private readonly gnssStatus: HTMLElement;
+  readonly location = new LocationModel();
+  private locationDrawn = -1;
+  readonly cloud = new CloudModel();
+  private cloudDrawn = -1;
+  private readonly cloudBox: HTMLElement;
   private chart: uPlot | undefined;
   private readonly chartBox: HTMLElement;
   private series: string[] = [];
@@ -254,6 +278,7 @@ class DeviceView {
   constructor(
     readonly info: DeviceInfo,
     private readonly world: WasmWorld,
+    readonly appName: string,
   ) {
     const i = info.index;
     const ring = el('div', { class: 'ring', id: `ring-${i}` });
@@ -305,12 +330,14 @@ class DeviceView {
     });
     this.status = el('div', { class: 'dev-status' });
     this.other = el('div', { class: 'other', id: `other-${i}` });
-    this.track = el('canvas', { class: 'track', width: '220', height: '140', id: `track-${i}` });
+    this.track = el('canvas', { class: 'track', width: '300', height: '180', id: `track-${i}` });
+    this.gnssStatus = el('div', { class: 'gnss-status', id: `gnss-${i}` });
+    this.cloudBox = el('div', { class: 'cloud', id: `cloud-${i}` });
     this.chartBox = el('div', { class: 'chart', id: `chart-${i}` });
     this.root = el(
       'div',
-      { class: 'device', id: `device-${i}` },
-      el('h3', {}, `${info.name} `, el('small', {}, info.profile)),
+      { class: 'device', id: `device-${i}`, 'data-app': appName },
+      el('h3', {}, `${info.name} `, el('small', {}, `${info.profile} · ${appName}`)),
       el('div', { class: 'device-top' }, ring, el('div', {}, buttons, this.status)),
       el(
         'fieldset',
@@ -323,10 +350,12 @@ class DeviceView {
       ),
       el('fieldset', {}, el('legend', {}, 'motion'), moving, slider('intensity', 'intensity g', 0.05, 2, 0.05, 0.4, () => {}), el('label', {}, 'tilt ', tilt)),
       el('fieldset', {}, el('legend', {}, 'preview'), this.chartBox),
-      el('fieldset', {}, el('legend', {}, 'location'), this.track),
-      el('fieldset', {}, el('legend', {}, 'air, location, cloud'), this.other),
+      el('fieldset', { class: 'location' }, el('legend', {}, 'location'), this.track, this.gnssStatus),
+      el('fieldset', {}, el('legend', {}, 'cloud'), this.cloudBox),
+      el('fieldset', {}, el('legend', {}, 'other records'), this.other),
     );
     this.drawTrack();
+    this.drawCloud();
   }
 
   private input(kind: number, values: readonly number[]): void {
@@ -343,60 +372,49 @@ class DeviceView {
     this.world.input(this.info.index, INPUT.BUTTON, at + holdMs, [button, 0]);
   }
 
+  /**
+   * Take a record: only the device's state changes here, nothing is drawn (a fast run gives
+   * thousands of records between two frames; flush() draws the latest state once).
+   */
   record(r: TraceRecord): void {
     switch (r.ev) {
       case 'led': {
-        const led = this.leds[r.led as number];
-        if (!led) break;
+        const k = r.led as number;
+        if (k >= this.leds.length) break;
         const rgb = (r.rgb as number[]).map((c) => Math.round(c * (r.brightness as number) * 255));
-        const on = r.on === true;
-        led.dataset.on = String(on);
-        led.dataset.rgb = on ? rgb.join(',') : '0,0,0';
-        led.style.background = on ? `rgb(${rgb.join(',')})` : '';
-        led.style.boxShadow = on ? `0 0 12px rgb(${rgb.join(',')})` : '';
+        this.ledState[k] = { on: r.on === true, rgb: rgb.join(',') };
+        this.ledsDirty = true;
         break;
       }
       case 'app':
-        this.status.textContent = `app ${r.state as string}${r.detail ? `: ${mapLocations(String(r.detail))}` : ''}`;
+        this.statusText = `app ${r.state as string}${r.detail ? `: ${mapLocations(String(r.detail), this.info.name)}` : ''}`;
         break;
       case 'reset':
-        this.status.textContent = `reset (${r.cause as string})`;
+        this.statusText = `reset (${r.cause as string})`;
         break;
       case 'battery':
-        this.setControl('battery', String(r.percent));
+        this.controlValues.set('battery', String(r.percent));
         break;
       case 'power':
-        (this.controls.external as HTMLInputElement).checked = r.external === true;
-        (this.controls.charging as HTMLInputElement).checked = r.charging === true;
+        this.controlValues.set('external', r.external === true);
+        this.controlValues.set('charging', r.charging === true);
         break;
       case 'temperature':
-        this.setControl('temperature', String(r.celsius));
+        this.controlValues.set('temperature', String(r.celsius));
         break;
       case 'motion':
-        (this.controls.moving as HTMLInputElement).checked = r.moving === true;
+        this.controlValues.set('moving', r.moving === true);
         break;
       case 'preview':
         this.preview(r.t, r.data);
         break;
       default:
+        if (this.location.add(r) || this.cloud.add(r) || r.ev.startsWith('ble-') || DRAWN.has(r.ev)) break;
+        this.otherRows.push(`${(r.t / 1000).toFixed(3)} s ${r.ev} ${JSON.stringify(Object.fromEntries(Object.entries(r).filter(([k]) => !['t', 'dev', 'ev'].includes(k))))}`);
+        if (this.otherRows.length > 60) this.otherRows.splice(0, this.otherRows.length - 30);
+        this.otherDirty = true;
         break;
     }
-    if (typeof r.lat === 'number' && (typeof r.long === 'number' || typeof r.lon === 'number')) {
-      this.points.push({ lat: r.lat, lon: (r.long ?? r.lon) as number });
-      this.drawTrack();
-    }
-    if (!DRAWN.has(r.ev)) {
-      const row = el('div', {}, `${(r.t / 1000).toFixed(3)} s ${r.ev} ${JSON.stringify(Object.fromEntries(Object.entries(r).filter(([k]) => !['t', 'dev', 'ev'].includes(k))))}`);
-      this.other.prepend(row);
-      while (this.other.childNodes.length > 30) this.other.lastChild?.remove();
-    }
-  }
-
-  private setControl(name: string, value: string): void {
-    const c = this.controls[name] as HTMLInputElement;
-    c.value = value;
-    const out = c.nextElementSibling;
-    if (out) out.textContent = value;
   }
 
   /** Numbers in preview data become series: a number, or the numeric fields of an object. */
@@ -420,8 +438,39 @@ class DeviceView {
     this.chartDirty = true;
   }
 
-  /** Per frame: redraw what changed. */
+  /** Per frame: draw what changed since the last one, from the latest state. */
   flush(): void {
+    if (this.ledsDirty) {
+      this.ledsDirty = false;
+      this.ledState.forEach((s, k) => {
+        if (!s) return;
+        const led = this.leds[k];
+        led.dataset.on = String(s.on);
+        led.dataset.rgb = s.on ? s.rgb : '0,0,0';
+        led.style.background = s.on ? `rgb(${s.rgb})` : '';
+        led.style.boxShadow = s.on ? `0 0 12px rgb(${s.rgb})` : '';
+      });
+    }
+    if (this.statusText !== undefined) {
+      this.status.textContent = this.statusText;
+      this.statusText = undefined;
+    }
+    for (const [name, value] of this.controlValues) {
+      const c = this.controls[name] as HTMLInputElement;
+      if (typeof value === 'boolean') c.checked = value;
+      else {
+        c.value = value;
+        const out = c.nextElementSibling;
+        if (out) out.textContent = value;
+      }
+    }
+    this.controlValues.clear();
+    if (this.otherDirty) {
+      this.otherDirty = false;
+      this.other.replaceChildren(...this.otherRows.slice(-30).reverse().map((t) => el('div', {}, t)));
+    }
+    if (this.location.version !== this.locationDrawn) this.drawTrack();
+    if (this.cloud.version !== this.cloudDrawn) this.drawCloud();
     if (!this.chartDirty) return;
     this.chartDirty = false;
     if (!this.chart) {
@@ -441,76 +490,150 @@ class DeviceView {
     }
   }
 
-  /** The positions the trace gave, with a scale bar in metres (no map tiles: no network). */
+  /**
+   * The positions the trace gave (GNSS fixes and scripted moves) on a plot in metres, with a
+   * scale bar and no map tiles (the page asks no other host for anything).
+   */
   private drawTrack(): void {
+    this.locationDrawn = this.location.version;
+    const loc = this.location;
     const c = this.track;
+    const pts = loc.points;
+    c.dataset.points = String(pts.length);
+    c.dataset.fixes = String(loc.fixes);
+    this.gnssStatus.textContent =
+      loc.fixes + loc.lost > 0 || loc.receiverOn || loc.onTotalMs > 0
+        ? `GNSS ${loc.receiverOn ? (loc.hasFix ? 'on, fix' : 'on, searching') : 'off'} · ${loc.fixes} fix${loc.fixes === 1 ? '' : 'es'}${loc.lost ? `, lost ${loc.lost}×` : ''}${
+            pts.length && pts[pts.length - 1].from === 'gnss' ? ` · ${pts[pts.length - 1].sat} sat, hdop ${pts[pts.length - 1].hdop}` : ''
+          }`
+        : '';
     const g = c.getContext('2d');
     if (!g) return;
     g.clearRect(0, 0, c.width, c.height);
     g.fillStyle = '#f7f7f7';
     g.fillRect(0, 0, c.width, c.height);
-    if (this.points.length === 0) {
+    if (pts.length === 0) {
       g.fillStyle = '#888';
       g.fillText('no position in the trace yet', 10, 20);
       return;
     }
-    const lat0 = this.points[0].lat;
-    const mPerLat = 111320;
-    const mPerLon = 111320 * Math.cos((lat0 * Math.PI) / 180);
-    const xy = this.points.map((p) => ({ x: (p.lon - this.points[0].lon) * mPerLon, y: (p.lat - lat0) * mPerLat }));
-    const xs = xy.map((p) => p.x);
-    const ys = xy.map((p) => p.y);
-    const span = Math.max(10, Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys));
-    const scale = (Math.min(c.width, c.height) - 30) / span;
-    const cx = (Math.max(...xs) + Math.min(...xs)) / 2;
-    const cy = (Math.max(...ys) + Math.min(...ys)) / 2;
-    const px = (p: { x: number; y: number }): [number, number] => [c.width / 2 + (p.x - cx) * scale, c.height / 2 - (p.y - cy) * scale];
+    const lay = layoutTrack(pts, c.width, c.height);
     g.strokeStyle = '#4363d8';
     g.beginPath();
-    xy.forEach((p, k) => (k === 0 ? g.moveTo(...px(p)) : g.lineTo(...px(p))));
+    lay.xy.forEach(([x, y], k) => (k === 0 ? g.moveTo(x, y) : g.lineTo(x, y)));
     g.stroke();
+    g.fillStyle = '#4363d8';
+    for (const [x, y] of lay.xy) g.fillRect(x - 1.5, y - 1.5, 3, 3);
     g.fillStyle = '#e6194b';
-    const [lx, ly] = px(xy[xy.length - 1]);
+    const [lx, ly] = lay.xy[lay.xy.length - 1];
     g.fillRect(lx - 3, ly - 3, 6, 6);
-    const bar = 10 ** Math.floor(Math.log10(span / 2));
     g.fillStyle = '#000';
-    g.fillRect(10, c.height - 10, bar * scale, 2);
-    g.fillText(`${bar} m`, 10, c.height - 14);
-    const last = this.points[this.points.length - 1];
+    g.fillRect(10, c.height - 10, lay.barPixels, 2);
+    g.fillText(`${lay.barMetres} m`, 10, c.height - 14);
+    c.dataset.scale = `${lay.barMetres} m`;
+    const last = pts[pts.length - 1];
     g.fillText(`${last.lat.toFixed(6)}, ${last.lon.toFixed(6)}`, 10, 12);
   }
+
+  /** Events queued and stored by the cloud, messages received, the last sync. */
+  private drawCloud(): void {
+    this.cloudDrawn = this.cloud.version;
+    const m = this.cloud;
+    const box = this.cloudBox;
+    if (m.queued + m.stored + m.syncs + m.messages.length === 0 && m.network === undefined) {
+      box.replaceChildren(el('div', { class: 'muted' }, 'no cloud traffic yet'));
+      return;
+    }
+    const summary = el(
+      'div',
+      { class: 'cloud-summary' },
+      `queued ${m.queued} (${m.queuedBytes} B) · stored ${m.stored} · ${m.syncs} sync${m.syncs === 1 ? '' : 's'}${m.lastSync ? ` (last: ${m.lastSync})` : ''}${m.network === undefined ? '' : m.network ? ' · network up' : ' · network down'}`,
+    );
+    const events = el(
+      'table',
+      { class: 'cloud-events' },
+      el('tr', {}, el('th', {}, 's'), el('th', {}, 'type'), el('th', {}, 'seq'), el('th', {}, 'payload')),
+      ...m.events
+        .slice(-20)
+        .reverse()
+        .map((e) => el('tr', { class: 'cloud-event' }, el('td', {}, (e.t / 1000).toFixed(1)), el('td', {}, e.type), el('td', {}, `${e.stream}:${e.seq}`), el('td', {}, e.payload))),
+    );
+    const messages = el(
+      'table',
+      { class: 'cloud-messages' },
+      el('tr', {}, el('th', {}, 's'), el('th', {}, 'message'), el('th', {}, 'id'), el('th', {}, 'handled')),
+      ...m.messages
+        .slice(-20)
+        .reverse()
+        .map((e) => el('tr', { class: 'cloud-message' }, el('td', {}, (e.t / 1000).toFixed(1)), el('td', {}, e.type), el('td', {}, e.id), el('td', {}, e.handler ? 'yes' : 'no handler'))),
+    );
+    box.replaceChildren(summary, el('div', { class: 'sub' }, 'sent (stored by the cloud)'), events, el('div', { class: 'sub' }, 'received'), messages);
+  }
+}
+
+// ---- the air: every advertiser of the world, decoded, and who heard it
+
+const air = new AirModel();
+let airDrawn = -1;
+
+function drawAir(): void {
+  if (air.version === airDrawn) return;
+  airDrawn = air.version;
+  const box = $('air');
+  if (air.advertisers.size === 0) {
+    box.replaceChildren(el('div', { class: 'muted' }, 'nothing advertises yet'));
+    return;
+  }
+  const rows = [...air.advertisers.values()].map((a) =>
+    el(
+      'tr',
+      { class: `advertiser ${a.beacon ? 'beacon' : 'device'}`, 'data-key': a.key, 'data-type': String(a.fields.find(([k]) => k === 'type')?.[1] ?? '') },
+      el('td', {}, a.beacon ? `${a.source} (scripted)` : `${a.source} set ${String(a.set)}`, a.on ? '' : ' (stopped)'),
+      el('td', { class: 'decoded' }, ...a.fields.map(([k, v]) => el('div', { class: 'field', 'data-field': k }, el('b', {}, `${k} `), v))),
+      el('td', {}, `${a.events} adv, ${a.power} dBm`),
+      el('td', {}, ...[...a.heard.values()].map((h) => el('div', {}, `${h.device}: ${h.rssi} dBm ch ${h.ch} (${h.count}×)`))),
+    ),
+  );
+  box.replaceChildren(el('table', { class: 'air-table' }, el('tr', {}, el('th', {}, 'advertiser'), el('th', {}, 'decoded'), el('th', {}, 'sent'), el('th', {}, 'heard by')), ...rows));
 }
 
 // ---- trace timeline
 
-let pendingTrace: TraceRecord[] = [];
+/** Records the world gave since the last frame, as text: parsed once, when the frame draws. */
+let pendingTrace: string[] = [];
 const timeline: TraceRecord[] = [];
-const EV_COLOURS: Record<string, string> = { led: '#f58231', print: '#3cb44b', button: '#4363d8', app: '#911eb4', log: '#e6194b', reset: '#e6194b', preview: '#46a0a0' };
+const EV_COLOURS: Record<string, string> = { led: '#f58231', print: '#3cb44b', button: '#4363d8', app: '#911eb4', log: '#e6194b', reset: '#e6194b', preview: '#46a0a0', 'ble-adv': '#9a6324', 'ble-rx': '#808000', 'gnss-fix': '#000075', 'cloud-event': '#f032e6' };
 
 function onTrace(json: string): void {
   state.trace += json;
-  const r = JSON.parse(json) as TraceRecord;
-  pendingTrace.push(r);
-  const view = state.views.find((v) => v.info.name === r.dev);
-  view?.record(r);
+  pendingTrace.push(json);
 }
 
+/** Once per frame: the new records reach the panels' state, and the latest are listed. */
 function flushTrace(): void {
   if (pendingTrace.length === 0) return;
-  const box = $('trace');
+  const lines = pendingTrace;
+  pendingTrace = [];
+  const byName = new Map(state.views.map((v) => [v.info.name, v]));
+  const shown: TraceRecord[] = [];
+  const firstShown = Math.max(0, lines.length - 200);
+  for (let k = 0; k < lines.length; k++) {
+    const r = JSON.parse(lines[k]) as TraceRecord;
+    if (!air.add(r)) byName.get(r.dev ?? '')?.record(r);
+    timeline.push(r);
+    if (k >= firstShown) shown.push(r);
+  }
+  if (timeline.length > 5000) timeline.splice(0, timeline.length - 5000);
+  const box = $('trace-lines');
   const frag = document.createDocumentFragment();
-  for (const r of pendingTrace.slice(-200)) {
+  for (const r of shown) {
     const div = document.createElement('div');
     div.className = `ev-${r.ev}`;
-    div.textContent = `${(r.t / 1000).toFixed(3)} ${r.dev} ${r.ev} ${JSON.stringify(Object.fromEntries(Object.entries(r).filter(([k]) => !['t', 'dev', 'ev'].includes(k))))}`;
+    div.textContent = `${(r.t / 1000).toFixed(3)} ${r.dev ?? '(air)'} ${r.ev} ${JSON.stringify(Object.fromEntries(Object.entries(r).filter(([k]) => !['t', 'dev', 'ev'].includes(k))))}`;
     frag.appendChild(div);
   }
-  timeline.push(...pendingTrace);
-  if (timeline.length > 5000) timeline.splice(0, timeline.length - 5000);
-  pendingTrace = [];
   box.appendChild(frag);
   while (box.childNodes.length > 300) box.firstChild?.remove();
-  box.scrollTop = box.scrollHeight;
 }
 
 /** The last minute of device time: one row per device, a tick per record, coloured by kind. */
@@ -561,24 +684,63 @@ function stop(reason = 'stopped'): void {
   state.running = false;
   state.ended = reason;
   flushAll();
+  state.runEndMs = performance.now();
   consoleLine(`[beacon info] run ended (${reason}) after ${((state.world?.now() ?? 0) / 1000).toFixed(3)} s of device time\n`, 'info');
   flushConsole();
   setStatus(`ended: ${reason}`);
   $<HTMLButtonElement>('stop').disabled = true;
 }
 
+/**
+ * The packages of the devices whose scenario entry names an app (built by the server from the
+ * scenario's directory, as `beacon run` builds them), by device name; undefined when one of
+ * them cannot be built (the console says why, and nothing runs).
+ */
+async function scenarioApps(): Promise<Map<string, Pkg> | undefined> {
+  const out = new Map<string, Pkg>();
+  const sc = state.scenario;
+  if (!sc) return out;
+  const built = new Map<string, Pkg>();
+  for (const [index, d] of sc.lowered.devices.entries()) {
+    if (d.app === undefined) continue;
+    let pkg = built.get(d.app);
+    if (!pkg) {
+      const r = await post<BuildReply & { name?: string }>('api/build-app', { name: sc.name, text: sc.text, index, api: state.api, engine: state.engine });
+      if (!r.ok || !r.package) {
+        consoleLine(r.diagnostics.map((x) => x.text).join('\n') + '\n', 'err error');
+        flushConsole();
+        setStatus(`${d.app}: build failed`);
+        return undefined;
+      }
+      pkg = { bytes: Uint8Array.from(atob(r.package), (ch) => ch.charCodeAt(0)), name: r.name ?? d.app, ...(r.map ? { map: r.map } : {}), api: state.api, engine: state.engine };
+      built.set(d.app, pkg);
+    }
+    out.set(d.name, pkg);
+  }
+  return out;
+}
+
 async function run(): Promise<void> {
   stop();
+  state.runClickMs = performance.now();
   const fresh = state.pkg && (state.pkg.source === undefined || (state.pkg.source === editor.state.doc.toString() && state.pkg.api === state.api && state.pkg.engine === state.engine));
-  if (!fresh && !(await build())) return;
-  const pkg = state.pkg!;
+  const own = await scenarioApps();
+  if (!own) return;
+  const everyDeviceHasOwn = state.scenario !== undefined && state.scenario.lowered.devices.every((d) => d.app !== undefined);
+  if (!fresh && !everyDeviceHasOwn && !(await build())) return;
+  const pkg = state.pkg;
   const world = await worldFor(state.engine);
   state.world = world;
+  state.devicePkgs = own;
   state.stdout = state.stderr = state.trace = '';
   state.ended = undefined;
   timeline.length = 0;
-  $('console').replaceChildren();
-  $('trace').replaceChildren();
+  pendingTrace = [];
+  pendingConsole = [];
+  air.advertisers.clear();
+  air.version++;
+  $('console-lines').replaceChildren();
+  $('trace-lines').replaceChildren();
   world.listen({ output: onOutput, trace: onTrace });
   let devices: DeviceInfo[];
   try {
@@ -588,20 +750,27 @@ async function run(): Promise<void> {
     flushConsole();
     return;
   }
-  for (const d of devices) world.setPackage(d.index, pkg.bytes);
-  state.views = devices.map((d) => new DeviceView(d, world));
+  const pkgOf = (d: DeviceInfo): Pkg => own.get(d.name) ?? pkg!;
+  for (const d of devices) world.setPackage(d.index, pkgOf(d).bytes);
+  state.views = devices.map((d) => new DeviceView(d, world, pkgOf(d).name));
   $('devices').replaceChildren(...state.views.map((v) => v.root));
   const failed = world.start();
-  for (const f of failed) onOutput({ stream: 'stderr', device: '', text: `beacon-sim: ${pkg.name}: ${f.reason}\n` });
+  for (const f of failed) onOutput({ stream: 'stderr', device: '', text: `beacon-sim: ${pkgOf(devices[f.index]).name}: ${f.reason}\n` });
   const pacer = new Pacer(world, () => performance.now());
   pacer.until = state.scenario?.lowered.durationMs ?? Infinity;
   pacer.setSpeed(speedOf());
   state.pacer = pacer;
   state.running = true;
+  state.runId++;
   $<HTMLButtonElement>('stop').disabled = false;
   $<HTMLButtonElement>('restart').disabled = false;
   setStatus('running');
-  requestAnimationFrame(frame);
+  schedule(state.runId);
+}
+
+function changeSpeed(): void {
+  // The loop running now hands over itself: a frame to slices, a slice to frames.
+  state.pacer?.setSpeed(speedOf());
 }
 
 function speedOf(): Speed {
@@ -613,23 +782,75 @@ function flushAll(): void {
   flushTrace();
   flushConsole();
   for (const v of state.views) v.flush();
+  drawAir();
   drawTimeline();
 }
 
-function frame(now: number): void {
-  if (!state.running || !state.pacer) return;
-  // As fast as possible: most of each frame goes to the world (about 15 frames a second while
-  // fast-forwarding, enough to watch and to click Stop); otherwise a frame's worth of time.
-  const end = state.pacer.tick(state.pacer.speed === 'max' ? 50 : 12);
-  flushAll();
+/*
+ * Pacing. At a factor of real time the world runs to the present once per animation frame, and
+ * the frame draws. As fast as possible, the world runs in slices of about 30 ms of real time back
+ * to back (a MessageChannel task each, which does not wait for the display's frame clock as an
+ * animation frame does), and the page draws at most once per animation frame, from the latest
+ * state: the run is not slowed by drawing what nobody could see, and Stop and the buttons still
+ * answer within a slice.
+ */
+const slices = new MessageChannel();
+let drawRequested = false;
+let sliceRun = -1;
+
+function schedule(run: number): void {
+  if (!state.running || run !== state.runId) return;
+  if (state.pacer?.speed === 'max') {
+    sliceRun = run;
+    slices.port2.postMessage(run);
+    requestDraw();
+  } else requestAnimationFrame((now) => frame(now, run));
+}
+
+slices.port1.onmessage = (e: MessageEvent<number>) => {
+  const run = e.data;
+  if (!state.running || run !== state.runId || !state.pacer) return;
+  const end = state.pacer.tick(30);
+  if (finished(end)) return;
+  if (state.pacer.speed === 'max') slices.port2.postMessage(run);
+  else {
+    sliceRun = -1;
+    requestAnimationFrame((now) => frame(now, run));
+  }
+};
+
+function requestDraw(): void {
+  if (drawRequested) return;
+  drawRequested = true;
+  requestAnimationFrame((now) => {
+    drawRequested = false;
+    if (!state.running) return;
+    flushAll();
+    countFrame(now);
+    if (sliceRun === state.runId && state.pacer?.speed === 'max') requestDraw();
+  });
+}
+
+function countFrame(now: number): void {
   state.frames.push(now);
   while (state.frames.length && state.frames[0] < now - 1000) state.frames.shift();
-  if (state.pacer.ended !== undefined) {
-    // The words of beacon-sim's last line.
-    stop(end === WorldEnd.Stopped ? 'the app stopped' : end === WorldEnd.Idle ? 'nothing more can happen' : 'the time given ran out');
-    return;
-  }
-  requestAnimationFrame(frame);
+}
+
+/** When the run is over: the words of beacon-sim's last line. */
+function finished(end: WorldEnd): boolean {
+  if (state.pacer?.ended === undefined) return false;
+  stop(end === WorldEnd.Stopped ? 'the app stopped' : end === WorldEnd.Idle ? 'nothing more can happen' : 'the time given ran out');
+  return true;
+}
+
+function frame(now: number, run: number): void {
+  if (!state.running || !state.pacer || run !== state.runId) return;
+  if (state.pacer.speed === 'max') return schedule(run);
+  const end = state.pacer.tick(12);
+  flushAll();
+  countFrame(now);
+  if (finished(end)) return;
+  requestAnimationFrame((t) => frame(t, run));
 }
 
 // ---- files: save, load, drop
@@ -743,7 +964,7 @@ async function start(): Promise<void> {
   $('run').onclick = () => void run();
   $('stop').onclick = () => stop();
   $('restart').onclick = () => void run();
-  $<HTMLSelectElement>('speed').onchange = () => state.pacer?.setSpeed(speedOf());
+  $<HTMLSelectElement>('speed').onchange = () => changeSpeed();
   $('clear-scenario').onclick = () => clearScenario();
   $('save').onclick = () =>
     download(
@@ -790,8 +1011,9 @@ window.studio = {
   fps: () => state.frames.length,
   setSpeed: (v: string) => {
     $<HTMLSelectElement>('speed').value = v;
-    state.pacer?.setSpeed(speedOf());
+    changeSpeed();
   },
+  air,
 };
 
 start().catch((err: unknown) => {
