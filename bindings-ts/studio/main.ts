@@ -13,7 +13,8 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { lookupPosition, SourceMapV3 } from '../src/compiler/sourceMap';
 import { AirModel, CloudModel, layoutTrack, LocationModel, TraceRecord } from '../src/studio/records';
-import { DeviceInfo, INPUT, OutputLine, Pacer, SimFactory, Speed, WasmWorld, WorldEnd } from '../src/studio/world';
+import { DeviceInfo, INPUT, OutputLine, Speed, WorldEnd } from '../src/studio/world';
+import type { DeviceStart, FromWorker, ToWorker } from './worker';
 import './style.css';
 
 interface Info {
@@ -69,8 +70,9 @@ const state = {
   pkg: undefined as Pkg | undefined,
   /** Packages of the devices whose scenario entry names its own app, by device name. */
   devicePkgs: new Map<string, Pkg>(),
-  world: undefined as WasmWorld | undefined,
-  pacer: undefined as Pacer | undefined,
+  world: undefined as SimWorker | undefined,
+  /** World time of the latest output the world gave. */
+  now: 0,
   running: false,
   views: [] as DeviceView[],
   stdout: '',
@@ -87,28 +89,79 @@ const state = {
   readyMs: 0,
 };
 
-const worlds = new Map<string, Promise<WasmWorld>>();
+/**
+ * The world's thread (worker.ts): requests with replies (open, check, install) and messages
+ * (speed, inputs, stop); the world's output comes back in batches, one per slice it ran.
+ */
+class SimWorker {
+  private nextId = 1;
+  private readonly waiting = new Map<number, (r: Extract<FromWorker, { op: 'reply' }>) => void>();
+  private readonly loaded: Promise<void>;
+  onBatch: (b: Extract<FromWorker, { op: 'batch' }>) => void = () => {};
 
-function loadScript(src: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const s = document.createElement('script');
-    s.src = src;
-    s.onload = () => resolve();
-    s.onerror = () => reject(new Error(`cannot load ${src}`));
-    document.head.appendChild(s);
-  });
+  /**
+   * The page fetches the worker's script, the engine's emscripten glue and the module, and
+   * starts the worker from a blob of the two scripts: the worker then asks the network for
+   * nothing (and nothing a worker fetches escapes what the page's own requests show).
+   */
+  static async create(engine: string): Promise<SimWorker> {
+    const text = async (url: string): Promise<string> => {
+      const r = await fetch(url);
+      if (!r.ok) throw new Error(`cannot load ${url}`);
+      return r.text();
+    };
+    const [glue, script, wasm] = await Promise.all([text(`wasm/beacon-sim-${engine}.js`), text('worker.js'), fetch(`wasm/beacon-sim-${engine}.wasm`).then((r) => r.arrayBuffer())]);
+    const url = URL.createObjectURL(new Blob([glue, '\n', script], { type: 'text/javascript' }));
+    const sim = new SimWorker(new Worker(url), engine, wasm);
+    await sim.loaded;
+    URL.revokeObjectURL(url);
+    return sim;
+  }
+
+  private constructor(
+    private readonly worker: Worker,
+    engine: string,
+    wasm: ArrayBuffer,
+  ) {
+    this.loaded = new Promise((resolve, reject) => {
+      this.worker.onmessage = (e: MessageEvent<FromWorker>) => {
+        const m = e.data;
+        if (m.op === 'loaded') resolve();
+        else if (m.op === 'batch') this.onBatch(m);
+        else if (m.id === 0) reject(new Error(m.error));
+        else {
+          this.waiting.get(m.id)?.(m);
+          this.waiting.delete(m.id);
+        }
+      };
+      this.worker.onerror = (e) => reject(new Error(e.message));
+    });
+    this.worker.postMessage({ op: 'load', engine, wasm } satisfies ToWorker, [wasm]);
+  }
+
+  post(m: ToWorker): void {
+    this.worker.postMessage(m);
+  }
+
+  request(m: ToWorker & { id: number }): Promise<Extract<FromWorker, { op: 'reply' }>> {
+    return new Promise((resolve) => {
+      this.waiting.set(m.id, resolve);
+      this.post(m);
+    });
+  }
+
+  id(): number {
+    return this.nextId++;
+  }
 }
 
-/** One module instance per engine, made once. */
-function worldFor(engine: string): Promise<WasmWorld> {
+const worlds = new Map<string, Promise<SimWorker>>();
+
+/** One world thread per engine, made once. */
+function worldFor(engine: string): Promise<SimWorker> {
   let w = worlds.get(engine);
   if (!w) {
-    w = (async () => {
-      await loadScript(`wasm/beacon-sim-${engine}.js`);
-      const factory = (window as unknown as Record<string, SimFactory>)[`createBeaconSim_${engine}`];
-      const bytes = await (await fetch(`wasm/beacon-sim-${engine}.wasm`)).arrayBuffer();
-      return WasmWorld.create(factory, bytes);
-    })();
+    w = SimWorker.create(engine);
     worlds.set(engine, w);
   }
   return w;
@@ -231,7 +284,7 @@ function onOutput(line: OutputLine): void {
 
 // ---- devices
 
-const ORIENTATIONS: Record<string, [number, number, number]> = {
+const ORIENTATIONS: Record<string, number[]> = {
   'flat-top': [0, 0, 1],
   'flat-bottom': [0, 0, -1],
   'vertical-ble': [1, 0, 0],
@@ -277,7 +330,8 @@ class DeviceView {
 
   constructor(
     readonly info: DeviceInfo,
-    private readonly world: WasmWorld,
+    private readonly world: SimWorker,
+    start: DeviceStart,
     readonly appName: string,
   ) {
     const i = info.index;
@@ -324,7 +378,7 @@ class DeviceView {
     const power = (): void => this.input(INPUT.POWER, [Number((this.controls.external as HTMLInputElement).checked), Number((this.controls.charging as HTMLInputElement).checked)]);
     const tilt = el('select', { id: `tilt-${i}` }, ...Object.keys(ORIENTATIONS).map((o) => el('option', { value: o }, o)));
     tilt.onchange = () => this.input(INPUT.ACCEL, ORIENTATIONS[tilt.value]);
-    const moving = check('moving', 'moving', world.value(i, 'moving') !== 0, () => {
+    const moving = check('moving', 'moving', start.moving, () => {
       const on = (this.controls.moving as HTMLInputElement).checked;
       this.input(INPUT.MOTION, on ? [1, Number((this.controls.intensity as HTMLInputElement).value)] : [0, 0]);
     });
@@ -343,10 +397,10 @@ class DeviceView {
         'fieldset',
         {},
         el('legend', {}, 'power and sensors'),
-        slider('battery', 'battery %', 0, 100, 1, world.value(i, 'battery'), (v) => this.input(INPUT.BATTERY, [v])),
-        check('external', 'external power', world.value(i, 'external') !== 0, power),
-        check('charging', 'charging', world.value(i, 'charging') !== 0, power),
-        slider('temperature', 'temperature °C', -20, 60, 0.5, world.value(i, 'temperature') || 22, (v) => this.input(INPUT.TEMPERATURE, [v])),
+        slider('battery', 'battery %', 0, 100, 1, start.battery, (v) => this.input(INPUT.BATTERY, [v])),
+        check('external', 'external power', start.external, power),
+        check('charging', 'charging', start.charging, power),
+        slider('temperature', 'temperature °C', -20, 60, 0.5, start.temperature || 22, (v) => this.input(INPUT.TEMPERATURE, [v])),
       ),
       el('fieldset', {}, el('legend', {}, 'motion'), moving, slider('intensity', 'intensity g', 0.05, 2, 0.05, 0.4, () => {}), el('label', {}, 'tilt ', tilt)),
       el('fieldset', {}, el('legend', {}, 'preview'), this.chartBox),
@@ -358,18 +412,15 @@ class DeviceView {
     this.drawCloud();
   }
 
-  private input(kind: number, values: readonly number[]): void {
-    const pacer = state.pacer;
-    if (!state.running || !pacer) return;
-    this.world.input(this.info.index, kind, pacer.present(), values);
+  /** An input at the world time the world's clock has reached when it gets it. */
+  private input(kind: number, values: number[]): void {
+    if (!state.running) return;
+    this.world.post({ op: 'input', run: state.runId, device: this.info.index, kind, values });
   }
 
   private press(button: number, holdMs: number): void {
-    const pacer = state.pacer;
-    if (!state.running || !pacer) return;
-    const at = pacer.present();
-    this.world.input(this.info.index, INPUT.BUTTON, at, [button, 1]);
-    this.world.input(this.info.index, INPUT.BUTTON, at + holdMs, [button, 0]);
+    if (!state.running) return;
+    this.world.post({ op: 'input', run: state.runId, device: this.info.index, kind: INPUT.BUTTON, values: [button, 1], releaseAfter: holdMs });
   }
 
   /**
@@ -641,7 +692,7 @@ function drawTimeline(): void {
   const c = $<HTMLCanvasElement>('timeline');
   const g = c.getContext('2d');
   if (!g) return;
-  const now = state.world?.now() ?? 0;
+  const now = state.now;
   const windowMs = 60_000;
   g.clearRect(0, 0, c.width, c.height);
   const rows = Math.max(1, state.views.length);
@@ -682,10 +733,11 @@ async function build(): Promise<boolean> {
 function stop(reason = 'stopped'): void {
   if (!state.running) return;
   state.running = false;
+  state.world?.post({ op: 'stop', run: state.runId });
   state.ended = reason;
   flushAll();
   state.runEndMs = performance.now();
-  consoleLine(`[beacon info] run ended (${reason}) after ${((state.world?.now() ?? 0) / 1000).toFixed(3)} s of device time\n`, 'info');
+  consoleLine(`[beacon info] run ended (${reason}) after ${(state.now / 1000).toFixed(3)} s of device time\n`, 'info');
   flushConsole();
   setStatus(`ended: ${reason}`);
   $<HTMLButtonElement>('stop').disabled = true;
@@ -734,6 +786,7 @@ async function run(): Promise<void> {
   state.devicePkgs = own;
   state.stdout = state.stderr = state.trace = '';
   state.ended = undefined;
+  state.now = 0;
   timeline.length = 0;
   pendingTrace = [];
   pendingConsole = [];
@@ -741,36 +794,46 @@ async function run(): Promise<void> {
   air.version++;
   $('console-lines').replaceChildren();
   $('trace-lines').replaceChildren();
-  world.listen({ output: onOutput, trace: onTrace });
-  let devices: DeviceInfo[];
-  try {
-    devices = world.open(state.scenario?.lowered.script, 1, Date.now());
-  } catch (err) {
-    consoleLine(`beacon-sim: ${state.scenario?.name ?? 'world'}: ${(err as Error).message}\n`, 'err error');
+  const lowered = state.scenario?.lowered;
+  // The packages by device, in the scenario's order (one for all without a scenario).
+  const count = lowered ? Math.max(1, lowered.devices.length) : 1;
+  const packages = Array.from({ length: count }, (_, k) => (lowered?.devices[k] ? own.get(lowered.devices[k].name) : undefined) ?? pkg!);
+  const runId = ++state.runId;
+  world.onBatch = onBatch;
+  const r = await world.request({ op: 'open', id: world.id(), run: runId, ...(lowered ? { script: lowered.script } : {}), devices: 1, utc: Date.now(), packages: packages.map((p) => p.bytes), speed: speedOf(), until: lowered?.durationMs ?? Infinity });
+  if (r.error !== undefined || !r.devices || !r.starts) {
+    consoleLine(`beacon-sim: ${state.scenario?.name ?? 'world'}: ${r.error ?? 'cannot open'}\n`, 'err error');
     flushConsole();
     return;
   }
-  const pkgOf = (d: DeviceInfo): Pkg => own.get(d.name) ?? pkg!;
-  for (const d of devices) world.setPackage(d.index, pkgOf(d).bytes);
-  state.views = devices.map((d) => new DeviceView(d, world, pkgOf(d).name));
+  const devices = r.devices;
+  const pkgOf = (d: DeviceInfo): Pkg => packages[Math.min(d.index, packages.length - 1)];
+  state.views = devices.map((d, k) => new DeviceView(d, world, r.starts![k], pkgOf(d).name));
   $('devices').replaceChildren(...state.views.map((v) => v.root));
-  const failed = world.start();
-  for (const f of failed) onOutput({ stream: 'stderr', device: '', text: `beacon-sim: ${pkgOf(devices[f.index]).name}: ${f.reason}\n` });
-  const pacer = new Pacer(world, () => performance.now());
-  pacer.until = state.scenario?.lowered.durationMs ?? Infinity;
-  pacer.setSpeed(speedOf());
-  state.pacer = pacer;
+  for (const f of r.failed ?? []) onOutput({ stream: 'stderr', device: '', text: `beacon-sim: ${pkgOf(devices[f.index]).name}: ${f.reason}\n` });
   state.running = true;
-  state.runId++;
   $<HTMLButtonElement>('stop').disabled = false;
   $<HTMLButtonElement>('restart').disabled = false;
   setStatus('running');
-  schedule(state.runId);
+  requestDraw();
+}
+
+/** A slice of the world's run: its output and trace, drawn at the next animation frame. */
+function onBatch(b: Extract<FromWorker, { op: 'batch' }>): void {
+  if (b.run !== state.runId || !state.running) return;
+  for (const l of b.output) onOutput(l);
+  for (const t of b.trace) onTrace(t);
+  state.now = b.now;
+  if (b.end !== undefined) {
+    // The words of beacon-sim's last line.
+    stop(b.end === WorldEnd.Stopped ? 'the app stopped' : b.end === WorldEnd.Idle ? 'nothing more can happen' : 'the time given ran out');
+    return;
+  }
+  requestDraw();
 }
 
 function changeSpeed(): void {
-  // The loop running now hands over itself: a frame to slices, a slice to frames.
-  state.pacer?.setSpeed(speedOf());
+  state.world?.post({ op: 'speed', speed: speedOf() });
 }
 
 function speedOf(): Speed {
@@ -786,38 +849,8 @@ function flushAll(): void {
   drawTimeline();
 }
 
-/*
- * Pacing. At a factor of real time the world runs to the present once per animation frame, and
- * the frame draws. As fast as possible, the world runs in slices of about 30 ms of real time back
- * to back (a MessageChannel task each, which does not wait for the display's frame clock as an
- * animation frame does), and the page draws at most once per animation frame, from the latest
- * state: the run is not slowed by drawing what nobody could see, and Stop and the buttons still
- * answer within a slice.
- */
-const slices = new MessageChannel();
+/** Draw at most once per animation frame, from the latest state. */
 let drawRequested = false;
-let sliceRun = -1;
-
-function schedule(run: number): void {
-  if (!state.running || run !== state.runId) return;
-  if (state.pacer?.speed === 'max') {
-    sliceRun = run;
-    slices.port2.postMessage(run);
-    requestDraw();
-  } else requestAnimationFrame((now) => frame(now, run));
-}
-
-slices.port1.onmessage = (e: MessageEvent<number>) => {
-  const run = e.data;
-  if (!state.running || run !== state.runId || !state.pacer) return;
-  const end = state.pacer.tick(30);
-  if (finished(end)) return;
-  if (state.pacer.speed === 'max') slices.port2.postMessage(run);
-  else {
-    sliceRun = -1;
-    requestAnimationFrame((now) => frame(now, run));
-  }
-};
 
 function requestDraw(): void {
   if (drawRequested) return;
@@ -827,30 +860,12 @@ function requestDraw(): void {
     if (!state.running) return;
     flushAll();
     countFrame(now);
-    if (sliceRun === state.runId && state.pacer?.speed === 'max') requestDraw();
   });
 }
 
 function countFrame(now: number): void {
   state.frames.push(now);
   while (state.frames.length && state.frames[0] < now - 1000) state.frames.shift();
-}
-
-/** When the run is over: the words of beacon-sim's last line. */
-function finished(end: WorldEnd): boolean {
-  if (state.pacer?.ended === undefined) return false;
-  stop(end === WorldEnd.Stopped ? 'the app stopped' : end === WorldEnd.Idle ? 'nothing more can happen' : 'the time given ran out');
-  return true;
-}
-
-function frame(now: number, run: number): void {
-  if (!state.running || !state.pacer || run !== state.runId) return;
-  if (state.pacer.speed === 'max') return schedule(run);
-  const end = state.pacer.tick(12);
-  flushAll();
-  countFrame(now);
-  if (finished(end)) return;
-  requestAnimationFrame((t) => frame(t, run));
 }
 
 // ---- files: save, load, drop
@@ -875,29 +890,26 @@ async function setScenario(name: string, text: string): Promise<boolean> {
 }
 
 /** A package from a file: checked by the runtime's own reader, refused as the simulator refuses it. */
-function openPackage(name: string, bytes: Uint8Array): void {
-  const world = state.world;
-  void (async () => {
-    const w = world ?? (await worldFor(state.engine));
-    const why = w.check(bytes);
-    if (why !== undefined) {
-      const text = `beacon-sim: ${name}: ${why}\n`;
-      state.stderr += text;
-      consoleLine(text, 'err error refused');
-      flushConsole();
-      setStatus(`${name} refused`);
-      return;
+async function openPackage(name: string, bytes: Uint8Array): Promise<void> {
+  const w = state.world ?? (await worldFor(state.engine));
+  const checked = await w.request({ op: 'check', id: w.id(), bytes });
+  if (checked.error !== undefined) {
+    const text = `beacon-sim: ${name}: ${checked.error}\n`;
+    state.stderr += text;
+    consoleLine(text, 'err error refused');
+    flushConsole();
+    setStatus(`${name} refused`);
+    return;
+  }
+  state.pkg = { bytes, name, api: state.api, engine: state.engine };
+  if (state.running) {
+    for (const v of state.views) {
+      const r = await w.request({ op: 'install', id: w.id(), run: state.runId, index: v.info.index, bytes });
+      if (r.error !== undefined) consoleLine(`beacon-sim: ${name}: ${r.error}\n`, 'err error');
     }
-    state.pkg = { bytes, name, api: state.api, engine: state.engine };
-    if (state.running) {
-      for (const v of state.views) {
-        const err = w.install(v.info.index, bytes);
-        if (err) consoleLine(`beacon-sim: ${name}: ${err}\n`, 'err error');
-      }
-      flushConsole();
-    }
-    setStatus(`${name} loaded`);
-  })();
+    flushConsole();
+  }
+  setStatus(`${name} loaded`);
 }
 
 async function openFile(name: string, bytes: Uint8Array): Promise<void> {

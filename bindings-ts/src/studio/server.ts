@@ -78,7 +78,8 @@ export async function bundlePage(): Promise<Map<string, Buffer>> {
   const esbuild = await import('esbuild');
   const pageDir = path.join(toolsRoot(), 'studio');
   const r = await esbuild.build({
-    entryPoints: [path.join(pageDir, 'main.ts')],
+    // The page, and the world's thread it starts (worker.ts).
+    entryPoints: [path.join(pageDir, 'main.ts'), path.join(pageDir, 'worker.ts')],
     bundle: true,
     write: false,
     format: 'iife',
