@@ -12,7 +12,7 @@ import { basicSetup, EditorView } from 'codemirror';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { lookupPosition, SourceMapV3 } from '../src/compiler/sourceMap';
-import { AirModel, CloudModel, layoutTrack, LocationModel, TraceRecord } from '../src/studio/records';
+import { AirModel, CloudModel, layoutTrack, LocationModel, scriptTracks, TraceRecord } from '../src/studio/records';
 import { DeviceInfo, INPUT, OutputLine, Speed, WorldEnd } from '../src/studio/world';
 import type { DeviceStart, FromWorker, ToWorker } from './worker';
 import './style.css';
@@ -333,8 +333,10 @@ class DeviceView {
     private readonly world: SimWorker,
     start: DeviceStart,
     readonly appName: string,
+    track: { t: number; lat: number; lon: number }[] = [],
   ) {
     const i = info.index;
+    this.location.track = track;
     const ring = el('div', { class: 'ring', id: `ring-${i}` });
     for (let k = 0; k < info.leds; k++) {
       const a = (2 * Math.PI * k) / info.leds - Math.PI / 2;
@@ -558,32 +560,46 @@ class DeviceView {
             pts.length && pts[pts.length - 1].from === 'gnss' ? ` · ${pts[pts.length - 1].sat} sat, hdop ${pts[pts.length - 1].hdop}` : ''
           }`
         : '';
+    c.dataset.trackPoints = String(loc.track.length);
     const g = c.getContext('2d');
     if (!g) return;
     g.clearRect(0, 0, c.width, c.height);
     g.fillStyle = '#f7f7f7';
     g.fillRect(0, 0, c.width, c.height);
-    if (pts.length === 0) {
+    if (pts.length === 0 && loc.track.length === 0) {
       g.fillStyle = '#888';
       g.fillText('no position in the trace yet', 10, 20);
       return;
     }
-    const lay = layoutTrack(pts, c.width, c.height);
+    // One layout for the scripted track (grey, its points marked) and the positions the trace
+    // gave (blue; the latest red), so both share the scale.
+    const lay = layoutTrack([...loc.track, ...pts], c.width, c.height);
+    const track = lay.xy.slice(0, loc.track.length);
+    const fixes = lay.xy.slice(loc.track.length);
+    g.strokeStyle = '#aaa';
+    g.fillStyle = '#888';
+    g.beginPath();
+    track.forEach(([x, y], k) => (k === 0 ? g.moveTo(x, y) : g.lineTo(x, y)));
+    g.stroke();
+    for (const [x, y] of track) g.fillRect(x - 2, y - 2, 4, 4);
     g.strokeStyle = '#4363d8';
     g.beginPath();
-    lay.xy.forEach(([x, y], k) => (k === 0 ? g.moveTo(x, y) : g.lineTo(x, y)));
+    fixes.forEach(([x, y], k) => (k === 0 ? g.moveTo(x, y) : g.lineTo(x, y)));
     g.stroke();
     g.fillStyle = '#4363d8';
-    for (const [x, y] of lay.xy) g.fillRect(x - 1.5, y - 1.5, 3, 3);
-    g.fillStyle = '#e6194b';
-    const [lx, ly] = lay.xy[lay.xy.length - 1];
-    g.fillRect(lx - 3, ly - 3, 6, 6);
+    for (const [x, y] of fixes) g.fillRect(x - 1.5, y - 1.5, 3, 3);
     g.fillStyle = '#000';
     g.fillRect(10, c.height - 10, lay.barPixels, 2);
     g.fillText(`${lay.barMetres} m`, 10, c.height - 14);
     c.dataset.scale = `${lay.barMetres} m`;
-    const last = pts[pts.length - 1];
-    g.fillText(`${last.lat.toFixed(6)}, ${last.lon.toFixed(6)}`, 10, 12);
+    if (fixes.length > 0) {
+      const [lx, ly] = fixes[fixes.length - 1];
+      g.fillStyle = '#e6194b';
+      g.fillRect(lx - 3, ly - 3, 6, 6);
+      const last = pts[pts.length - 1];
+      g.fillStyle = '#000';
+      g.fillText(`${last.lat.toFixed(6)}, ${last.lon.toFixed(6)}`, 10, 12);
+    }
   }
 
   /** Events queued and stored by the cloud, messages received, the last sync. */
@@ -640,7 +656,7 @@ function drawAir(): void {
       'tr',
       { class: `advertiser ${a.beacon ? 'beacon' : 'device'}`, 'data-key': a.key, 'data-type': String(a.fields.find(([k]) => k === 'type')?.[1] ?? '') },
       el('td', {}, a.beacon ? `${a.source} (scripted)` : `${a.source} set ${String(a.set)}`, a.on ? '' : ' (stopped)'),
-      el('td', { class: 'decoded' }, ...a.fields.map(([k, v]) => el('div', { class: 'field', 'data-field': k }, el('b', {}, `${k} `), v))),
+      el('td', { class: 'decoded' }, ...a.fields.map(([k, v]) => el('div', { class: 'field', 'data-field': k }, el('b', {}, `${k} `), el('span', { class: 'value' }, v)))),
       el('td', {}, `${a.events} adv, ${a.power} dBm`),
       el('td', {}, ...[...a.heard.values()].map((h) => el('div', {}, `${h.device}: ${h.rssi} dBm ch ${h.ch} (${h.count}×)`))),
     ),
@@ -775,6 +791,8 @@ async function scenarioApps(): Promise<Map<string, Pkg> | undefined> {
 async function run(): Promise<void> {
   stop();
   state.runClickMs = performance.now();
+  // A new run from the click on: nothing may read the last run's end as this one's.
+  state.ended = undefined;
   const fresh = state.pkg && (state.pkg.source === undefined || (state.pkg.source === editor.state.doc.toString() && state.pkg.api === state.api && state.pkg.engine === state.engine));
   const own = await scenarioApps();
   if (!own) return;
@@ -808,7 +826,8 @@ async function run(): Promise<void> {
   }
   const devices = r.devices;
   const pkgOf = (d: DeviceInfo): Pkg => packages[Math.min(d.index, packages.length - 1)];
-  state.views = devices.map((d, k) => new DeviceView(d, world, r.starts![k], pkgOf(d).name));
+  const tracks = scriptTracks(lowered?.script);
+  state.views = devices.map((d, k) => new DeviceView(d, world, r.starts![k], pkgOf(d).name, tracks.get(d.index)));
   $('devices').replaceChildren(...state.views.map((v) => v.root));
   for (const f of r.failed ?? []) onOutput({ stream: 'stderr', device: '', text: `beacon-sim: ${pkgOf(devices[f.index]).name}: ${f.reason}\n` });
   state.running = true;

@@ -46,9 +46,8 @@ let timer: ReturnType<typeof setTimeout> | undefined;
 // messages (Stop, a click) are handled between two slices; setTimeout(0) would be clamped to 4 ms.
 const slices = new MessageChannel();
 
-function flush(end?: WorldEnd): void {
+function flush(end?: WorldEnd, now = world?.now() ?? 0): void {
   if (!world) return;
-  const now = world.now();
   if (output.length === 0 && trace.length === 0 && now === lastNow && end === undefined) return;
   lastNow = now;
   scope.postMessage({ op: 'batch', run, now, output, trace, ...(end !== undefined ? { end } : {}) });
@@ -61,7 +60,11 @@ function step(forRun: number): void {
   if (!pacer || forRun !== run) return;
   const end = pacer.tick(pacer.speed === 'max' ? 30 : 12);
   if (pacer.ended !== undefined) {
-    flush(end);
+    // beacon-sim frees the world when the run ends, and the apps' ends (advertisers stopping,
+    // the NFC tag's message) are in its trace: so they are in the page's.
+    const now = world!.now();
+    world!.close();
+    flush(end, now);
     pacer = undefined;
     return;
   }
@@ -153,7 +156,10 @@ scope.onmessage = (e: MessageEvent<ToWorker>) => {
       if (m.run === run) {
         if (timer !== undefined) clearTimeout(timer);
         timer = undefined;
+        if (pacer) world?.close();
         pacer = undefined;
+        output = [];
+        trace = [];
       }
       break;
     case 'check': {

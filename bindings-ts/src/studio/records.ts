@@ -206,8 +206,34 @@ export interface Fix {
   hdop?: number;
 }
 
+/** A point of a scripted GNSS track: where the device is at world time t. */
+export interface TrackPoint {
+  t: number;
+  lat: number;
+  lon: number;
+}
+
+/**
+ * The GNSS tracks of a world script (`gnss <device> point <ms> <lat> <long> <alt>` lines, as the
+ * scenario's `gnss.track` is lowered; src/world/world_script.h), by device index: the path each
+ * device follows, which the trace does not repeat (it gives the fixes).
+ */
+export function scriptTracks(script: string | undefined): Map<number, TrackPoint[]> {
+  const out = new Map<number, TrackPoint[]>();
+  for (const line of (script ?? '').split('\n')) {
+    const m = /^gnss (\d+) point (\d+) (-?[\d.]+) (-?[\d.]+)/.exec(line);
+    if (!m) continue;
+    const dev = Number(m[1]);
+    if (!out.has(dev)) out.set(dev, []);
+    out.get(dev)!.push({ t: Number(m[2]), lat: Number(m[3]), lon: Number(m[4]) });
+  }
+  return out;
+}
+
 /** A device's positions (GNSS fixes and scripted moves) and its receiver's state. */
 export class LocationModel {
+  /** The scripted track the device follows (empty without one). */
+  track: TrackPoint[] = [];
   readonly points: Fix[] = [];
   receiverOn = false;
   hasFix = false;
