@@ -293,6 +293,48 @@ describe('beacon studio in chromium', { skip }, () => {
     assert.match(summary, new RegExp(`^queued ${queued.length} .* stored ${stored.length} `));
   });
 
+  test("a scenario's per-device apps run each on its device, as beacon run runs them; a missing one is named", async () => {
+    const fleet = path.join(dir, 'fleet');
+    fs.mkdirSync(fleet, { recursive: true });
+    fs.writeFileSync(path.join(fleet, 'lamp.ts'), "io.setLedColor(io.Color.RED);\nio.led(true);\nprint('lamp ' + sys.getPublicId().slice(-1));\n");
+    fs.writeFileSync(path.join(fleet, 'counter.ts'), "let n = 0;\ntimers.repeat(1000, () => print(`count ${++n}`));\n");
+    const scenario = { utc: '2026-01-01T00:00:00Z', duration: '3s', devices: [{ name: 'lamp', app: 'lamp.ts' }, { name: 'counter', app: 'counter.ts', profile: 'ble-beacon' }] };
+    const world = path.join(fleet, 'fleet.json');
+    fs.writeFileSync(world, JSON.stringify(scenario));
+    const trace = path.join(fleet, 'cli.jsonl');
+    const stdout = execFileSync(process.execPath, [BEACON, 'run', '--world', world, '--trace', trace], { cwd: fleet, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    assert.match(stdout, /\[counter\] count 3/);
+
+    // `beacon studio --world fleet/fleet.json`: the apps are found beside the scenario.
+    const { startStudio } = await import('../src/studio/server');
+    const own = await startStudio({ port: 0, world });
+    const p2 = await browser.newPage();
+    try {
+      await p2.goto(own.url);
+      await p2.waitForSelector('body[data-ready="true"]', { timeout: 60_000 });
+      await p2.select('#speed', 'max');
+      await p2.click('#run');
+      await p2.waitForFunction(() => (window as unknown as StudioWindow).studio.state.ended !== undefined && !(window as unknown as StudioWindow).studio.state.running, { timeout: 60_000 });
+      const got = await p2.evaluate(() => ({ stdout: (window as unknown as StudioWindow).studio.state.stdout, trace: (window as unknown as StudioWindow).studio.state.trace }));
+      assert.equal(got.stdout, stdout);
+      assert.equal(got.trace, fs.readFileSync(trace, 'utf8'));
+      assert.deepEqual(await p2.$$eval('.device', (els) => els.map((e) => (e as HTMLElement).dataset.app)), ['lamp.bapp', 'counter.bapp']);
+      assert.equal(await p2.$eval('#led-0-0', (e) => (e as HTMLElement).dataset.rgb), '255,0,0');
+    } finally {
+      await p2.close();
+      await own.close();
+    }
+
+    // A scenario opened in the page looks for its apps in examples/: one that is not there is
+    // named, and nothing runs.
+    await page.evaluate((text: string) => (window as unknown as StudioWindow).studio.openFile('fleet.json', text), JSON.stringify({ devices: [{ name: 'x', app: 'no-such-app.ts' }] }));
+    await page.click('#run');
+    await waitConsole('no-such-app.ts');
+    assert.match(await consoleText(), /beacon run: fleet\.json: devices\[0\]\.app: cannot read no-such-app\.ts/);
+    assert.equal(await page.evaluate(() => (window as unknown as StudioWindow).studio.state.running), false);
+    await page.click('#clear-scenario');
+  });
+
   test('a type error shows in the editor at its line', async () => {
     const source = "let count = 0;\nio.press(() => {\n  const label: number = 'three';\n  print(label + count);\n});\n";
     await page.evaluate((s: string) => (window as unknown as { studio: { setSource(t: string, n: string): void } }).studio.setSource(s, 'typo.ts'), source);
