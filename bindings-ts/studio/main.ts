@@ -83,6 +83,8 @@ const state = {
   /** performance.now() when Run was clicked and when the run ended (shown): for the benchmark. */
   runClickMs: 0,
   runEndMs: 0,
+  /** Real time the world's own work took in the run (in its worker). */
+  worldBusyMs: 0,
   /** Counts runs, so a slice or frame of a run that was stopped does nothing. */
   runId: 0,
   /** performance.now() when the page became usable (editor, examples and simulator loaded). */
@@ -843,6 +845,7 @@ function onBatch(b: Extract<FromWorker, { op: 'batch' }>): void {
   for (const l of b.output) onOutput(l);
   for (const t of b.trace) onTrace(t);
   state.now = b.now;
+  state.worldBusyMs = b.busyMs;
   if (b.end !== undefined) {
     // The words of beacon-sim's last line.
     stop(b.end === WorldEnd.Stopped ? 'the app stopped' : b.end === WorldEnd.Idle ? 'nothing more can happen' : 'the time given ran out');
@@ -868,18 +871,30 @@ function flushAll(): void {
   drawTimeline();
 }
 
-/** Draw at most once per animation frame, from the latest state. */
+/**
+ * Draw at most once per animation frame, from the latest state. As fast as possible, at most ten
+ * times a second: enough to watch a run go by, and the page's thread leaves the processor to the
+ * world's on a machine with few cores.
+ */
 let drawRequested = false;
+let lastDraw = 0;
+const FAST_DRAW_MS = 100;
 
 function requestDraw(): void {
   if (drawRequested) return;
   drawRequested = true;
-  requestAnimationFrame((now) => {
-    drawRequested = false;
-    if (!state.running) return;
-    flushAll();
-    countFrame(now);
-  });
+  const draw = (): void => {
+    requestAnimationFrame((now) => {
+      drawRequested = false;
+      if (!state.running) return;
+      lastDraw = performance.now();
+      flushAll();
+      countFrame(now);
+    });
+  };
+  const wait = speedOf() === 'max' ? lastDraw + FAST_DRAW_MS - performance.now() : 0;
+  if (wait > 0) setTimeout(draw, wait);
+  else draw();
 }
 
 function countFrame(now: number): void {

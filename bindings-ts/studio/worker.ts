@@ -26,7 +26,7 @@ export type ToWorker =
 export type FromWorker =
   | { op: 'loaded' }
   | { op: 'reply'; id: number; error?: string; devices?: DeviceInfo[]; starts?: DeviceStart[]; failed?: { index: number; reason: string }[] }
-  | { op: 'batch'; run: number; now: number; output: OutputLine[]; trace: string[]; end?: WorldEnd };
+  | { op: 'batch'; run: number; now: number; output: OutputLine[]; trace: string[]; end?: WorldEnd; busyMs: number };
 
 interface WorkerScope {
   postMessage(m: FromWorker): void;
@@ -41,6 +41,8 @@ let run = -1;
 let output: OutputLine[] = [];
 let trace: string[] = [];
 let lastNow = -1;
+/** Real time the world's work took in this run (the benchmark compares it with the whole Run). */
+let busyMs = 0;
 let timer: ReturnType<typeof setTimeout> | undefined;
 // Back-to-back slices as fast as possible: a message to ourselves is a task, so the page's
 // messages (Stop, a click) are handled between two slices; setTimeout(0) would be clamped to 4 ms.
@@ -50,7 +52,7 @@ function flush(end?: WorldEnd, now = world?.now() ?? 0): void {
   if (!world) return;
   if (output.length === 0 && trace.length === 0 && now === lastNow && end === undefined) return;
   lastNow = now;
-  scope.postMessage({ op: 'batch', run, now, output, trace, ...(end !== undefined ? { end } : {}) });
+  scope.postMessage({ op: 'batch', run, now, output, trace, busyMs, ...(end !== undefined ? { end } : {}) });
   output = [];
   trace = [];
 }
@@ -58,7 +60,9 @@ function flush(end?: WorldEnd, now = world?.now() ?? 0): void {
 function step(forRun: number): void {
   timer = undefined;
   if (!pacer || forRun !== run) return;
+  const t0 = performance.now();
   const end = pacer.tick(pacer.speed === 'max' ? 30 : 12);
+  busyMs += performance.now() - t0;
   if (pacer.ended !== undefined) {
     // beacon-sim frees the world when the run ends, and the apps' ends (advertisers stopping,
     // the NFC tag's message) are in its trace: so they are in the page's.
@@ -100,6 +104,8 @@ function open(m: Extract<ToWorker, { op: 'open' }>): void {
   output = [];
   trace = [];
   lastNow = -1;
+  busyMs = 0;
+  const t0 = performance.now();
   let devices: DeviceInfo[];
   try {
     devices = w.open(m.script, m.devices, m.utc);
@@ -116,6 +122,7 @@ function open(m: Extract<ToWorker, { op: 'open' }>): void {
     moving: w.value(d.index, 'moving') !== 0,
   }));
   const failed = w.start();
+  busyMs = performance.now() - t0;
   reply(m.id, { devices, starts, failed });
   pacer = new Pacer(w, () => performance.now());
   pacer.until = m.until;
