@@ -713,19 +713,22 @@ function drawTimeline(): void {
   const now = state.now;
   const windowMs = 60_000;
   g.clearRect(0, 0, c.width, c.height);
-  const rows = Math.max(1, state.views.length);
-  const h = c.height / rows;
-  state.views.forEach((v, k) => {
+  // A row per device, and one for the scenario's beacons (their records name no device).
+  const names = state.views.map((v) => v.info.name);
+  if ([...air.advertisers.values()].some((a) => a.beacon)) names.push('air');
+  const h = c.height / Math.max(1, names.length);
+  names.forEach((name, k) => {
     g.fillStyle = '#333';
-    g.fillText(v.info.name, 2, k * h + 12);
+    g.fillText(name, 2, k * h + 12);
   });
   for (let j = timeline.length - 1; j >= 0; j--) {
     const r = timeline[j];
     if (r.t < now - windowMs) break;
-    const row = state.views.findIndex((v) => v.info.name === r.dev);
+    const row = r.dev === undefined ? state.views.length : names.indexOf(r.dev);
+    if (row < 0 || row >= names.length) continue;
     const x = 40 + ((r.t - (now - windowMs)) / windowMs) * (c.width - 45);
     g.fillStyle = EV_COLOURS[r.ev] ?? '#999';
-    g.fillRect(x, Math.max(0, row) * h + 16, 2, h - 20);
+    g.fillRect(x, row * h + 16, 2, h - 20);
   }
   $('clock').textContent = `${(now / 1000).toFixed(3)} s`;
 }
