@@ -1042,10 +1042,15 @@ async function start(): Promise<void> {
     setSource(text, 'hello.ts');
   }
   if (info.world) await setScenario(info.world.name, info.world.text);
-  await worldFor(info.engines[0] ?? 'duktape');
+  const engine = info.engines[0] ?? 'duktape';
+  const sim = await worldFor(engine);
   setStatus('ready');
   state.readyMs = performance.now();
   document.body.dataset.ready = 'true';
+  // Warm the module's code up while the user reads the page (a Run ends it at once).
+  void fetch(`api/warm-up/${engine}`)
+    .then((r) => (r.ok ? r.arrayBuffer() : undefined))
+    .then((b) => b && !state.running && sim.post({ op: 'warm', bytes: new Uint8Array(b), forMs: 1500 }));
 }
 
 /** For the browser tests and the benchmark: what the page shows, without scraping it. */

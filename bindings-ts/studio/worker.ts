@@ -20,6 +20,7 @@ export type ToWorker =
   | { op: 'speed'; speed: Speed }
   | { op: 'input'; run: number; device: number; kind: number; values: number[]; releaseAfter?: number }
   | { op: 'stop'; run: number }
+  | { op: 'warm'; bytes: Uint8Array; forMs: number }
   | { op: 'check'; id: number; bytes: Uint8Array }
   | { op: 'install'; id: number; run: number; index: number; bytes: Uint8Array };
 
@@ -48,8 +49,16 @@ let timer: ReturnType<typeof setTimeout> | undefined;
 // messages (Stop, a click) are handled between two slices; setTimeout(0) would be clamped to 4 ms.
 const slices = new MessageChannel();
 
+/** The run that warms the engine's code up after loading (its output goes nowhere). */
+const WARM_RUN = -2;
+
 function flush(end?: WorldEnd, now = world?.now() ?? 0): void {
   if (!world) return;
+  if (run === WARM_RUN) {
+    output = [];
+    trace = [];
+    return;
+  }
   if (output.length === 0 && trace.length === 0 && now === lastNow && end === undefined) return;
   lastNow = now;
   scope.postMessage({ op: 'batch', run, now, output, trace, busyMs, ...(end !== undefined ? { end } : {}) });
@@ -57,11 +66,19 @@ function flush(end?: WorldEnd, now = world?.now() ?? 0): void {
   trace = [];
 }
 
+let warmUntil = 0;
+
 function step(forRun: number): void {
   timer = undefined;
   if (!pacer || forRun !== run) return;
+  if (run === WARM_RUN && performance.now() >= warmUntil) {
+    world!.close();
+    flush();
+    pacer = undefined;
+    return;
+  }
   const t0 = performance.now();
-  const end = pacer.tick(pacer.speed === 'max' ? 30 : 12);
+  const end = pacer.tick(run === WARM_RUN ? 10 : pacer.speed === 'max' ? 30 : 12);
   busyMs += performance.now() - t0;
   if (pacer.ended !== undefined) {
     // beacon-sim frees the world when the run ends, and the apps' ends (advertisers stopping,
@@ -99,7 +116,10 @@ async function load(engine: string, bytes: ArrayBuffer): Promise<void> {
 function open(m: Extract<ToWorker, { op: 'open' }>): void {
   const w = world!;
   if (timer !== undefined) clearTimeout(timer);
+  timer = undefined;
   pacer = undefined;
+  // The world of the last run (or of the warm-up) ends before this one's output begins.
+  w.close();
   run = m.run;
   output = [];
   trace = [];
@@ -130,6 +150,29 @@ function open(m: Extract<ToWorker, { op: 'open' }>): void {
   step(run);
 }
 
+/*
+ * WebAssembly code starts in the engine's baseline tier and is optimised as it gets hot, so the
+ * first Run after loading would be several times slower than the next. The page sends a small
+ * app that works the JS engine, timers and the event loop hard; it runs here for forMs of real
+ * time, in slices, and any request of the page (a Run) ends it at once.
+ */
+function warm(bytes: Uint8Array, forMs: number): void {
+  const w = world;
+  if (!w || pacer) return;
+  run = WARM_RUN;
+  try {
+    w.open(undefined, 1, 0);
+  } catch {
+    return;
+  }
+  w.setPackage(0, bytes);
+  w.start();
+  warmUntil = performance.now() + forMs;
+  pacer = new Pacer(w, () => performance.now());
+  pacer.setSpeed('max');
+  step(run);
+}
+
 scope.onmessage = (e: MessageEvent<ToWorker>) => {
   const m = e.data;
   switch (m.op) {
@@ -138,6 +181,9 @@ scope.onmessage = (e: MessageEvent<ToWorker>) => {
       break;
     case 'open':
       open(m);
+      break;
+    case 'warm':
+      warm(m.bytes, m.forMs);
       break;
     case 'speed':
       if (pacer) {

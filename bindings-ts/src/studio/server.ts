@@ -234,6 +234,18 @@ export async function lowerScenarioText(text: string, name: string, dir = exampl
   }
 }
 
+/**
+ * The app the page runs once after loading, for a moment, so the browser has optimised the
+ * module's hot code before the user's first Run (see worker.ts, warm): JSON, strings, arrays,
+ * closures, timers and the event loop, which every app uses.
+ */
+const WARM_UP_APP = `let s = 0;
+timers.repeat(5, () => {
+  const o = { n: s % 97, list: [1, 2, 3], text: 'w' + s };
+  for (let i = 0; i < 5; i++) s += JSON.stringify(o).length + JSON.parse('[' + i + ']')[0] + o.text.indexOf('1') + o.list.map((x) => x * i).length;
+});
+`;
+
 export async function startStudio(opts: StudioOptions = {}): Promise<StudioServer> {
   const wasm = await ensureWasm(opts.onNote);
   const page = await bundlePage();
@@ -245,6 +257,7 @@ export async function startStudio(opts: StudioOptions = {}): Promise<StudioServe
   // a directory; one opened in the page (which gets no path) is taken to lie in examples/.
   const scenarioDir = (name: string, text: string): string => (startWorld && opts.world && name === startWorld.name && text === startWorld.text ? path.dirname(path.resolve(opts.world)) : examplesDir());
   const engines = ENGINES.filter((e) => fs.existsSync(path.join(wasm, `beacon-sim-${e}.wasm`)));
+  const warmUps = new Map<string, Promise<BuildReply>>();
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -258,6 +271,13 @@ export async function startStudio(opts: StudioOptions = {}): Promise<StudioServe
       if (p === '/api/info') {
         const examples = fs.readdirSync(examplesDir()).filter((f) => /\.(ts|js|json)$/.test(f)).sort();
         return sendJson(res, { apiVersions: API_VERSIONS, api, engines, examples, app: startApp, world: startWorld });
+      }
+      const warm = /^\/api\/warm-up\/(duktape|jerryscript)$/.exec(p);
+      if (warm) {
+        let built = warmUps.get(warm[1]);
+        if (!built) warmUps.set(warm[1], (built = buildSource(WARM_UP_APP, 'warm-up.js', DEFAULT_API_VERSION, warm[1])));
+        const r = await built;
+        return r.ok && r.package ? send(res, 200, 'application/octet-stream', Buffer.from(r.package, 'base64')) : send(res, 500, 'text/plain', 'the warm-up app did not build');
       }
       const ex = /^\/api\/example\/([\w.-]+)$/.exec(p);
       if (ex && fs.existsSync(path.join(examplesDir(), ex[1]))) return send(res, 200, TYPES['.ts'], fs.readFileSync(path.join(examplesDir(), ex[1])));
