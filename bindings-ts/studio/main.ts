@@ -12,7 +12,9 @@ import { basicSetup, EditorView } from 'codemirror';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { lookupPosition, SourceMapV3 } from '../src/compiler/sourceMap';
-import { DeviceInfo, INPUT, OutputLine, Pacer, SimFactory, Speed, WasmWorld, WorldEnd } from '../src/studio/world';
+import { AirModel, CloudModel, layoutTrack, LocationModel, scriptTracks, TraceRecord } from '../src/studio/records';
+import { DeviceInfo, INPUT, OutputLine, Speed, WorldEnd } from '../src/studio/world';
+import type { DeviceStart, FromWorker, ToWorker } from './worker';
 import './style.css';
 
 interface Info {
@@ -35,15 +37,10 @@ interface BuildReply {
 interface Lowered {
   script: string;
   durationMs?: number;
+  /** `app`: the file the scenario names for the device (built by the server, api/build-app). */
   devices: { name: string; app?: string }[];
 }
 
-interface TraceRecord {
-  t: number;
-  dev: string;
-  ev: string;
-  [key: string]: unknown;
-}
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
 
@@ -54,6 +51,15 @@ async function post<T>(url: string, body: unknown): Promise<T> {
 
 // ---- state
 
+interface Pkg {
+  bytes: Uint8Array;
+  name: string;
+  map?: SourceMapV3;
+  source?: string;
+  api: string;
+  engine: string;
+}
+
 const state = {
   api: '0.2.6',
   apiVersions: [] as string[],
@@ -61,9 +67,12 @@ const state = {
   name: 'app.ts',
   scenario: undefined as { name: string; text: string; lowered: Lowered } | undefined,
   /** The package Run uses: built from the editor's text, or dropped onto the page. */
-  pkg: undefined as { bytes: Uint8Array; name: string; map?: SourceMapV3; source?: string; api: string; engine: string } | undefined,
-  world: undefined as WasmWorld | undefined,
-  pacer: undefined as Pacer | undefined,
+  pkg: undefined as Pkg | undefined,
+  /** Packages of the devices whose scenario entry names its own app, by device name. */
+  devicePkgs: new Map<string, Pkg>(),
+  world: undefined as SimWorker | undefined,
+  /** World time of the latest output the world gave. */
+  now: 0,
   running: false,
   views: [] as DeviceView[],
   stdout: '',
@@ -71,32 +80,90 @@ const state = {
   trace: '',
   ended: undefined as string | undefined,
   frames: [] as number[],
+  /** performance.now() when Run was clicked and when the run ended (shown): for the benchmark. */
+  runClickMs: 0,
+  runEndMs: 0,
+  /** Real time the world's own work took in the run (in its worker). */
+  worldBusyMs: 0,
+  /** Counts runs, so a slice or frame of a run that was stopped does nothing. */
+  runId: 0,
   /** performance.now() when the page became usable (editor, examples and simulator loaded). */
   readyMs: 0,
 };
 
-const worlds = new Map<string, Promise<WasmWorld>>();
+/**
+ * The world's thread (worker.ts): requests with replies (open, check, install) and messages
+ * (speed, inputs, stop); the world's output comes back in batches, one per slice it ran.
+ */
+class SimWorker {
+  private nextId = 1;
+  private readonly waiting = new Map<number, (r: Extract<FromWorker, { op: 'reply' }>) => void>();
+  private readonly loaded: Promise<void>;
+  onBatch: (b: Extract<FromWorker, { op: 'batch' }>) => void = () => {};
 
-function loadScript(src: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const s = document.createElement('script');
-    s.src = src;
-    s.onload = () => resolve();
-    s.onerror = () => reject(new Error(`cannot load ${src}`));
-    document.head.appendChild(s);
-  });
+  /**
+   * The page fetches the worker's script, the engine's emscripten glue and the module, and
+   * starts the worker from a blob of the two scripts: the worker then asks the network for
+   * nothing (and nothing a worker fetches escapes what the page's own requests show).
+   */
+  static async create(engine: string): Promise<SimWorker> {
+    const text = async (url: string): Promise<string> => {
+      const r = await fetch(url);
+      if (!r.ok) throw new Error(`cannot load ${url}`);
+      return r.text();
+    };
+    const [glue, script, wasm] = await Promise.all([text(`wasm/beacon-sim-${engine}.js`), text('worker.js'), fetch(`wasm/beacon-sim-${engine}.wasm`).then((r) => r.arrayBuffer())]);
+    const url = URL.createObjectURL(new Blob([glue, '\n', script], { type: 'text/javascript' }));
+    const sim = new SimWorker(new Worker(url), engine, wasm);
+    await sim.loaded;
+    URL.revokeObjectURL(url);
+    return sim;
+  }
+
+  private constructor(
+    private readonly worker: Worker,
+    engine: string,
+    wasm: ArrayBuffer,
+  ) {
+    this.loaded = new Promise((resolve, reject) => {
+      this.worker.onmessage = (e: MessageEvent<FromWorker>) => {
+        const m = e.data;
+        if (m.op === 'loaded') resolve();
+        else if (m.op === 'batch') this.onBatch(m);
+        else if (m.id === 0) reject(new Error(m.error));
+        else {
+          this.waiting.get(m.id)?.(m);
+          this.waiting.delete(m.id);
+        }
+      };
+      this.worker.onerror = (e) => reject(new Error(e.message));
+    });
+    this.worker.postMessage({ op: 'load', engine, wasm } satisfies ToWorker, [wasm]);
+  }
+
+  post(m: ToWorker): void {
+    this.worker.postMessage(m);
+  }
+
+  request(m: ToWorker & { id: number }): Promise<Extract<FromWorker, { op: 'reply' }>> {
+    return new Promise((resolve) => {
+      this.waiting.set(m.id, resolve);
+      this.post(m);
+    });
+  }
+
+  id(): number {
+    return this.nextId++;
+  }
 }
 
-/** One module instance per engine, made once. */
-function worldFor(engine: string): Promise<WasmWorld> {
+const worlds = new Map<string, Promise<SimWorker>>();
+
+/** One world thread per engine, made once. */
+function worldFor(engine: string): Promise<SimWorker> {
   let w = worlds.get(engine);
   if (!w) {
-    w = (async () => {
-      await loadScript(`wasm/beacon-sim-${engine}.js`);
-      const factory = (window as unknown as Record<string, SimFactory>)[`createBeaconSim_${engine}`];
-      const bytes = await (await fetch(`wasm/beacon-sim-${engine}.wasm`)).arrayBuffer();
-      return WasmWorld.create(factory, bytes);
-    })();
+    w = SimWorker.create(engine);
     worlds.set(engine, w);
   }
   return w;
@@ -179,9 +246,10 @@ function consoleLine(text: string, cls: string): void {
 
 function flushConsole(): void {
   if (pendingConsole.length === 0) return;
-  const box = $('console');
+  const box = $('console-lines');
   const frag = document.createDocumentFragment();
-  for (const l of pendingConsole) {
+  // A fast run prints more between two frames than the console keeps: only those kept are made.
+  for (const l of pendingConsole.length > 2000 ? pendingConsole.slice(-2000) : pendingConsole) {
     const span = document.createElement('span');
     span.className = l.cls;
     span.textContent = l.text;
@@ -190,12 +258,11 @@ function flushConsole(): void {
   pendingConsole = [];
   box.appendChild(frag);
   while (box.childNodes.length > 2000) box.firstChild?.remove();
-  box.scrollTop = box.scrollHeight;
 }
 
 /** Error locations in the compiled script shown in the TypeScript source (as rewriteLocations). */
-function mapLocations(text: string): string {
-  const pkg = state.pkg;
+function mapLocations(text: string, device = ''): string {
+  const pkg = state.devicePkgs.get(device) ?? state.pkg;
   if (!pkg?.map) return text;
   const map = pkg.map;
   const name = map.file ?? 'app.min.js';
@@ -211,7 +278,7 @@ function onOutput(line: OutputLine): void {
     state.stdout += line.text;
     consoleLine(line.text, 'out');
   } else {
-    const text = mapLocations(line.text);
+    const text = mapLocations(line.text, line.device);
     state.stderr += text;
     consoleLine(text, `err ${line.level ?? ''}`);
   }
@@ -219,7 +286,7 @@ function onOutput(line: OutputLine): void {
 
 // ---- devices
 
-const ORIENTATIONS: Record<string, [number, number, number]> = {
+const ORIENTATIONS: Record<string, number[]> = {
   'flat-top': [0, 0, 1],
   'flat-bottom': [0, 0, -1],
   'vertical-ble': [1, 0, 0],
@@ -240,10 +307,22 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
 class DeviceView {
   readonly root: HTMLElement;
   private readonly leds: HTMLElement[] = [];
+  /** The latest state of each LED from the trace; drawn at the next frame. */
+  private readonly ledState: ({ on: boolean; rgb: string } | undefined)[] = [];
+  private ledsDirty = false;
   private readonly status: HTMLElement;
+  private statusText: string | undefined;
+  private readonly controlValues = new Map<string, string | boolean>();
   private readonly other: HTMLElement;
+  private readonly otherRows: string[] = [];
+  private otherDirty = false;
   private readonly track: HTMLCanvasElement;
-  private readonly points: { lat: number; lon: number }[] = [];
+  private readonly gnssStatus: HTMLElement;
+  readonly location = new LocationModel();
+  private locationDrawn = -1;
+  readonly cloud = new CloudModel();
+  private cloudDrawn = -1;
+  private readonly cloudBox: HTMLElement;
   private chart: uPlot | undefined;
   private readonly chartBox: HTMLElement;
   private series: string[] = [];
@@ -253,9 +332,13 @@ class DeviceView {
 
   constructor(
     readonly info: DeviceInfo,
-    private readonly world: WasmWorld,
+    private readonly world: SimWorker,
+    start: DeviceStart,
+    readonly appName: string,
+    track: { t: number; lat: number; lon: number }[] = [],
   ) {
     const i = info.index;
+    this.location.track = track;
     const ring = el('div', { class: 'ring', id: `ring-${i}` });
     for (let k = 0; k < info.leds; k++) {
       const a = (2 * Math.PI * k) / info.leds - Math.PI / 2;
@@ -299,104 +382,94 @@ class DeviceView {
     const power = (): void => this.input(INPUT.POWER, [Number((this.controls.external as HTMLInputElement).checked), Number((this.controls.charging as HTMLInputElement).checked)]);
     const tilt = el('select', { id: `tilt-${i}` }, ...Object.keys(ORIENTATIONS).map((o) => el('option', { value: o }, o)));
     tilt.onchange = () => this.input(INPUT.ACCEL, ORIENTATIONS[tilt.value]);
-    const moving = check('moving', 'moving', world.value(i, 'moving') !== 0, () => {
+    const moving = check('moving', 'moving', start.moving, () => {
       const on = (this.controls.moving as HTMLInputElement).checked;
       this.input(INPUT.MOTION, on ? [1, Number((this.controls.intensity as HTMLInputElement).value)] : [0, 0]);
     });
     this.status = el('div', { class: 'dev-status' });
     this.other = el('div', { class: 'other', id: `other-${i}` });
-    this.track = el('canvas', { class: 'track', width: '220', height: '140', id: `track-${i}` });
+    this.track = el('canvas', { class: 'track', width: '300', height: '180', id: `track-${i}` });
+    this.gnssStatus = el('div', { class: 'gnss-status', id: `gnss-${i}` });
+    this.cloudBox = el('div', { class: 'cloud', id: `cloud-${i}` });
     this.chartBox = el('div', { class: 'chart', id: `chart-${i}` });
     this.root = el(
       'div',
-      { class: 'device', id: `device-${i}` },
-      el('h3', {}, `${info.name} `, el('small', {}, info.profile)),
+      { class: 'device', id: `device-${i}`, 'data-app': appName },
+      el('h3', {}, `${info.name} `, el('small', {}, `${info.profile} · ${appName}`)),
       el('div', { class: 'device-top' }, ring, el('div', {}, buttons, this.status)),
       el(
         'fieldset',
         {},
         el('legend', {}, 'power and sensors'),
-        slider('battery', 'battery %', 0, 100, 1, world.value(i, 'battery'), (v) => this.input(INPUT.BATTERY, [v])),
-        check('external', 'external power', world.value(i, 'external') !== 0, power),
-        check('charging', 'charging', world.value(i, 'charging') !== 0, power),
-        slider('temperature', 'temperature °C', -20, 60, 0.5, world.value(i, 'temperature') || 22, (v) => this.input(INPUT.TEMPERATURE, [v])),
+        slider('battery', 'battery %', 0, 100, 1, start.battery, (v) => this.input(INPUT.BATTERY, [v])),
+        check('external', 'external power', start.external, power),
+        check('charging', 'charging', start.charging, power),
+        slider('temperature', 'temperature °C', -20, 60, 0.5, start.temperature || 22, (v) => this.input(INPUT.TEMPERATURE, [v])),
       ),
       el('fieldset', {}, el('legend', {}, 'motion'), moving, slider('intensity', 'intensity g', 0.05, 2, 0.05, 0.4, () => {}), el('label', {}, 'tilt ', tilt)),
       el('fieldset', {}, el('legend', {}, 'preview'), this.chartBox),
-      el('fieldset', {}, el('legend', {}, 'location'), this.track),
-      el('fieldset', {}, el('legend', {}, 'air, location, cloud'), this.other),
+      el('fieldset', { class: 'location' }, el('legend', {}, 'location'), this.track, this.gnssStatus),
+      el('fieldset', {}, el('legend', {}, 'cloud'), this.cloudBox),
+      el('fieldset', {}, el('legend', {}, 'other records'), this.other),
     );
     this.drawTrack();
+    this.drawCloud();
   }
 
-  private input(kind: number, values: readonly number[]): void {
-    const pacer = state.pacer;
-    if (!state.running || !pacer) return;
-    this.world.input(this.info.index, kind, pacer.present(), values);
+  /** An input at the world time the world's clock has reached when it gets it. */
+  private input(kind: number, values: number[]): void {
+    if (!state.running) return;
+    this.world.post({ op: 'input', run: state.runId, device: this.info.index, kind, values });
   }
 
   private press(button: number, holdMs: number): void {
-    const pacer = state.pacer;
-    if (!state.running || !pacer) return;
-    const at = pacer.present();
-    this.world.input(this.info.index, INPUT.BUTTON, at, [button, 1]);
-    this.world.input(this.info.index, INPUT.BUTTON, at + holdMs, [button, 0]);
+    if (!state.running) return;
+    this.world.post({ op: 'input', run: state.runId, device: this.info.index, kind: INPUT.BUTTON, values: [button, 1], releaseAfter: holdMs });
   }
 
+  /**
+   * Take a record: only the device's state changes here, nothing is drawn (a fast run gives
+   * thousands of records between two frames; flush() draws the latest state once).
+   */
   record(r: TraceRecord): void {
     switch (r.ev) {
       case 'led': {
-        const led = this.leds[r.led as number];
-        if (!led) break;
+        const k = r.led as number;
+        if (k >= this.leds.length) break;
         const rgb = (r.rgb as number[]).map((c) => Math.round(c * (r.brightness as number) * 255));
-        const on = r.on === true;
-        led.dataset.on = String(on);
-        led.dataset.rgb = on ? rgb.join(',') : '0,0,0';
-        led.style.background = on ? `rgb(${rgb.join(',')})` : '';
-        led.style.boxShadow = on ? `0 0 12px rgb(${rgb.join(',')})` : '';
+        this.ledState[k] = { on: r.on === true, rgb: rgb.join(',') };
+        this.ledsDirty = true;
         break;
       }
       case 'app':
-        this.status.textContent = `app ${r.state as string}${r.detail ? `: ${mapLocations(String(r.detail))}` : ''}`;
+        this.statusText = `app ${r.state as string}${r.detail ? `: ${mapLocations(String(r.detail), this.info.name)}` : ''}`;
         break;
       case 'reset':
-        this.status.textContent = `reset (${r.cause as string})`;
+        this.statusText = `reset (${r.cause as string})`;
         break;
       case 'battery':
-        this.setControl('battery', String(r.percent));
+        this.controlValues.set('battery', String(r.percent));
         break;
       case 'power':
-        (this.controls.external as HTMLInputElement).checked = r.external === true;
-        (this.controls.charging as HTMLInputElement).checked = r.charging === true;
+        this.controlValues.set('external', r.external === true);
+        this.controlValues.set('charging', r.charging === true);
         break;
       case 'temperature':
-        this.setControl('temperature', String(r.celsius));
+        this.controlValues.set('temperature', String(r.celsius));
         break;
       case 'motion':
-        (this.controls.moving as HTMLInputElement).checked = r.moving === true;
+        this.controlValues.set('moving', r.moving === true);
         break;
       case 'preview':
         this.preview(r.t, r.data);
         break;
       default:
+        if (this.location.add(r) || this.cloud.add(r) || r.ev.startsWith('ble-') || DRAWN.has(r.ev)) break;
+        this.otherRows.push(`${(r.t / 1000).toFixed(3)} s ${r.ev} ${JSON.stringify(Object.fromEntries(Object.entries(r).filter(([k]) => !['t', 'dev', 'ev'].includes(k))))}`);
+        if (this.otherRows.length > 60) this.otherRows.splice(0, this.otherRows.length - 30);
+        this.otherDirty = true;
         break;
     }
-    if (typeof r.lat === 'number' && (typeof r.long === 'number' || typeof r.lon === 'number')) {
-      this.points.push({ lat: r.lat, lon: (r.long ?? r.lon) as number });
-      this.drawTrack();
-    }
-    if (!DRAWN.has(r.ev)) {
-      const row = el('div', {}, `${(r.t / 1000).toFixed(3)} s ${r.ev} ${JSON.stringify(Object.fromEntries(Object.entries(r).filter(([k]) => !['t', 'dev', 'ev'].includes(k))))}`);
-      this.other.prepend(row);
-      while (this.other.childNodes.length > 30) this.other.lastChild?.remove();
-    }
-  }
-
-  private setControl(name: string, value: string): void {
-    const c = this.controls[name] as HTMLInputElement;
-    c.value = value;
-    const out = c.nextElementSibling;
-    if (out) out.textContent = value;
   }
 
   /** Numbers in preview data become series: a number, or the numeric fields of an object. */
@@ -420,8 +493,39 @@ class DeviceView {
     this.chartDirty = true;
   }
 
-  /** Per frame: redraw what changed. */
+  /** Per frame: draw what changed since the last one, from the latest state. */
   flush(): void {
+    if (this.ledsDirty) {
+      this.ledsDirty = false;
+      this.ledState.forEach((s, k) => {
+        if (!s) return;
+        const led = this.leds[k];
+        led.dataset.on = String(s.on);
+        led.dataset.rgb = s.on ? s.rgb : '0,0,0';
+        led.style.background = s.on ? `rgb(${s.rgb})` : '';
+        led.style.boxShadow = s.on ? `0 0 12px rgb(${s.rgb})` : '';
+      });
+    }
+    if (this.statusText !== undefined) {
+      this.status.textContent = this.statusText;
+      this.statusText = undefined;
+    }
+    for (const [name, value] of this.controlValues) {
+      const c = this.controls[name] as HTMLInputElement;
+      if (typeof value === 'boolean') c.checked = value;
+      else {
+        c.value = value;
+        const out = c.nextElementSibling;
+        if (out) out.textContent = value;
+      }
+    }
+    this.controlValues.clear();
+    if (this.otherDirty) {
+      this.otherDirty = false;
+      this.other.replaceChildren(...this.otherRows.slice(-30).reverse().map((t) => el('div', {}, t)));
+    }
+    if (this.location.version !== this.locationDrawn) this.drawTrack();
+    if (this.cloud.version !== this.cloudDrawn) this.drawCloud();
     if (!this.chartDirty) return;
     this.chartDirty = false;
     if (!this.chart) {
@@ -441,76 +545,164 @@ class DeviceView {
     }
   }
 
-  /** The positions the trace gave, with a scale bar in metres (no map tiles: no network). */
+  /**
+   * The positions the trace gave (GNSS fixes and scripted moves) on a plot in metres, with a
+   * scale bar and no map tiles (the page asks no other host for anything).
+   */
   private drawTrack(): void {
+    this.locationDrawn = this.location.version;
+    const loc = this.location;
     const c = this.track;
+    const pts = loc.points;
+    c.dataset.points = String(pts.length);
+    c.dataset.fixes = String(loc.fixes);
+    this.gnssStatus.textContent =
+      loc.fixes + loc.lost > 0 || loc.receiverOn || loc.onTotalMs > 0
+        ? `GNSS ${loc.receiverOn ? (loc.hasFix ? 'on, fix' : 'on, searching') : 'off'} · ${loc.fixes} fix${loc.fixes === 1 ? '' : 'es'}${loc.lost ? `, lost ${loc.lost}×` : ''}${
+            pts.length && pts[pts.length - 1].from === 'gnss' ? ` · ${pts[pts.length - 1].sat} sat, hdop ${pts[pts.length - 1].hdop}` : ''
+          }`
+        : '';
+    c.dataset.trackPoints = String(loc.track.length);
     const g = c.getContext('2d');
     if (!g) return;
     g.clearRect(0, 0, c.width, c.height);
     g.fillStyle = '#f7f7f7';
     g.fillRect(0, 0, c.width, c.height);
-    if (this.points.length === 0) {
+    if (pts.length === 0 && loc.track.length === 0) {
       g.fillStyle = '#888';
       g.fillText('no position in the trace yet', 10, 20);
       return;
     }
-    const lat0 = this.points[0].lat;
-    const mPerLat = 111320;
-    const mPerLon = 111320 * Math.cos((lat0 * Math.PI) / 180);
-    const xy = this.points.map((p) => ({ x: (p.lon - this.points[0].lon) * mPerLon, y: (p.lat - lat0) * mPerLat }));
-    const xs = xy.map((p) => p.x);
-    const ys = xy.map((p) => p.y);
-    const span = Math.max(10, Math.max(...xs) - Math.min(...xs), Math.max(...ys) - Math.min(...ys));
-    const scale = (Math.min(c.width, c.height) - 30) / span;
-    const cx = (Math.max(...xs) + Math.min(...xs)) / 2;
-    const cy = (Math.max(...ys) + Math.min(...ys)) / 2;
-    const px = (p: { x: number; y: number }): [number, number] => [c.width / 2 + (p.x - cx) * scale, c.height / 2 - (p.y - cy) * scale];
+    // One layout for the scripted track (grey, its points marked) and the positions the trace
+    // gave (blue; the latest red), so both share the scale.
+    const lay = layoutTrack([...loc.track, ...pts], c.width, c.height);
+    const track = lay.xy.slice(0, loc.track.length);
+    const fixes = lay.xy.slice(loc.track.length);
+    g.strokeStyle = '#aaa';
+    g.fillStyle = '#888';
+    g.beginPath();
+    track.forEach(([x, y], k) => (k === 0 ? g.moveTo(x, y) : g.lineTo(x, y)));
+    g.stroke();
+    for (const [x, y] of track) g.fillRect(x - 2, y - 2, 4, 4);
     g.strokeStyle = '#4363d8';
     g.beginPath();
-    xy.forEach((p, k) => (k === 0 ? g.moveTo(...px(p)) : g.lineTo(...px(p))));
+    fixes.forEach(([x, y], k) => (k === 0 ? g.moveTo(x, y) : g.lineTo(x, y)));
     g.stroke();
-    g.fillStyle = '#e6194b';
-    const [lx, ly] = px(xy[xy.length - 1]);
-    g.fillRect(lx - 3, ly - 3, 6, 6);
-    const bar = 10 ** Math.floor(Math.log10(span / 2));
+    g.fillStyle = '#4363d8';
+    for (const [x, y] of fixes) g.fillRect(x - 1.5, y - 1.5, 3, 3);
     g.fillStyle = '#000';
-    g.fillRect(10, c.height - 10, bar * scale, 2);
-    g.fillText(`${bar} m`, 10, c.height - 14);
-    const last = this.points[this.points.length - 1];
-    g.fillText(`${last.lat.toFixed(6)}, ${last.lon.toFixed(6)}`, 10, 12);
+    g.fillRect(10, c.height - 10, lay.barPixels, 2);
+    g.fillText(`${lay.barMetres} m`, 10, c.height - 14);
+    c.dataset.scale = `${lay.barMetres} m`;
+    if (fixes.length > 0) {
+      const [lx, ly] = fixes[fixes.length - 1];
+      g.fillStyle = '#e6194b';
+      g.fillRect(lx - 3, ly - 3, 6, 6);
+      const last = pts[pts.length - 1];
+      g.fillStyle = '#000';
+      g.fillText(`${last.lat.toFixed(6)}, ${last.lon.toFixed(6)}`, 10, 12);
+    }
   }
+
+  /** Events queued and stored by the cloud, messages received, the last sync. */
+  private drawCloud(): void {
+    this.cloudDrawn = this.cloud.version;
+    const m = this.cloud;
+    const box = this.cloudBox;
+    if (m.queued + m.stored + m.syncs + m.messages.length === 0 && m.network === undefined) {
+      box.replaceChildren(el('div', { class: 'muted' }, 'no cloud traffic yet'));
+      return;
+    }
+    const summary = el(
+      'div',
+      { class: 'cloud-summary' },
+      `queued ${m.queued} (${m.queuedBytes} B) · stored ${m.stored} · ${m.syncs} sync${m.syncs === 1 ? '' : 's'}${m.lastSync ? ` (last: ${m.lastSync})` : ''}${m.network === undefined ? '' : m.network ? ' · network up' : ' · network down'}`,
+    );
+    const events = el(
+      'table',
+      { class: 'cloud-events' },
+      el('tr', {}, el('th', {}, 's'), el('th', {}, 'type'), el('th', {}, 'seq'), el('th', {}, 'payload')),
+      ...m.events
+        .slice(-20)
+        .reverse()
+        .map((e) => el('tr', { class: 'cloud-event' }, el('td', {}, (e.t / 1000).toFixed(1)), el('td', {}, e.type), el('td', {}, `${e.stream}:${e.seq}`), el('td', {}, e.payload))),
+    );
+    const messages = el(
+      'table',
+      { class: 'cloud-messages' },
+      el('tr', {}, el('th', {}, 's'), el('th', {}, 'message'), el('th', {}, 'id'), el('th', {}, 'handled')),
+      ...m.messages
+        .slice(-20)
+        .reverse()
+        .map((e) => el('tr', { class: 'cloud-message' }, el('td', {}, (e.t / 1000).toFixed(1)), el('td', {}, e.type), el('td', {}, e.id), el('td', {}, e.handler ? 'yes' : 'no handler'))),
+    );
+    box.replaceChildren(summary, el('div', { class: 'sub' }, 'sent (stored by the cloud)'), events, el('div', { class: 'sub' }, 'received'), messages);
+  }
+}
+
+// ---- the air: every advertiser of the world, decoded, and who heard it
+
+const air = new AirModel();
+let airDrawn = -1;
+
+function drawAir(): void {
+  if (air.version === airDrawn) return;
+  airDrawn = air.version;
+  const box = $('air');
+  if (air.advertisers.size === 0) {
+    box.replaceChildren(el('div', { class: 'muted' }, 'nothing advertises yet'));
+    return;
+  }
+  const rows = [...air.advertisers.values()].map((a) =>
+    el(
+      'tr',
+      { class: `advertiser ${a.beacon ? 'beacon' : 'device'}`, 'data-key': a.key, 'data-type': String(a.fields.find(([k]) => k === 'type')?.[1] ?? '') },
+      el('td', {}, a.beacon ? `${a.source} (scripted)` : `${a.source} set ${String(a.set)}`, a.on ? '' : ' (stopped)'),
+      el('td', { class: 'decoded' }, ...a.fields.map(([k, v]) => el('div', { class: 'field', 'data-field': k }, el('b', {}, `${k} `), el('span', { class: 'value' }, v)))),
+      el('td', {}, `${a.events} adv, ${a.power} dBm`),
+      el('td', {}, ...[...a.heard.values()].map((h) => el('div', {}, `${h.device}: ${h.rssi} dBm ch ${h.ch} (${h.count}×)`))),
+    ),
+  );
+  box.replaceChildren(el('table', { class: 'air-table' }, el('tr', {}, el('th', {}, 'advertiser'), el('th', {}, 'decoded'), el('th', {}, 'sent'), el('th', {}, 'heard by')), ...rows));
 }
 
 // ---- trace timeline
 
-let pendingTrace: TraceRecord[] = [];
+/** Records the world gave since the last frame, as text: parsed once, when the frame draws. */
+let pendingTrace: string[] = [];
 const timeline: TraceRecord[] = [];
-const EV_COLOURS: Record<string, string> = { led: '#f58231', print: '#3cb44b', button: '#4363d8', app: '#911eb4', log: '#e6194b', reset: '#e6194b', preview: '#46a0a0' };
+const EV_COLOURS: Record<string, string> = { led: '#f58231', print: '#3cb44b', button: '#4363d8', app: '#911eb4', log: '#e6194b', reset: '#e6194b', preview: '#46a0a0', 'ble-adv': '#9a6324', 'ble-rx': '#808000', 'gnss-fix': '#000075', 'cloud-event': '#f032e6' };
 
 function onTrace(json: string): void {
   state.trace += json;
-  const r = JSON.parse(json) as TraceRecord;
-  pendingTrace.push(r);
-  const view = state.views.find((v) => v.info.name === r.dev);
-  view?.record(r);
+  pendingTrace.push(json);
 }
 
+/** Once per frame: the new records reach the panels' state, and the latest are listed. */
 function flushTrace(): void {
   if (pendingTrace.length === 0) return;
-  const box = $('trace');
+  const lines = pendingTrace;
+  pendingTrace = [];
+  const byName = new Map(state.views.map((v) => [v.info.name, v]));
+  const shown: TraceRecord[] = [];
+  const firstShown = Math.max(0, lines.length - 200);
+  for (let k = 0; k < lines.length; k++) {
+    const r = JSON.parse(lines[k]) as TraceRecord;
+    if (!air.add(r)) byName.get(r.dev ?? '')?.record(r);
+    timeline.push(r);
+    if (k >= firstShown) shown.push(r);
+  }
+  if (timeline.length > 5000) timeline.splice(0, timeline.length - 5000);
+  const box = $('trace-lines');
   const frag = document.createDocumentFragment();
-  for (const r of pendingTrace.slice(-200)) {
+  for (const r of shown) {
     const div = document.createElement('div');
     div.className = `ev-${r.ev}`;
-    div.textContent = `${(r.t / 1000).toFixed(3)} ${r.dev} ${r.ev} ${JSON.stringify(Object.fromEntries(Object.entries(r).filter(([k]) => !['t', 'dev', 'ev'].includes(k))))}`;
+    div.textContent = `${(r.t / 1000).toFixed(3)} ${r.dev ?? '(air)'} ${r.ev} ${JSON.stringify(Object.fromEntries(Object.entries(r).filter(([k]) => !['t', 'dev', 'ev'].includes(k))))}`;
     frag.appendChild(div);
   }
-  timeline.push(...pendingTrace);
-  if (timeline.length > 5000) timeline.splice(0, timeline.length - 5000);
-  pendingTrace = [];
   box.appendChild(frag);
   while (box.childNodes.length > 300) box.firstChild?.remove();
-  box.scrollTop = box.scrollHeight;
 }
 
 /** The last minute of device time: one row per device, a tick per record, coloured by kind. */
@@ -518,22 +710,25 @@ function drawTimeline(): void {
   const c = $<HTMLCanvasElement>('timeline');
   const g = c.getContext('2d');
   if (!g) return;
-  const now = state.world?.now() ?? 0;
+  const now = state.now;
   const windowMs = 60_000;
   g.clearRect(0, 0, c.width, c.height);
-  const rows = Math.max(1, state.views.length);
-  const h = c.height / rows;
-  state.views.forEach((v, k) => {
+  // A row per device, and one for the scenario's beacons (their records name no device).
+  const names = state.views.map((v) => v.info.name);
+  if ([...air.advertisers.values()].some((a) => a.beacon)) names.push('air');
+  const h = c.height / Math.max(1, names.length);
+  names.forEach((name, k) => {
     g.fillStyle = '#333';
-    g.fillText(v.info.name, 2, k * h + 12);
+    g.fillText(name, 2, k * h + 12);
   });
   for (let j = timeline.length - 1; j >= 0; j--) {
     const r = timeline[j];
     if (r.t < now - windowMs) break;
-    const row = state.views.findIndex((v) => v.info.name === r.dev);
+    const row = r.dev === undefined ? state.views.length : names.indexOf(r.dev);
+    if (row < 0 || row >= names.length) continue;
     const x = 40 + ((r.t - (now - windowMs)) / windowMs) * (c.width - 45);
     g.fillStyle = EV_COLOURS[r.ev] ?? '#999';
-    g.fillRect(x, Math.max(0, row) * h + 16, 2, h - 20);
+    g.fillRect(x, row * h + 16, 2, h - 20);
   }
   $('clock').textContent = `${(now / 1000).toFixed(3)} s`;
 }
@@ -559,49 +754,111 @@ async function build(): Promise<boolean> {
 function stop(reason = 'stopped'): void {
   if (!state.running) return;
   state.running = false;
+  state.world?.post({ op: 'stop', run: state.runId });
   state.ended = reason;
   flushAll();
-  consoleLine(`[beacon info] run ended (${reason}) after ${((state.world?.now() ?? 0) / 1000).toFixed(3)} s of device time\n`, 'info');
+  state.runEndMs = performance.now();
+  consoleLine(`[beacon info] run ended (${reason}) after ${(state.now / 1000).toFixed(3)} s of device time\n`, 'info');
   flushConsole();
   setStatus(`ended: ${reason}`);
   $<HTMLButtonElement>('stop').disabled = true;
 }
 
+/**
+ * The packages of the devices whose scenario entry names an app (built by the server from the
+ * scenario's directory, as `beacon run` builds them), by device name; undefined when one of
+ * them cannot be built (the console says why, and nothing runs).
+ */
+async function scenarioApps(): Promise<Map<string, Pkg> | undefined> {
+  const out = new Map<string, Pkg>();
+  const sc = state.scenario;
+  if (!sc) return out;
+  const built = new Map<string, Pkg>();
+  for (const [index, d] of sc.lowered.devices.entries()) {
+    if (d.app === undefined) continue;
+    let pkg = built.get(d.app);
+    if (!pkg) {
+      const r = await post<BuildReply & { name?: string }>('api/build-app', { name: sc.name, text: sc.text, index, api: state.api, engine: state.engine });
+      if (!r.ok || !r.package) {
+        consoleLine(r.diagnostics.map((x) => x.text).join('\n') + '\n', 'err error');
+        flushConsole();
+        setStatus(`${d.app}: build failed`);
+        return undefined;
+      }
+      pkg = { bytes: Uint8Array.from(atob(r.package), (ch) => ch.charCodeAt(0)), name: r.name ?? d.app, ...(r.map ? { map: r.map } : {}), api: state.api, engine: state.engine };
+      built.set(d.app, pkg);
+    }
+    out.set(d.name, pkg);
+  }
+  return out;
+}
+
 async function run(): Promise<void> {
   stop();
+  state.runClickMs = performance.now();
+  // A new run from the click on: nothing may read the last run's end as this one's.
+  state.ended = undefined;
   const fresh = state.pkg && (state.pkg.source === undefined || (state.pkg.source === editor.state.doc.toString() && state.pkg.api === state.api && state.pkg.engine === state.engine));
-  if (!fresh && !(await build())) return;
-  const pkg = state.pkg!;
+  const own = await scenarioApps();
+  if (!own) return;
+  const everyDeviceHasOwn = state.scenario !== undefined && state.scenario.lowered.devices.every((d) => d.app !== undefined);
+  if (!fresh && !everyDeviceHasOwn && !(await build())) return;
+  const pkg = state.pkg;
   const world = await worldFor(state.engine);
   state.world = world;
+  state.devicePkgs = own;
   state.stdout = state.stderr = state.trace = '';
   state.ended = undefined;
+  state.now = 0;
   timeline.length = 0;
-  $('console').replaceChildren();
-  $('trace').replaceChildren();
-  world.listen({ output: onOutput, trace: onTrace });
-  let devices: DeviceInfo[];
-  try {
-    devices = world.open(state.scenario?.lowered.script, 1, Date.now());
-  } catch (err) {
-    consoleLine(`beacon-sim: ${state.scenario?.name ?? 'world'}: ${(err as Error).message}\n`, 'err error');
+  pendingTrace = [];
+  pendingConsole = [];
+  air.advertisers.clear();
+  air.version++;
+  $('console-lines').replaceChildren();
+  $('trace-lines').replaceChildren();
+  const lowered = state.scenario?.lowered;
+  // The packages by device, in the scenario's order (one for all without a scenario).
+  const count = lowered ? Math.max(1, lowered.devices.length) : 1;
+  const packages = Array.from({ length: count }, (_, k) => (lowered?.devices[k] ? own.get(lowered.devices[k].name) : undefined) ?? pkg!);
+  const runId = ++state.runId;
+  world.onBatch = onBatch;
+  const r = await world.request({ op: 'open', id: world.id(), run: runId, ...(lowered ? { script: lowered.script } : {}), devices: 1, utc: Date.now(), packages: packages.map((p) => p.bytes), speed: speedOf(), until: lowered?.durationMs ?? Infinity });
+  if (r.error !== undefined || !r.devices || !r.starts) {
+    consoleLine(`beacon-sim: ${state.scenario?.name ?? 'world'}: ${r.error ?? 'cannot open'}\n`, 'err error');
     flushConsole();
     return;
   }
-  for (const d of devices) world.setPackage(d.index, pkg.bytes);
-  state.views = devices.map((d) => new DeviceView(d, world));
+  const devices = r.devices;
+  const pkgOf = (d: DeviceInfo): Pkg => packages[Math.min(d.index, packages.length - 1)];
+  const tracks = scriptTracks(lowered?.script);
+  state.views = devices.map((d, k) => new DeviceView(d, world, r.starts![k], pkgOf(d).name, tracks.get(d.index)));
   $('devices').replaceChildren(...state.views.map((v) => v.root));
-  const failed = world.start();
-  for (const f of failed) onOutput({ stream: 'stderr', device: '', text: `beacon-sim: ${pkg.name}: ${f.reason}\n` });
-  const pacer = new Pacer(world, () => performance.now());
-  pacer.until = state.scenario?.lowered.durationMs ?? Infinity;
-  pacer.setSpeed(speedOf());
-  state.pacer = pacer;
+  for (const f of r.failed ?? []) onOutput({ stream: 'stderr', device: '', text: `beacon-sim: ${pkgOf(devices[f.index]).name}: ${f.reason}\n` });
   state.running = true;
   $<HTMLButtonElement>('stop').disabled = false;
   $<HTMLButtonElement>('restart').disabled = false;
   setStatus('running');
-  requestAnimationFrame(frame);
+  requestDraw();
+}
+
+/** A slice of the world's run: its output and trace, drawn at the next animation frame. */
+function onBatch(b: Extract<FromWorker, { op: 'batch' }>): void {
+  if (b.run !== state.runId || !state.running) return;
+  for (const l of b.output) onOutput(l);
+  for (const t of b.trace) onTrace(t);
+  state.now = b.now;
+  state.worldBusyMs = b.busyMs;
+  if (b.end !== undefined) {
+    // The words of beacon-sim's last line.
+    stop(b.end === WorldEnd.Stopped ? 'the app stopped' : b.end === WorldEnd.Idle ? 'nothing more can happen' : 'the time given ran out');
+    return;
+  }
+  requestDraw();
+}
+
+function changeSpeed(): void {
+  state.world?.post({ op: 'speed', speed: speedOf() });
 }
 
 function speedOf(): Speed {
@@ -613,23 +870,39 @@ function flushAll(): void {
   flushTrace();
   flushConsole();
   for (const v of state.views) v.flush();
+  drawAir();
   drawTimeline();
 }
 
-function frame(now: number): void {
-  if (!state.running || !state.pacer) return;
-  // As fast as possible: most of each frame goes to the world (about 15 frames a second while
-  // fast-forwarding, enough to watch and to click Stop); otherwise a frame's worth of time.
-  const end = state.pacer.tick(state.pacer.speed === 'max' ? 50 : 12);
-  flushAll();
+/**
+ * Draw at most once per animation frame, from the latest state. As fast as possible, at most ten
+ * times a second: enough to watch a run go by, and the page's thread leaves the processor to the
+ * world's on a machine with few cores.
+ */
+let drawRequested = false;
+let lastDraw = 0;
+const FAST_DRAW_MS = 100;
+
+function requestDraw(): void {
+  if (drawRequested) return;
+  drawRequested = true;
+  const draw = (): void => {
+    requestAnimationFrame((now) => {
+      drawRequested = false;
+      if (!state.running) return;
+      lastDraw = performance.now();
+      flushAll();
+      countFrame(now);
+    });
+  };
+  const wait = speedOf() === 'max' ? lastDraw + FAST_DRAW_MS - performance.now() : 0;
+  if (wait > 0) setTimeout(draw, wait);
+  else draw();
+}
+
+function countFrame(now: number): void {
   state.frames.push(now);
   while (state.frames.length && state.frames[0] < now - 1000) state.frames.shift();
-  if (state.pacer.ended !== undefined) {
-    // The words of beacon-sim's last line.
-    stop(end === WorldEnd.Stopped ? 'the app stopped' : end === WorldEnd.Idle ? 'nothing more can happen' : 'the time given ran out');
-    return;
-  }
-  requestAnimationFrame(frame);
 }
 
 // ---- files: save, load, drop
@@ -654,29 +927,26 @@ async function setScenario(name: string, text: string): Promise<boolean> {
 }
 
 /** A package from a file: checked by the runtime's own reader, refused as the simulator refuses it. */
-function openPackage(name: string, bytes: Uint8Array): void {
-  const world = state.world;
-  void (async () => {
-    const w = world ?? (await worldFor(state.engine));
-    const why = w.check(bytes);
-    if (why !== undefined) {
-      const text = `beacon-sim: ${name}: ${why}\n`;
-      state.stderr += text;
-      consoleLine(text, 'err error refused');
-      flushConsole();
-      setStatus(`${name} refused`);
-      return;
+async function openPackage(name: string, bytes: Uint8Array): Promise<void> {
+  const w = state.world ?? (await worldFor(state.engine));
+  const checked = await w.request({ op: 'check', id: w.id(), bytes });
+  if (checked.error !== undefined) {
+    const text = `beacon-sim: ${name}: ${checked.error}\n`;
+    state.stderr += text;
+    consoleLine(text, 'err error refused');
+    flushConsole();
+    setStatus(`${name} refused`);
+    return;
+  }
+  state.pkg = { bytes, name, api: state.api, engine: state.engine };
+  if (state.running) {
+    for (const v of state.views) {
+      const r = await w.request({ op: 'install', id: w.id(), run: state.runId, index: v.info.index, bytes });
+      if (r.error !== undefined) consoleLine(`beacon-sim: ${name}: ${r.error}\n`, 'err error');
     }
-    state.pkg = { bytes, name, api: state.api, engine: state.engine };
-    if (state.running) {
-      for (const v of state.views) {
-        const err = w.install(v.info.index, bytes);
-        if (err) consoleLine(`beacon-sim: ${name}: ${err}\n`, 'err error');
-      }
-      flushConsole();
-    }
-    setStatus(`${name} loaded`);
-  })();
+    flushConsole();
+  }
+  setStatus(`${name} loaded`);
 }
 
 async function openFile(name: string, bytes: Uint8Array): Promise<void> {
@@ -743,7 +1013,7 @@ async function start(): Promise<void> {
   $('run').onclick = () => void run();
   $('stop').onclick = () => stop();
   $('restart').onclick = () => void run();
-  $<HTMLSelectElement>('speed').onchange = () => state.pacer?.setSpeed(speedOf());
+  $<HTMLSelectElement>('speed').onchange = () => changeSpeed();
   $('clear-scenario').onclick = () => clearScenario();
   $('save').onclick = () =>
     download(
@@ -772,10 +1042,15 @@ async function start(): Promise<void> {
     setSource(text, 'hello.ts');
   }
   if (info.world) await setScenario(info.world.name, info.world.text);
-  await worldFor(info.engines[0] ?? 'duktape');
+  const engine = info.engines[0] ?? 'duktape';
+  const sim = await worldFor(engine);
   setStatus('ready');
   state.readyMs = performance.now();
   document.body.dataset.ready = 'true';
+  // Warm the module's code up while the user reads the page (a Run ends it at once).
+  void fetch(`api/warm-up/${engine}`)
+    .then((r) => (r.ok ? r.arrayBuffer() : undefined))
+    .then((b) => b && !state.running && sim.post({ op: 'warm', bytes: new Uint8Array(b), forMs: 1500 }));
 }
 
 /** For the browser tests and the benchmark: what the page shows, without scraping it. */
@@ -790,8 +1065,9 @@ window.studio = {
   fps: () => state.frames.length,
   setSpeed: (v: string) => {
     $<HTMLSelectElement>('speed').value = v;
-    state.pacer?.setSpeed(speedOf());
+    changeSpeed();
   },
+  air,
 };
 
 start().catch((err: unknown) => {

@@ -173,6 +173,168 @@ describe('beacon studio in chromium', { skip }, () => {
     await page.click('#clear-scenario');
   });
 
+  type StudioWindow = { studio: { state: { stdout: string; trace: string; ended?: string; running: boolean }; setSource(t: string, n: string): void; openFile(n: string, t: string): Promise<void> } };
+
+  /** Run an app in a scenario with `beacon run` and in the page (as fast as possible). */
+  async function runBoth(name: string, source: string, scenario: object, on: Page = page): Promise<{ cli: { stdout: string; trace: string }; page: { stdout: string; trace: string } }> {
+    const app = path.join(dir, name);
+    fs.writeFileSync(app, source);
+    const world = path.join(dir, `${name}.json`);
+    fs.writeFileSync(world, JSON.stringify(scenario));
+    const trace = path.join(dir, `${name}.jsonl`);
+    const stdout = execFileSync(process.execPath, [BEACON, 'run', app, '--world', world, '--trace', trace], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    await on.evaluate((s: string, n: string) => (window as unknown as StudioWindow).studio.setSource(s, n), source, name);
+    await on.evaluate((text: string, n: string) => (window as unknown as StudioWindow).studio.openFile(n, text), JSON.stringify(scenario), `${name}.json`);
+    await on.select('#speed', 'max');
+    await on.click('#run');
+    await on.waitForFunction(() => (window as unknown as StudioWindow).studio.state.ended !== undefined && !(window as unknown as StudioWindow).studio.state.running, { timeout: 60_000 });
+    const got = await on.evaluate(() => ({ stdout: (window as unknown as StudioWindow).studio.state.stdout, trace: (window as unknown as StudioWindow).studio.state.trace }));
+    return { cli: { stdout, trace: fs.readFileSync(trace, 'utf8') }, page: got };
+  }
+
+  const records = (trace: string): { ev: string; [k: string]: unknown }[] =>
+    trace
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { ev: string });
+
+  test('the air panel lists a scripted iBeacon and the app\'s own Eddystone-URL, decoded, and who heard them', async () => {
+    const source = "ble.advertise(ble.build.eddystoneUrl('https://example.com/x', -20)).interval(500);\nble.startScan((r) => print(`heard ${r.rssi}`), '3s').then(() => print('scan done'));\n";
+    const scenario = {
+      utc: '2026-01-01T00:00:00Z',
+      duration: '4s',
+      origin: { lat: 52, long: 4 },
+      seed: 3,
+      beacons: [{ name: 'door', position: { x: 2, y: 0 }, interval: '1s', packet: { iBeacon: { uuid: 'f7826da64fa24e988024bc5b71e0893e', major: 7, minor: 42, measuredPower: -59 } } }],
+      devices: [
+        { name: 'tag', profile: 'ble-beacon', position: { x: 0, y: 0 } },
+        { name: 'phone', profile: 'lte-beacon', position: { x: 3, y: 4 } },
+      ],
+    };
+    const r = await runBoth('air.ts', source, scenario);
+    assert.equal(r.page.stdout, r.cli.stdout);
+    assert.equal(r.page.trace, r.cli.trace);
+    const adv = records(r.cli.trace).filter((x) => x.ev === 'ble-adv');
+    const rows = await page.$$eval('#air tr.advertiser', (els) =>
+      els.map((e) => ({
+        key: (e as HTMLElement).dataset.key,
+        type: (e as HTMLElement).dataset.type,
+        fields: Object.fromEntries(Array.from(e.querySelectorAll('.field')).map((f) => [(f as HTMLElement).dataset.field, f.querySelector('.value')?.textContent])),
+        text: e.textContent,
+      })),
+    );
+    const door = rows.find((x) => x.key === 'beacon door');
+    assert.ok(door, JSON.stringify(rows));
+    assert.equal(door.type, 'iBeacon');
+    assert.equal(door.fields.uuid, 'f7826da6-4fa2-4e98-8024-bc5b71e0893e');
+    assert.equal(door.fields.major, '7');
+    assert.equal(door.fields.minor, '42');
+    assert.equal(door.fields['tx at 1 m'], '-59 dBm');
+    // As many advertisements as the trace holds, and heard by both devices scanning.
+    assert.ok(door.text?.includes(`${adv.filter((x) => x.beacon === 'door').length} adv`), door.text ?? '');
+    assert.match(door.text ?? '', /tag: -\d+ dBm/);
+    assert.match(door.text ?? '', /phone: -\d+ dBm/);
+    const tag = rows.find((x) => x.key === 'tag set 0');
+    assert.ok(tag, JSON.stringify(rows));
+    assert.equal(tag.type, 'eddystoneUrl');
+    assert.equal(tag.fields.url, 'https://example.com/x');
+    assert.equal(tag.fields['tx at 0 m'], '-20 dBm');
+    assert.match(tag.text ?? '', /phone: -\d+ dBm/);
+    assert.ok(rows.some((x) => x.key === 'phone set 0'));
+  });
+
+  test('the location panel plots the scenario\'s GNSS track and the fixes of the trace, with a scale in metres', async () => {
+    const source = 'location.startUpdates((p) => print(`at ${p.lat.toFixed(5)} ${p.long.toFixed(5)}`), { minInterval: 10, timeout: 120 });\n';
+    const scenario = {
+      utc: '2026-03-01T12:00:00Z',
+      duration: '2 min',
+      origin: { lat: 60, long: 24 },
+      devices: [{ name: 'walker', profile: 'lte-beacon', gnss: { ttff: { cold: '5s' }, satellites: 9, hdop: 1.3, track: [{ at: 0, x: 0, y: 0 }, { at: '60s', x: 0, y: 60 }, { at: '120s', x: 60, y: 60 }] } }],
+    };
+    const r = await runBoth('walk.ts', source, scenario);
+    assert.equal(r.page.stdout, r.cli.stdout);
+    assert.equal(r.page.trace, r.cli.trace);
+    const fixes = records(r.cli.trace).filter((x) => x.ev === 'gnss-fix');
+    assert.ok(fixes.length > 0);
+    const plot = await page.$eval('#track-0', (e) => ({ ...(e as HTMLElement).dataset }));
+    assert.equal(plot.trackPoints, '3');
+    assert.equal(plot.fixes, String(fixes.length));
+    assert.equal(plot.points, String(fixes.length));
+    // The track spans 60 m each way: a bar of 20 m fits half of it.
+    assert.equal(plot.scale, '20 m');
+    const status = await page.$eval('#gnss-0', (e) => e.textContent ?? '');
+    assert.match(status, new RegExp(`${fixes.length} fix`));
+    assert.match(status, /9 sat, hdop 1\.3/);
+    // Drawn, not only counted: the track's grey points (4 px squares, partly under the lines
+    // and antialiased at their edges) are on the canvas.
+    const grey = await page.$eval('#track-0', (c) => {
+      const d = (c as HTMLCanvasElement).getContext('2d')!.getImageData(0, 0, (c as HTMLCanvasElement).width, (c as HTMLCanvasElement).height).data;
+      let n = 0;
+      for (let k = 0; k < d.length; k += 4) if (d[k] === 0x88 && d[k + 1] === 0x88 && d[k + 2] === 0x88) n++;
+      return n;
+    });
+    assert.ok(grey >= 3 * 4, `grey pixels: ${grey}`);
+  });
+
+  test('the cloud panel lists the events the loopback cloud stored', async () => {
+    const source = "let n = 0;\ntimers.repeat('20s', () => {\n  n++;\n  cloud.enqueue('temp', { c: 20 + n }, { volatile: false });\n});\nsync.setSyncPeriod('2 min');\n";
+    const scenario = { utc: '2026-01-01T00:00:00Z', duration: '5 min', devices: [{ name: 'sensor', profile: 'lte-beacon' }] };
+    const r = await runBoth('cloud.ts', source, scenario);
+    assert.equal(r.page.trace, r.cli.trace);
+    const stored = records(r.cli.trace).filter((x) => x.ev === 'cloud-event');
+    const queued = records(r.cli.trace).filter((x) => x.ev === 'cloud');
+    assert.ok(stored.length > 0);
+    const rows = await page.$$eval('#cloud-0 tr.cloud-event', (els) => els.map((e) => Array.from(e.querySelectorAll('td')).map((td) => td.textContent)));
+    assert.equal(rows.length, Math.min(20, stored.length));
+    // Newest first, with its type, stream:seq and payload as the cloud stored them.
+    const last = stored[stored.length - 1];
+    assert.deepEqual(rows[0], [(Number(last.t) / 1000).toFixed(1), 'temp', `${String(last.stream)}:${String(last.seq)}`, JSON.stringify(last.payload)]);
+    const summary = await page.$eval('#cloud-0 .cloud-summary', (e) => e.textContent ?? '');
+    assert.match(summary, new RegExp(`^queued ${queued.length} .* stored ${stored.length} `));
+  });
+
+  test("a scenario's per-device apps run each on its device, as beacon run runs them; a missing one is named", async () => {
+    const fleet = path.join(dir, 'fleet');
+    fs.mkdirSync(fleet, { recursive: true });
+    fs.writeFileSync(path.join(fleet, 'lamp.ts'), "io.setLedColor(io.Color.RED);\nio.led(true);\nprint('lamp ' + sys.getPublicId().slice(-1));\n");
+    fs.writeFileSync(path.join(fleet, 'counter.ts'), "let n = 0;\ntimers.repeat(1000, () => print(`count ${++n}`));\n");
+    const scenario = { utc: '2026-01-01T00:00:00Z', duration: '3s', devices: [{ name: 'lamp', app: 'lamp.ts' }, { name: 'counter', app: 'counter.ts', profile: 'ble-beacon' }] };
+    const world = path.join(fleet, 'fleet.json');
+    fs.writeFileSync(world, JSON.stringify(scenario));
+    const trace = path.join(fleet, 'cli.jsonl');
+    const stdout = execFileSync(process.execPath, [BEACON, 'run', '--world', world, '--trace', trace], { cwd: fleet, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    assert.match(stdout, /\[counter\] count 3/);
+
+    // `beacon studio --world fleet/fleet.json`: the apps are found beside the scenario.
+    const { startStudio } = await import('../src/studio/server');
+    const own = await startStudio({ port: 0, world });
+    const p2 = await browser.newPage();
+    try {
+      await p2.goto(own.url);
+      await p2.waitForSelector('body[data-ready="true"]', { timeout: 60_000 });
+      await p2.select('#speed', 'max');
+      await p2.click('#run');
+      await p2.waitForFunction(() => (window as unknown as StudioWindow).studio.state.ended !== undefined && !(window as unknown as StudioWindow).studio.state.running, { timeout: 60_000 });
+      const got = await p2.evaluate(() => ({ stdout: (window as unknown as StudioWindow).studio.state.stdout, trace: (window as unknown as StudioWindow).studio.state.trace }));
+      assert.equal(got.stdout, stdout);
+      assert.equal(got.trace, fs.readFileSync(trace, 'utf8'));
+      assert.deepEqual(await p2.$$eval('.device', (els) => els.map((e) => (e as HTMLElement).dataset.app)), ['lamp.bapp', 'counter.bapp']);
+      assert.equal(await p2.$eval('#led-0-0', (e) => (e as HTMLElement).dataset.rgb), '255,0,0');
+    } finally {
+      await p2.close();
+      await own.close();
+    }
+
+    // A scenario opened in the page looks for its apps in examples/: one that is not there is
+    // named, and nothing runs.
+    await page.evaluate((text: string) => (window as unknown as StudioWindow).studio.openFile('fleet.json', text), JSON.stringify({ devices: [{ name: 'x', app: 'no-such-app.ts' }] }));
+    await page.click('#run');
+    await waitConsole('no-such-app.ts');
+    assert.match(await consoleText(), /beacon run: fleet\.json: devices\[0\]\.app: cannot read no-such-app\.ts/);
+    assert.equal(await page.evaluate(() => (window as unknown as StudioWindow).studio.state.running), false);
+    await page.click('#clear-scenario');
+  });
+
   test('a type error shows in the editor at its line', async () => {
     const source = "let count = 0;\nio.press(() => {\n  const label: number = 'three';\n  print(label + count);\n});\n";
     await page.evaluate((s: string) => (window as unknown as { studio: { setSource(t: string, n: string): void } }).studio.setSource(s, 'typo.ts'), source);

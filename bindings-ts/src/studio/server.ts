@@ -78,7 +78,8 @@ export async function bundlePage(): Promise<Map<string, Buffer>> {
   const esbuild = await import('esbuild');
   const pageDir = path.join(toolsRoot(), 'studio');
   const r = await esbuild.build({
-    entryPoints: [path.join(pageDir, 'main.ts')],
+    // The page, and the world's thread it starts (worker.ts).
+    entryPoints: [path.join(pageDir, 'main.ts'), path.join(pageDir, 'worker.ts')],
     bundle: true,
     write: false,
     format: 'iife',
@@ -145,21 +146,35 @@ export interface BuildReply {
 
 /** Build a source with the CLI's compiler; the package, its map and the size report. */
 export async function buildSource(source: string, name: string, api: string, engine: string): Promise<BuildReply> {
-  const compiler = await import('../compiler');
-  const { sizeReport } = await import('../cli/build');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-studio-'));
   const file = path.join(dir, name);
   fs.writeFileSync(file, source);
+  try {
+    return await buildFile(file, api, engine, dir);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Build an app where it lies (so its imports resolve as `beacon run` resolves them), the package
+ * going to a directory of its own; diagnostics name files relative to `shownFrom`.
+ */
+export async function buildFile(file: string, api: string, engine: string, shownFrom = path.dirname(file)): Promise<BuildReply> {
+  const compiler = await import('../compiler');
+  const { sizeReport } = await import('../cli/build');
+  const name = path.basename(file);
+  const out = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-studio-out-'));
   const shown = (d: import('../compiler').Diagnostic): BuildReply['diagnostics'][number] => ({
     severity: d.severity,
     message: d.message,
     ...(d.file !== undefined ? { file: path.basename(d.file) } : {}),
     ...(d.line !== undefined ? { line: d.line } : {}),
     ...(d.column !== undefined ? { column: d.column } : {}),
-    text: compiler.formatDiagnostic(d, dir),
+    text: compiler.formatDiagnostic(d, shownFrom),
   });
   try {
-    const r = await compiler.compileApp({ entry: file, apiVersion: api, engine: engine as 'duktape', outFile: path.join(dir, name.replace(/\.[^.]+$/, '.bapp')) });
+    const r = await compiler.compileApp({ entry: file, apiVersion: api, engine: engine as 'duktape', outFile: path.join(out, name.replace(/\.[^.]+$/, '.bapp')) });
     const map = JSON.parse(fs.readFileSync(r.mapFile, 'utf8')) as { sources: string[] };
     map.sources = map.sources.map((s) => path.basename(s));
     return {
@@ -174,15 +189,39 @@ export async function buildSource(source: string, name: string, api: string, eng
     if (err instanceof compiler.BuildError) return { ok: false, diagnostics: err.diagnostics.map(shown) };
     return { ok: false, diagnostics: [{ severity: 'error', message: (err as Error).message, text: `error: ${(err as Error).message}` }] };
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    fs.rmSync(out, { recursive: true, force: true });
   }
 }
 
-/** Check and lower a scenario as `beacon run --world` does. */
-export async function lowerScenarioText(text: string, name: string): Promise<{ script: string; durationMs?: number; devices: { name: string; app?: string }[] } | { error: string }> {
+/**
+ * The app a scenario names for device `index`, built as `beacon run --world` builds it: a source
+ * with the CLI's compiler, a package as it is. Relative paths are resolved against `dir`, the
+ * scenario's directory. The reply is a build's, with the package's name.
+ */
+export async function buildScenarioApp(text: string, name: string, index: number, api: string, engine: string, dir: string): Promise<BuildReply & { name?: string }> {
+  const fail = (message: string): BuildReply => ({ ok: false, diagnostics: [{ severity: 'error', message, text: `beacon run: ${name}: ${message}` }] });
+  const { parseScenario, lowerScenario, ScenarioError } = await import('../world/scenario');
+  let app: string | undefined;
+  try {
+    app = lowerScenario(parseScenario(text, name), path.join(dir, name)).devices[index]?.app;
+  } catch (err) {
+    if (err instanceof ScenarioError) return fail(err.message);
+    throw err;
+  }
+  if (app === undefined) return fail(`devices[${index}] has no app`);
+  const shown = path.relative(dir, app) || path.basename(app);
+  if (!fs.existsSync(app) || !fs.statSync(app).isFile()) return fail(`devices[${index}].app: cannot read ${shown} (apps are looked for beside the scenario, in ${dir})`);
+  if (app.endsWith('.bapp')) return { ok: true, name: path.basename(app), package: fs.readFileSync(app).toString('base64'), diagnostics: [] };
+  if (!/\.(ts|js|mjs|mts)$/.test(app)) return fail(`devices[${index}].app: ${shown} is not a source (.ts, .js) or a package (.bapp)`);
+  const r = await buildFile(app, api, engine, dir);
+  return { ...r, name: path.basename(app).replace(/\.[^.]+$/, '.bapp') };
+}
+
+/** Check and lower a scenario as `beacon run --world` does (relative apps: from `dir`). */
+export async function lowerScenarioText(text: string, name: string, dir = examplesDir()): Promise<{ script: string; durationMs?: number; devices: { name: string; app?: string }[] } | { error: string }> {
   const { parseScenario, lowerScenario, ScenarioError } = await import('../world/scenario');
   try {
-    const file = path.join(examplesDir(), name);
+    const file = path.join(dir, name);
     const lowered = lowerScenario(parseScenario(text, name), file);
     return {
       script: lowered.script,
@@ -195,6 +234,18 @@ export async function lowerScenarioText(text: string, name: string): Promise<{ s
   }
 }
 
+/**
+ * The app the page runs once after loading, for a moment, so the browser has optimised the
+ * module's hot code before the user's first Run (see worker.ts, warm): JSON, strings, arrays,
+ * closures, timers and the event loop, which every app uses.
+ */
+const WARM_UP_APP = `let s = 0;
+timers.repeat(5, () => {
+  const o = { n: s % 97, list: [1, 2, 3], text: 'w' + s };
+  for (let i = 0; i < 5; i++) s += JSON.stringify(o).length + JSON.parse('[' + i + ']')[0] + o.text.indexOf('1') + o.list.map((x) => x * i).length;
+});
+`;
+
 export async function startStudio(opts: StudioOptions = {}): Promise<StudioServer> {
   const wasm = await ensureWasm(opts.onNote);
   const page = await bundlePage();
@@ -202,7 +253,11 @@ export async function startStudio(opts: StudioOptions = {}): Promise<StudioServe
   const api = opts.api ?? DEFAULT_API_VERSION;
   const startApp = opts.app ? { name: path.basename(opts.app), source: fs.readFileSync(opts.app, 'utf8') } : undefined;
   const startWorld = opts.world ? { name: path.basename(opts.world), text: fs.readFileSync(opts.world, 'utf8') } : undefined;
+  // Apps a scenario names are looked for beside it: the scenario given on the command line has
+  // a directory; one opened in the page (which gets no path) is taken to lie in examples/.
+  const scenarioDir = (name: string, text: string): string => (startWorld && opts.world && name === startWorld.name && text === startWorld.text ? path.dirname(path.resolve(opts.world)) : examplesDir());
   const engines = ENGINES.filter((e) => fs.existsSync(path.join(wasm, `beacon-sim-${e}.wasm`)));
+  const warmUps = new Map<string, Promise<BuildReply>>();
 
   const handle = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
@@ -216,6 +271,13 @@ export async function startStudio(opts: StudioOptions = {}): Promise<StudioServe
       if (p === '/api/info') {
         const examples = fs.readdirSync(examplesDir()).filter((f) => /\.(ts|js|json)$/.test(f)).sort();
         return sendJson(res, { apiVersions: API_VERSIONS, api, engines, examples, app: startApp, world: startWorld });
+      }
+      const warm = /^\/api\/warm-up\/(duktape|jerryscript)$/.exec(p);
+      if (warm) {
+        let built = warmUps.get(warm[1]);
+        if (!built) warmUps.set(warm[1], (built = buildSource(WARM_UP_APP, 'warm-up.js', DEFAULT_API_VERSION, warm[1])));
+        const r = await built;
+        return r.ok && r.package ? send(res, 200, 'application/octet-stream', Buffer.from(r.package, 'base64')) : send(res, 500, 'text/plain', 'the warm-up app did not build');
       }
       const ex = /^\/api\/example\/([\w.-]+)$/.exec(p);
       if (ex && fs.existsSync(path.join(examplesDir(), ex[1]))) return send(res, 200, TYPES['.ts'], fs.readFileSync(path.join(examplesDir(), ex[1])));
@@ -232,8 +294,16 @@ export async function startStudio(opts: StudioOptions = {}): Promise<StudioServe
         return sendJson(res, editor.diagnostics(source, version));
       case '/api/completions':
         return sendJson(res, editor.completions(source, version, Number(body.pos) || 0));
-      case '/api/scenario':
-        return sendJson(res, await lowerScenarioText(typeof body.text === 'string' ? body.text : '', plainName(body.name, '.json')));
+      case '/api/scenario': {
+        const name = plainName(body.name, '.json');
+        const text = typeof body.text === 'string' ? body.text : '';
+        return sendJson(res, await lowerScenarioText(text, name, scenarioDir(name, text)));
+      }
+      case '/api/build-app': {
+        const name = plainName(body.name, '.json');
+        const text = typeof body.text === 'string' ? body.text : '';
+        return sendJson(res, await buildScenarioApp(text, name, Number(body.index) || 0, version, typeof body.engine === 'string' ? body.engine : 'duktape', scenarioDir(name, text)));
+      }
       default:
         return send(res, 404, 'text/plain', 'not found');
     }
