@@ -118,7 +118,7 @@ for (const { name: engine, skip } of engines) {
         const runs: Run[] = [];
         for (const target of ['sim', 'qemu']) {
           const trace = `${base}.${target}.trace`;
-          const r = await beacon(['run', `${base}.bapp`, '--target', target, '--utc', '1767225600000', ...app.args, ...(app.hasTrace ? ['--trace', trace] : [])]);
+          const r = await beacon(['run', `${base}.bapp`, '--target', target, '--cloud', 'loopback', '--utc', '1767225600000', ...app.args, ...(app.hasTrace ? ['--trace', trace] : [])]);
           if (app.hasTrace) r.trace = fs.readFileSync(trace, 'utf8');
           runs.push(r);
         }
