@@ -354,6 +354,9 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       // The cloud has the scenario's messages; the loopback cloud does not run.
       if (script !== undefined) script = withoutCloudMessages(script);
     }
+    if (!embedded && cloudWanted.mode === 'auto' && (cloudWanted.db !== undefined || cloudWanted.port !== undefined) && target === 'sim' && !usesCloud) {
+      io.err('beacon run: no app uses the cloud, so no cloud was started (--cloud embedded starts one all the same)\n');
+    }
     if (script !== undefined) {
       sim.world = path.join(workDir, 'world.script');
       fs.writeFileSync(sim.world, script);

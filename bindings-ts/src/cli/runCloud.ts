@@ -26,16 +26,43 @@ export function simDeviceId(index: number): string {
  */
 export function scriptUsesCloud(code: string): boolean {
   const scanner = ts.createScanner(ts.ScriptTarget.ES5, true, ts.LanguageVariant.Standard, code);
-  let prev = ts.SyntaxKind.Unknown;
+  const tokens: { kind: ts.SyntaxKind; text: string }[] = [];
   for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
-    if (kind === ts.SyntaxKind.Identifier && prev !== ts.SyntaxKind.DotToken) {
-      const name = scanner.getTokenValue();
-      if (name === 'cloud' || name === 'sync') return true;
+    const prev = tokens.length > 0 ? tokens[tokens.length - 1].kind : ts.SyntaxKind.Unknown;
+    // A slash where an expression cannot have ended starts a regular expression (the scanner
+    // alone cannot tell it from a division).
+    if ((kind === ts.SyntaxKind.SlashToken || kind === ts.SyntaxKind.SlashEqualsToken) && !ENDS_EXPRESSION.has(prev)) {
+      kind = scanner.reScanSlashToken();
     }
-    prev = kind;
+    tokens.push({ kind, text: kind === ts.SyntaxKind.Identifier ? scanner.getTokenValue() : '' });
   }
-  return false;
+  return tokens.some((tok, i) => {
+    if (tok.kind !== ts.SyntaxKind.Identifier || (tok.text !== 'cloud' && tok.text !== 'sync')) return false;
+    const prev = i > 0 ? tokens[i - 1].kind : ts.SyntaxKind.Unknown;
+    const next = i + 1 < tokens.length ? tokens[i + 1].kind : ts.SyntaxKind.Unknown;
+    if (prev === ts.SyntaxKind.DotToken) return false; // a property: x.cloud
+    // A key of an object literal: {cloud: 1} or {a: 1, sync: 2}.
+    if ((prev === ts.SyntaxKind.OpenBraceToken || prev === ts.SyntaxKind.CommaToken) && next === ts.SyntaxKind.ColonToken) return false;
+    return true;
+  });
 }
+
+/** Tokens after which a slash is a division. */
+const ENDS_EXPRESSION = new Set<ts.SyntaxKind>([
+  ts.SyntaxKind.Identifier,
+  ts.SyntaxKind.NumericLiteral,
+  ts.SyntaxKind.StringLiteral,
+  ts.SyntaxKind.RegularExpressionLiteral,
+  ts.SyntaxKind.CloseParenToken,
+  ts.SyntaxKind.CloseBracketToken,
+  ts.SyntaxKind.CloseBraceToken,
+  ts.SyntaxKind.ThisKeyword,
+  ts.SyntaxKind.TrueKeyword,
+  ts.SyntaxKind.FalseKeyword,
+  ts.SyntaxKind.NullKeyword,
+  ts.SyntaxKind.PlusPlusToken,
+  ts.SyntaxKind.MinusMinusToken,
+]);
 
 /**
  * Whether a package may use the cloud, from its bytes: both engines keep the names a script
@@ -88,6 +115,13 @@ function checkDbPath(db: string): void {
     st = undefined;
   }
   if (st?.isDirectory()) throw new UsageError(`--cloud-db: ${db} is a directory, not a database file`, false);
+  let parent: fs.Stats | undefined;
+  try {
+    parent = fs.statSync(dir);
+  } catch {
+    parent = undefined;
+  }
+  if (!parent?.isDirectory()) throw new UsageError(`--cloud-db: cannot write in ${dir}: ${parent ? 'not a directory' : 'no such directory'}`, false);
   try {
     fs.accessSync(st ? db : dir, fs.constants.W_OK);
   } catch {
