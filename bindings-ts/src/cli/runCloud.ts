@@ -176,7 +176,7 @@ export async function startRunCloud(o: RunCloudOptions): Promise<RunCloud> {
     if (o.db !== undefined) throw new UsageError(`--cloud-db: cannot use ${o.db} as the cloud's database: ${e.message}`, false);
     throw err;
   }
-  o.log(`started in ${Date.now() - started} ms: ${cloud.mqttUrl}, ${cloud.httpUrl}`);
+  o.log(`started in ${Date.now() - started} ms: mqtt ${cloud.mqttUrl}, page ${cloud.httpUrl}/#token=${cloud.token}`);
   try {
     const ids = o.devices.map((_, i) => simDeviceId(i));
     // One secret for all (the simulator has one --cloud-secret), hashed once: the hash is
