@@ -226,7 +226,9 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   }
   const target = targetText as RunTarget;
   if (target === 'qemu') {
-    if (cloudWanted.mode === 'embedded') throw new UsageError('--cloud embedded: the emulated image has no network to reach it; it syncs with the loopback cloud');
+    if (cloudWanted.mode === 'embedded' || cloudWanted.db !== undefined || cloudWanted.port !== undefined) {
+      throw new UsageError(`${cloudWanted.mode === 'embedded' ? '--cloud embedded' : cloudWanted.db !== undefined ? '--cloud-db' : '--cloud-port'}: the emulated image has no network to reach a cloud; it syncs with the loopback cloud`);
+    }
     if (sim.realtime) throw new UsageError('--realtime: the emulated core runs in virtual time only');
     if (sim.trust !== undefined) throw new UsageError('--trust: the emulated image cannot verify signatures (it has no Ed25519)');
   }
