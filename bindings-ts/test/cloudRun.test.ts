@@ -14,7 +14,7 @@ import { before, describe, test } from 'node:test';
 import { toolsRoot } from '../src/codegen/versions';
 import { openStore } from '../src/cloud';
 import type { CloudStore, StoredEvent } from '../src/cloud';
-import { tmpDir } from '../src/cloud/testkit';
+import { startCloudProcess, tmpDir, waitFor } from '../src/cloud/testkit';
 import { mergeTrace, packageUsesCloud, scriptUsesCloud, simDeviceId } from '../src/cli/runCloud';
 import { lowerScenario, parseScenario, withoutCloudMessages } from '../src/world/scenario';
 
@@ -168,6 +168,28 @@ for (const engine of engines) {
     });
   });
 }
+
+test('beacon cloud says how to run an app against it, and that works as it says', async (t) => {
+  if (noMosquitto) return t.skip(noMosquitto);
+  const db = path.join(dir, 'served.db');
+  const cloud = await startCloudProcess(['--port', '0', '--http-port', '0', '--db', db]);
+  try {
+    const hint = await waitFor('the hint', () => (/beacon run app\.ts --cloud (\S+) --cloud-secret <password>/.exec(cloud.stderr()) ?? undefined));
+    assert.equal(hint[1], cloud.mqttUrl);
+    const add = new RegExp(`beacon cloud device add ${id} --db ${db.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} `);
+    assert.match(cloud.stderr(), add);
+    const issued = await beacon(['cloud', 'device', 'add', id, '--db', db, '--json']);
+    assert.equal(issued.status, 0, issued.stderr);
+    const { password } = JSON.parse(issued.stdout) as { password: string };
+    const r = await beacon(['run', app, '--for', '10s', '--cloud', hint[1], '--cloud-secret', password]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(r.stdout.trim().split('\n'), ['sync ok']);
+    assert.doesNotMatch(r.stderr, /\[beacon cloud\]/); // not a cloud of the run's own
+    assert.equal((await withDb(db, allEvents)).filter((e) => e.type === 'reading').length, 5);
+  } finally {
+    await cloud.kill('SIGTERM');
+  }
+});
 
 test('an app that does not use the cloud starts none', async (t) => {
   if (noMosquitto) return t.skip(noMosquitto);
