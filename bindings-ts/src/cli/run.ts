@@ -285,11 +285,10 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
           apiVersion,
           engine,
           outFile: pkg,
-          keepEs5: true,
           onNote: (line) => io.err(`beacon: ${line}\n`),
         });
         printDiagnostics(io, r.warnings, (d) => compiler.formatDiagnostic(d));
-        if (!usesCloud && r.minFile !== undefined) usesCloud = scriptUsesCloud(fs.readFileSync(r.minFile, 'utf8'));
+        usesCloud ||= r.modules.some((m) => !/\.d\.ts$/.test(m) && fs.existsSync(m) && scriptUsesCloud(fs.readFileSync(m, 'utf8')));
         packages.set(app, pkg);
       } else {
         const bytes = fs.readFileSync(app);

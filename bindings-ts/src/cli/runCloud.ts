@@ -19,10 +19,10 @@ export function simDeviceId(index: number): string {
 }
 
 /**
- * Whether a script refers to the device API's `cloud` or `sync` objects. The compiled script is
+ * Whether a source refers to the device API's `cloud` or `sync` objects. The app's modules are
  * tokenised with TypeScript's scanner (already the compiler's, and it knows strings, comments and
- * regular expressions), so `print('sync ok')` or `x.cloud` does not count; a local variable named
- * `cloud` does, which only starts a cloud that goes unused.
+ * regular expressions), so `print('sync ok')`, `x.cloud` or `{cloud: 1}` does not count; a local
+ * variable named `cloud` does, which only starts a cloud that goes unused.
  */
 export function scriptUsesCloud(code: string): boolean {
   const scanner = ts.createScanner(ts.ScriptTarget.ES5, true, ts.LanguageVariant.Standard, code);
