@@ -166,6 +166,15 @@ for (const engine of engines) {
       assert.deepEqual(delivered.map((x) => x.id), [2]);
       assert.equal(traceRecords(trace).filter((x) => x.ev === 'cloud-event').length, 7);
     });
+
+    test('without its flash, a device repeats its first run\'s sequence numbers: the run warns', async (t) => {
+      if (noMosquitto) return t.skip(noMosquitto);
+      const r = await beacon(['run', app, '--engine', engine.name, '--for', '10s', '--cloud-db', db]);
+      assert.equal(r.status, 0, r.stderr);
+      assert.match(r.stderr, /^cloud: warning: .* holds events of these devices from an earlier run; .* keep their flash with --flash DIR$/m);
+      // The same stream and sequence numbers as the first run: the cloud has them already.
+      assert.match(r.stderr, new RegExp(`^\\[beacon cloud\\] ${id}: 0 events stored`, 'm'));
+    });
   });
 }
 
