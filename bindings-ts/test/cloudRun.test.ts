@@ -14,7 +14,7 @@ import { before, describe, test } from 'node:test';
 import { toolsRoot } from '../src/codegen/versions';
 import { openStore } from '../src/cloud';
 import type { CloudStore, StoredEvent } from '../src/cloud';
-import { startCloudProcess, tmpDir, waitFor } from '../src/cloud/testkit';
+import { POSTGRES_MISSING, postgresBin, startCloudProcess, startPostgres, tmpDir, waitFor } from '../src/cloud/testkit';
 import { mergeTrace, packageUsesCloud, scriptUsesCloud, simDeviceId } from '../src/cli/runCloud';
 import { lowerScenario, parseScenario, withoutCloudMessages } from '../src/world/scenario';
 
@@ -197,6 +197,25 @@ test('beacon cloud says how to run an app against it, and that works as it says'
     assert.equal((await withDb(db, allEvents)).filter((e) => e.type === 'reading').length, 5);
   } finally {
     await cloud.kill('SIGTERM');
+  }
+});
+
+test('--cloud-db postgres://: the run\'s cloud keeps its events in PostgreSQL', async (t) => {
+  if (noMosquitto) return t.skip(noMosquitto);
+  if (postgresBin() === undefined) return t.skip(POSTGRES_MISSING);
+  const pg = await startPostgres({ fsync: false });
+  try {
+    const url = pg.url();
+    const r = await beacon(['run', app, '--world', world, '--for', '10s', '--cloud-db', url]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(r.stdout.trim().split('\n'), ['message config {"period":600,"name":"desk one"}', 'sync ok']);
+    assert.match(r.stderr, /^\[beacon cloud\] database: the PostgreSQL database of --cloud-db$/m);
+    assert.doesNotMatch(r.stderr, /postgres:\/\//); // its password stays off the terminal
+    const events = await withDb(url, allEvents);
+    assert.equal(events.filter((e) => e.type === 'reading').length, 5);
+    assert.equal((await withDb(url, (s) => s.messages(id))).filter((m) => m.delivered != null).length, 1);
+  } finally {
+    pg.stop();
   }
 });
 

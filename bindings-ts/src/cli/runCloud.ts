@@ -140,6 +140,11 @@ async function allEvents(cloud: Cloud, id: string): Promise<StoredEvent[]> {
   }
 }
 
+/** A database as messages name it: a PostgreSQL URL may carry a password. */
+function shownDb(db: string): string {
+  return /^postgres(ql)?:\/\//.test(db) ? 'the PostgreSQL database of --cloud-db' : db;
+}
+
 const eventKey = (e: { stream: number; seq: number }): string => `${e.stream}:${e.seq}`;
 
 /** Numbers as the simulator writes them (docs/world.md): integers as they are, others with at
@@ -173,7 +178,7 @@ export async function startRunCloud(o: RunCloudOptions): Promise<RunCloud> {
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE') throw new UsageError(`--cloud-port: port ${o.port ?? 0} on 127.0.0.1 is in use (give another, or none for a free one)`, false);
-    if (o.db !== undefined) throw new UsageError(`--cloud-db: cannot use ${o.db} as the cloud's database: ${e.message}`, false);
+    if (o.db !== undefined) throw new UsageError(`--cloud-db: cannot use ${shownDb(o.db)} as the cloud's database: ${e.message}`, false);
     throw err;
   }
   o.log(`started in ${Date.now() - started} ms: mqtt ${cloud.mqttUrl}, page ${cloud.httpUrl}/#token=${cloud.token}`);
@@ -197,7 +202,7 @@ export async function startRunCloud(o: RunCloudOptions): Promise<RunCloud> {
     // deterministic: the same stream and sequence numbers as the run before, which the cloud
     // takes for events it has.
     if (!o.flashKept && before.some((b) => b.events.size > 0)) {
-      o.log(`warning: ${o.db ?? db} holds events of these devices from an earlier run; their flash is erased at each run, so they send events under the same sequence numbers again, which the cloud keeps only once: keep their flash with --flash DIR`);
+      o.log(`warning: ${shownDb(db)} holds events of these devices from an earlier run; their flash is erased at each run, so they send events under the same sequence numbers again, which the cloud keeps only once: keep their flash with --flash DIR`);
     }
     for (const m of o.messages) {
       await cloud.sendMessage(ids[m.device], m.type, m.payload as JsonValue);
@@ -240,7 +245,7 @@ export async function startRunCloud(o: RunCloudOptions): Promise<RunCloud> {
             delivered: n[i].delivered.length,
             pending: n[i].pending,
           })),
-          db: o.db === undefined ? undefined : /^postgres(ql)?:\/\//.test(o.db) ? 'the PostgreSQL database of --cloud-db' : path.resolve(o.db),
+          db: o.db === undefined ? undefined : shownDb(o.db) === o.db ? path.resolve(o.db) : shownDb(o.db),
         };
       },
       stop: () => cloud.stop(),
