@@ -27,7 +27,9 @@ fi
 # npm ci also compiles the TypeScript tools (the root "prepare" script).
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   echo "setup: npm ci" >&2
-  npm ci --no-audit --no-fund >&2
+  # better-sqlite3 compiles SQLite from source when no prebuilt binary can be fetched: node-gyp
+  # builds its two translation units side by side with JOBS=max.
+  JOBS=max npm ci --no-audit --no-fund >&2
 else
   npm run --silent build >&2
 fi

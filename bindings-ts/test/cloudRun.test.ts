@@ -167,13 +167,17 @@ for (const engine of engines) {
       assert.equal(traceRecords(trace).filter((x) => x.ev === 'cloud-event').length, 7);
     });
 
-    test('without its flash, a device repeats its first run\'s sequence numbers: the run warns', async (t) => {
+    test('a run without its flash adds its events beside the earlier runs\' (a new stream)', async (t) => {
       if (noMosquitto) return t.skip(noMosquitto);
+      const earlier = await withDb(db, allEvents);
       const r = await beacon(['run', app, '--engine', engine.name, '--for', '10s', '--cloud-db', db]);
       assert.equal(r.status, 0, r.stderr);
-      assert.match(r.stderr, /^cloud: warning: .* holds events of these devices from an earlier run; .* keep their flash with --flash DIR$/m);
-      // The same stream and sequence numbers as the first run: the cloud has them already.
-      assert.match(r.stderr, new RegExp(`^\\[beacon cloud\\] ${id}: 0 events stored`, 'm'));
+      assert.match(r.stderr, new RegExp(`^\\[beacon cloud\\] ${id}: 7 events stored \\(${earlier.length + 7} in all\\)`, 'm'));
+      const added = (await withDb(db, allEvents)).filter((e) => !earlier.some((b) => b.stream === e.stream && b.seq === e.seq));
+      assert.equal(added.length, 7);
+      assert.equal(new Set(added.map((e) => e.stream)).size, 1);
+      assert.ok(!earlier.some((e) => e.stream === added[0].stream));
+      assert.deepEqual(added.filter((e) => e.type === 'reading').map((e) => e.seq).sort((x, y) => x - y), [1, 2, 3, 4, 5]);
     });
   });
 }

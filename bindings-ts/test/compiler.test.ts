@@ -19,6 +19,7 @@ import {
   readPackageHeader,
 } from '../src/compiler';
 import { packVersion, typingsFile } from '../src/codegen/versions';
+import { minifyScript } from '../src/compiler/minify';
 import { selectPolyfills } from '../src/compiler/polyfill';
 
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-compiler-test-'));
@@ -187,6 +188,30 @@ test('imported modules are bundled into one script', async () => {
   assert.equal(r.modules[0], path.join(dir, 'app.ts'));
   assert.ok(r.modules.includes(path.join(dir, 'lib', 'math.ts')));
   assert.deepEqual(await runBundle(r.code), ['42!']);
+});
+
+test('loops that compute nothing stay in the app: a hang or a busy wait is what the app does', async () => {
+  // Rollup's tree-shaking took such loops for dead code; on the device they spin until the
+  // watchdog resets it, and the simulator must see the same.
+  const dir = project({
+    'app.ts': 'print("start");\nfor (let i = 0; i < 1000; i++) {}\nlet spins = 0;\nwhile (true) { spins++; }\n',
+  });
+  const r = await bundleApp({ entry: path.join(dir, 'app.ts'), apiVersion: '0.2.6', typingsFile: TYPINGS });
+  assert.match(r.code, /for \(var i = 0; i < 1000; i\+\+\)/);
+  assert.match(r.code, /while \(true\)/);
+  const min = await minifyScript(r.code, r.map, { fileName: 'app.min.js', mode: 'dense' });
+  assert.match(min.code, /for\(;;\)/);
+});
+
+test('what nothing uses in the app\'s own modules is left out of the minified script', async () => {
+  const dir = project({
+    'app.ts': "import { twice } from './lib';\nprint(twice(21));\n",
+    'lib.ts': "export const twice = (n: number): number => n * 2;\nexport function unused(): string { return 'UNUSED_MARKER'; }\n",
+  });
+  const r = await bundleApp({ entry: path.join(dir, 'app.ts'), apiVersion: '0.2.6', typingsFile: TYPINGS });
+  const min = await minifyScript(r.code, r.map, { fileName: 'app.min.js', mode: 'dense' });
+  assert.doesNotMatch(min.code, /UNUSED_MARKER/);
+  assert.deepEqual(await runBundle(min.code), ['42']);
 });
 
 test('npm packages (ES modules and CommonJS) are bundled, and what is unused is left out', async () => {

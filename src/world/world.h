@@ -187,6 +187,8 @@ typedef struct world {
 	/* Which cloud the devices sync with (world_cloud_mode_t) and the host's transport. */
 	uint8_t cloud_mode;
 	const hal_cloud_transport_t *cloud_transport;
+	/* Mixed into hal_cloud_entropy (world_cloud_use). */
+	uint64_t cloud_seed;
 
 	/* Counters for the end-of-run summary. */
 	uint64_t steps, inputs;

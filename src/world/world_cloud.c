@@ -377,6 +377,7 @@ uint32_t hal_cloud_entropy(void)
 	if (d != NULL) {
 		world_cloud_t *c = cloud_of(d);
 		x ^= (uint64_t)d->rt.index << 32 ^ d->world->now ^ (uint64_t)c->entropy_calls++ << 48;
+		x ^= d->world->cloud_seed;
 		for (size_t i = 0; i < d->public_id_len; i++) {
 			x = (x ^ (uint8_t)d->public_id[i]) * 0x100000001b3ull;
 		}
@@ -390,9 +391,10 @@ uint32_t hal_cloud_entropy(void)
 
 /* ------------------------------------------------------------------ the world's side */
 
-void world_cloud_use(world_t *world, const hal_cloud_transport_t *transport)
+void world_cloud_use(world_t *world, const hal_cloud_transport_t *transport, uint64_t seed)
 {
 	world->cloud_transport = transport;
+	world->cloud_seed = seed;
 	world->cloud_mode = transport != NULL ? WORLD_CLOUD_HOST : WORLD_CLOUD_NONE;
 }
 

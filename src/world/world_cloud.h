@@ -31,8 +31,12 @@ typedef enum {
 	WORLD_CLOUD_HOST,         /* the host's transport (world_cloud_use) */
 } world_cloud_mode_t;
 
-/* Sync every device through this transport (NULL: no cloud at all). */
-void world_cloud_use(world_t *world, const hal_cloud_transport_t *transport);
+/* Sync every device through this transport (NULL: no cloud at all). seed is mixed into the
+ * devices' stream ids (hal_cloud_entropy): a real cloud keeps what earlier runs stored, and a
+ * device whose flash starts erased must not take the stream of an earlier run, or the cloud
+ * would acknowledge its new events as duplicates of the old ones without storing them. The
+ * host passes a random seed; 0 keeps the ids of the loopback cloud's repeatable runs. */
+void world_cloud_use(world_t *world, const hal_cloud_transport_t *transport, uint64_t seed);
 void world_cloud_set_mode(world_t *world, world_cloud_mode_t mode);
 
 /* Queue a message for device index in the loopback cloud, from world time at (ms): delivered at

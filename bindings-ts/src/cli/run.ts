@@ -345,7 +345,6 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
         port: cloudWanted.port,
         workDir,
         messages: cloudMessages,
-        flashKept: sim.flash !== undefined,
         log: (line) => {
           if (sim.verbose || /^refused|^error|^warning/.test(line)) io.err(`cloud: ${line}\n`);
         },

@@ -83,8 +83,6 @@ export interface RunCloudOptions {
   workDir: string;
   /** The scenario's messages, in time order (device index). */
   messages: readonly { at: number; device: number; type: string; payload: unknown }[];
-  /** Whether the devices keep their flash from an earlier run (--flash). */
-  flashKept: boolean;
   log: (line: string) => void;
 }
 
@@ -198,12 +196,6 @@ export async function startRunCloud(o: RunCloudOptions): Promise<RunCloud> {
         delivered: new Set((await cloud.store.messages(id)).filter((m) => m.delivered != null).map((m) => m.id)),
       })),
     );
-    // A device whose flash is erased starts its event stream over, and the simulator's is
-    // deterministic: the same stream and sequence numbers as the run before, which the cloud
-    // takes for events it has.
-    if (!o.flashKept && before.some((b) => b.events.size > 0)) {
-      o.log(`warning: ${shownDb(db)} holds events of these devices from an earlier run; their flash is erased at each run, so they send events under the same sequence numbers again, which the cloud keeps only once: keep their flash with --flash DIR`);
-    }
     for (const m of o.messages) {
       await cloud.sendMessage(ids[m.device], m.type, m.payload as JsonValue);
     }

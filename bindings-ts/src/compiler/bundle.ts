@@ -55,6 +55,23 @@ function isTslib(id: string): boolean {
   return id.startsWith(tslibDir() + path.sep);
 }
 
+/**
+ * Rollup drops any statement it judges free of effects, loops included: a busy wait, or the
+ * `while (true) {}` an app relies on to hang until the watchdog resets the device, would vanish
+ * from the package without a word. The app's own modules are therefore taken whole; library code
+ * (node_modules, tslib) is still tree-shaken, and terser then removes the functions and variables
+ * that nothing uses in the app's modules too (it keeps loops).
+ */
+function keepAppStatements(): Plugin {
+  return {
+    name: 'beacon-keep-app-statements',
+    transform(code, id) {
+      if (id.startsWith('\0') || isTslib(id) || /[\\/]node_modules[\\/]/.test(id)) return null;
+      return { code, map: null, moduleSideEffects: 'no-treeshake' };
+    },
+  };
+}
+
 function tsconfigFor(opts: BundleOptions, outDir: string, libFile: string): object {
   const script = isScriptEntry(opts.entry);
   return {
@@ -244,6 +261,7 @@ export async function bundleApp(opts: BundleOptions): Promise<BundleResult> {
     });
     const plugins: Plugin[] = [
       recordingMaps(tsPlugin, maps),
+      keepAppStatements(),
       nodeResolve({ extensions: SOURCE_EXTENSIONS, preferBuiltins: false }),
       commonjs(),
     ];

@@ -28,6 +28,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <sodium.h>
+
 #include "file_util.h"
 #include "hal_cloud_mosquitto.h"
 #include "host_io.h"
@@ -264,7 +266,15 @@ int main(int argc, char **argv)
 			fprintf(stderr, "beacon-sim: --cloud: %s\n", why);
 			return 2;
 		}
-		world_cloud_use(&world, t);
+		/* A new stream id for every run whose flash starts erased (world_cloud.h): libsodium's
+		 * generator, the one the host's crypto already uses. */
+		uint64_t seed = 0;
+		if (sodium_init() < 0) {
+			fprintf(stderr, "beacon-sim: --cloud: no random generator\n");
+			return 2;
+		}
+		randombytes_buf(&seed, sizeof(seed));
+		world_cloud_use(&world, t, seed);
 	}
 	for (uint32_t i = 0; i < devices; i++) {
 		world.devices[i].utc_synced = o.synced;
