@@ -21,7 +21,7 @@ const engines: { name: string; skip: string | false }[] = [
 ];
 
 function run(args: string[]): { stdout: string; stderr: string; status: number | null } {
-  const r = spawnSync(process.execPath, [cli, 'run', ...args], { encoding: 'utf8', timeout: 300_000 });
+  const r = spawnSync(process.execPath, [cli, 'run', '--cloud', 'loopback', ...args], { encoding: 'utf8', timeout: 300_000 });
   return { stdout: r.stdout, stderr: r.stderr, status: r.status };
 }
 

@@ -623,7 +623,7 @@ interface RunResult {
 /** `beacon run` of one app; never rejects. */
 function runApp(file: string, version: ApiVersion, engine: string): Promise<RunResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cli, 'run', file, '--api', version, '--engine', engine, '--for', '1s'], {
+    const child = spawn(process.execPath, [cli, 'run', file, '--api', version, '--engine', engine, '--for', '1s', '--cloud', 'loopback'], {
       timeout: 300_000,
     });
     const out: Buffer[] = [];

@@ -127,7 +127,7 @@ for (const { board, only, engines: boardEngines } of boards) for (const { name: 
         for (const target of ['sim', 'qemu']) {
           const trace = `${base}.${target}.trace`;
           const onBoard = target === 'qemu' ? ['--board', board] : [];
-          const r = await beacon(['run', `${base}.bapp`, '--target', target, ...onBoard, '--utc', '1767225600000', ...app.args, ...(app.hasTrace ? ['--trace', trace] : [])]);
+          const r = await beacon(['run', `${base}.bapp`, '--target', target, ...onBoard, '--cloud', 'loopback', '--utc', '1767225600000', ...app.args, ...(app.hasTrace ? ['--trace', trace] : [])]);
           if (app.hasTrace) r.trace = fs.readFileSync(trace, 'utf8');
           runs.push(r);
         }

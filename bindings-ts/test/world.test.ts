@@ -19,7 +19,7 @@ const hello = path.join(dir, 'hello.ts');
 fs.writeFileSync(hello, "print('ran');\n");
 
 function run(args: string[]) {
-  return spawnSync(process.execPath, [cli, 'run', ...args], { encoding: 'utf8', timeout: 120_000 });
+  return spawnSync(process.execPath, [cli, 'run', '--cloud', 'loopback', ...args], { encoding: 'utf8', timeout: 120_000 });
 }
 
 const bad: [string, unknown, RegExp][] = [

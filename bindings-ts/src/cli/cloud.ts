@@ -110,6 +110,18 @@ async function serve(args: ParsedArgs, io: CliIo): Promise<number> {
     return 1;
   }
   io.out(`mqtt: ${cloud.mqttUrl}\nhttp: ${cloud.httpUrl}\ntoken: ${cloud.token}\npage: ${cloud.httpUrl}/#token=${cloud.token}\n`);
+  if (cloud.mqttUrl.startsWith('mqtt://')) {
+    // The simulator's devices have fixed public ids (the first is ...0001), so the next steps
+    // can be printed exactly.
+    const { simDeviceId } = await import('./runCloud');
+    const db = options.db === 'beacon-cloud.db' ? '' : ` --db ${options.db}`;
+    io.err(
+      `Simulated devices sync with this cloud with:\n` +
+        `  beacon cloud device add ${simDeviceId(0)}${db}    (the simulator's first device; prints its password)\n` +
+        `  beacon run app.ts --cloud ${cloud.mqttUrl} --cloud-secret <password>\n` +
+        `(beacon run without --cloud starts a cloud of its own for the run.)\n`,
+    );
+  }
   await new Promise<void>((resolve) => {
     const done = (): void => {
       process.off('SIGINT', done);

@@ -1,6 +1,7 @@
 // `beacon run [<app.ts|app.js|app.bapp>...] [--world scenario.json] [--trace FILE] [--verbose]
 //  [--heap N] [--flash DIR] [--for I] [--api V] [--engine E] [--realtime] [--utc T] [--trust key.pub]...
-//  [--cloud loopback|none|mqtt://HOST:PORT [--cloud-secret S]] [--target sim|qemu [--board B]]`
+//  [--cloud loopback|none|embedded|mqtt://HOST:PORT [--cloud-secret S]] [--cloud-db FILE] [--cloud-port P]
+//  [--target sim|qemu [--board B]]`
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -11,6 +12,8 @@ import { flagOption, listOption, ParsedArgs, stringOption, UsageError } from './
 import { apiOption, engineOption, existingFile, isSource, printDiagnostics, reportFailure } from './common';
 import { parseInterval, parseUtc } from './interval';
 import { CliIo } from './io';
+import { packageUsesCloud, RunCloud, scriptUsesCloud, startRunCloud, summaryLines } from './runCloud';
+import type { LoweredWorld } from '../world/scenario';
 
 /** Where `beacon run` runs apps: the host simulator, or the firmware image on QEMU's Cortex-M. */
 export type RunTarget = 'sim' | 'qemu';
@@ -35,6 +38,16 @@ export interface SimOptions {
   cloud?: string;
   /** The devices' password at that broker (issued by `beacon cloud device add`). */
   cloudSecret?: string;
+}
+
+/** What `beacon run` does about the cloud: start its own for apps that use it (no --cloud),
+ * always (--cloud embedded), or pass --cloud to the simulator. */
+interface CloudChoice {
+  mode: 'auto' | 'embedded' | 'given';
+  /** --cloud-db: the embedded cloud's database, kept after the run. */
+  db?: string;
+  /** --cloud-port: the embedded broker's port. */
+  port?: number;
 }
 
 /** Arguments of beacon-sim for packages (one per device, or one for all). */
@@ -81,9 +94,9 @@ function simOptions(args: ParsedArgs): SimOptions {
   const flash = stringOption(args, 'flash');
   if (flash !== undefined) o.flash = path.resolve(flash);
   const cloud = stringOption(args, 'cloud');
-  if (cloud !== undefined) {
+  if (cloud !== undefined && cloud !== 'embedded') {
     if (cloud !== 'loopback' && cloud !== 'none' && !/^mqtt:\/\/[^:/]+:\d+$/.test(cloud)) {
-      throw new UsageError(`--cloud: '${cloud}' is not a cloud (loopback: the simulator's own, the default; none: no network; mqtt://HOST:PORT: a broker)`);
+      throw new UsageError(`--cloud: '${cloud}' is not a cloud (embedded: one started for the run, the default for apps that use the cloud; loopback: the simulator's model cloud; none: no network; mqtt://HOST:PORT: a broker)`);
     }
     o.cloud = cloud;
   }
@@ -167,6 +180,37 @@ interface AppInput {
   file: string;
 }
 
+function cloudChoice(args: ParsedArgs, sim: SimOptions): CloudChoice {
+  const given = stringOption(args, 'cloud');
+  const c: CloudChoice = { mode: given === undefined ? 'auto' : given === 'embedded' ? 'embedded' : 'given' };
+  const db = stringOption(args, 'cloud-db');
+  const port = stringOption(args, 'cloud-port');
+  if (c.mode === 'given') {
+    if (db !== undefined) throw new UsageError(`--cloud-db: only for the cloud beacon run starts (not with --cloud ${given})`);
+    if (port !== undefined) throw new UsageError(`--cloud-port: only for the cloud beacon run starts (not with --cloud ${given})`);
+    return c;
+  }
+  if (sim.cloudSecret !== undefined) throw new UsageError('--cloud-secret: only with --cloud mqtt://HOST:PORT (the cloud beacon run starts issues its own)');
+  if (db !== undefined) c.db = /^postgres(ql)?:\/\//.test(db) ? db : path.resolve(db);
+  if (port !== undefined) {
+    const n = Number(port);
+    if (!/^\d+$/.test(port) || n < 1 || n > 65535) throw new UsageError(`--cloud-port: '${port}' is not a port number (1 to 65535)`);
+    c.port = n;
+  }
+  return c;
+}
+
+/** Whether the simulator here can reach a real broker: it links libmosquitto when the host
+ * build found it (CMakeLists.txt), which the build's cache records. */
+function simHasMosquitto(simTool: string): boolean {
+  try {
+    const cache = fs.readFileSync(path.join(path.dirname(simTool), 'CMakeCache.txt'), 'utf8');
+    return /^MOSQUITTO_FOUND:INTERNAL=1$/m.test(cache);
+  } catch {
+    return true; // a simulator built elsewhere: let it give its own refusal
+  }
+}
+
 export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const inputs: AppInput[] = args.positionals.map((p) => {
     const file = existingFile(p);
@@ -176,6 +220,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     return { file };
   });
   const sim = simOptions(args);
+  const cloudWanted = cloudChoice(args, sim);
   const targetText = stringOption(args, 'target') ?? 'sim';
   if (!(RUN_TARGETS as readonly string[]).includes(targetText)) {
     throw new UsageError(`--target: '${targetText}' is not one of ${RUN_TARGETS.join(', ')}`);
@@ -189,6 +234,9 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   }
   const board = (boardText ?? DEFAULT_QEMU_BOARD) as QemuBoard;
   if (target === 'qemu') {
+    if (cloudWanted.mode === 'embedded' || cloudWanted.db !== undefined || cloudWanted.port !== undefined) {
+      throw new UsageError(`${cloudWanted.mode === 'embedded' ? '--cloud embedded' : cloudWanted.db !== undefined ? '--cloud-db' : '--cloud-port'}: the emulated image has no network to reach a cloud; it syncs with the loopback cloud`);
+    }
     if (sim.realtime) throw new UsageError('--realtime: the emulated core runs in virtual time only');
     if (sim.trust !== undefined) throw new UsageError('--trust: the emulated image cannot verify signatures (it has no Ed25519)');
   }
@@ -197,17 +245,22 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   let engine = engineOption(args);
   const engineAsked = engine !== undefined;
   const worldFile = stringOption(args, 'world');
-  const { loadScenario, lowerScenario, ScenarioError } = await import('../world/scenario');
+  const { loadScenario, lowerScenario, ScenarioError, withoutCloudMessages } = await import('../world/scenario');
   const compiler = await import('../compiler');
 
   let workDir: string | undefined;
+  let runCloud: RunCloud | undefined;
   try {
     // The world: from the scenario, or one default device per app.
     let apps: string[];
     let script: string | undefined;
+    let deviceNames: string[] | undefined;
+    let cloudMessages: LoweredWorld['cloudMessages'] = [];
     if (worldFile !== undefined) {
       const lowered = lowerScenario(loadScenario(existingFile(worldFile)), worldFile);
       script = lowered.script;
+      deviceNames = lowered.devices.map((d) => d.name);
+      cloudMessages = lowered.cloudMessages;
       if (sim.forMs === undefined && lowered.durationMs !== undefined) sim.forMs = lowered.durationMs;
       const n = lowered.devices.length;
       if (inputs.length === 0) {
@@ -228,6 +281,8 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
 
     workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-run-'));
     const packages = new Map<string, string>();
+    // Whether any app uses the cloud API: only then does a run start a cloud of its own.
+    let usesCloud = false;
     for (const app of apps) {
       if (packages.has(app)) continue;
       if (isSource(app)) {
@@ -241,9 +296,12 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
           onNote: (line) => io.err(`beacon: ${line}\n`),
         });
         printDiagnostics(io, r.warnings, (d) => compiler.formatDiagnostic(d));
+        usesCloud ||= r.modules.some((m) => !/\.d\.ts$/.test(m) && fs.existsSync(m) && scriptUsesCloud(fs.readFileSync(m, 'utf8')));
         packages.set(app, pkg);
       } else {
-        const header = compiler.readPackageHeader(fs.readFileSync(app));
+        const bytes = fs.readFileSync(app);
+        usesCloud ||= packageUsesCloud(bytes);
+        const header = compiler.readPackageHeader(bytes);
         if (typeof header !== 'string') {
           if (apiGiven && header.apiVersion !== apiVersion) {
             throw new UsageError(`${path.relative(process.cwd(), app)} was built for API ${header.apiVersion}, not ${apiVersion}`, false);
@@ -262,16 +320,14 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       }
     }
     engine ??= compiler.DEFAULT_ENGINE;
-    if (script !== undefined) {
-      sim.world = path.join(workDir, 'world.script');
-      fs.writeFileSync(sim.world, script);
-    }
     if (target === 'qemu' && new Set(apps).size > 1) {
       throw new UsageError('--target qemu: the emulated board is one device; run several devices on the simulator', false);
     }
     // The emulated image runs what the simulator would: same packages, world script and options.
     // It has no clock of the host's, so the UTC the simulator would take from it is passed.
     if (target === 'qemu' && sim.utcMs === undefined) sim.utcMs = Date.now();
+    // The image's cloud is the loopback one, which it has without the option.
+    if (target === 'qemu' && sim.cloud === 'loopback') delete sim.cloud;
     const [simTool] = target === 'qemu'
       ? [await (await import('../compiler/qemuImage')).ensureQemuImage(engine, board, {
           onNote: (line) => io.err(`beacon: ${line}\n`),
@@ -279,6 +335,40 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       : await compiler.ensureHostTools(['beacon-sim'], engine, {
           onNote: (line) => io.err(`beacon: ${line}\n`),
         });
+    // The cloud of the run: its own for apps that use the cloud (or a scenario that sends them
+    // messages), unless --cloud names one; the emulated image keeps the loopback cloud.
+    let embedded = cloudWanted.mode === 'embedded' || (cloudWanted.mode === 'auto' && target === 'sim' && (usesCloud || cloudMessages.length > 0));
+    if (embedded && !simHasMosquitto(simTool)) {
+      if (cloudWanted.mode === 'embedded') {
+        throw new UsageError('--cloud embedded: this simulator was built without libmosquitto (apt-get install libmosquitto-dev, then build again)', false);
+      }
+      io.err('beacon run: this simulator was built without libmosquitto, so the devices sync with the loopback cloud (apt-get install libmosquitto-dev, then build again)\n');
+      embedded = false;
+    }
+    if (embedded) {
+      const names = deviceNames ?? apps.map((_, i) => `d${i}`);
+      runCloud = await startRunCloud({
+        devices: names,
+        db: cloudWanted.db,
+        port: cloudWanted.port,
+        workDir,
+        messages: cloudMessages,
+        log: (line) => {
+          if (sim.verbose || /^refused|^error|^warning/.test(line)) io.err(`cloud: ${line}\n`);
+        },
+      });
+      sim.cloud = runCloud.mqttUrl;
+      sim.cloudSecret = runCloud.secret;
+      // The cloud has the scenario's messages; the loopback cloud does not run.
+      if (script !== undefined) script = withoutCloudMessages(script);
+    }
+    if (!embedded && cloudWanted.mode === 'auto' && (cloudWanted.db !== undefined || cloudWanted.port !== undefined) && target === 'sim' && !usesCloud) {
+      io.err('beacon run: no app uses the cloud, so no cloud was started (--cloud embedded starts one all the same)\n');
+    }
+    if (script !== undefined) {
+      sim.world = path.join(workDir, 'world.script');
+      fs.writeFileSync(sim.world, script);
+    }
     // A package without its map (copied alone) runs all the same, with unmapped locations.
     const maps = [...packages.values()]
       .map((pkg) => compiler.loadPackageMap(pkg))
@@ -292,7 +382,12 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       const { qemuArgs } = await import('../compiler/qemuImage');
       return await runSimulator('qemu-system-arm', qemuArgs(simTool, simArgs(pkgArgs.map((p) => path.resolve(p)), sim), board), stderr);
     }
-    return await runSimulator(simTool, simArgs(pkgArgs, sim), stderr);
+    const status = await runSimulator(simTool, simArgs(pkgArgs, sim), stderr);
+    if (runCloud !== undefined) {
+      if (sim.trace !== undefined && fs.existsSync(sim.trace)) await runCloud.mergeTrace(sim.trace);
+      for (const line of summaryLines(await runCloud.summary())) io.err(line + '\n');
+    }
+    return status;
   } catch (err) {
     if (err instanceof ScenarioError) {
       io.err(`beacon run: ${err.message}\n`);
@@ -300,6 +395,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     }
     return reportFailure(io, 'run', err);
   } finally {
+    await runCloud?.stop();
     if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
   }
 }

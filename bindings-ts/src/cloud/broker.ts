@@ -113,15 +113,21 @@ export async function startEmbeddedBroker(core: CloudCore, opts: EmbeddedBrokerO
   const server: net.Server = opts.tls ? tls.createServer({ cert: opts.tls.cert, key: opts.tls.key }, onSocket) : net.createServer(onSocket);
   // A client that vanishes mid-handshake must not take the server down.
   server.on('tlsClientError', (err: Error) => log(`TLS handshake failed: ${err.message}`));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    // A deep accept queue: a fleet whose syncs are aligned connects all at once, and a
-    // connection dropped from a full queue costs the device a SYN retry (1 s, then 3 s, ...).
-    server.listen({ port: opts.port, host: opts.host, backlog: 4096 }, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      // A deep accept queue: a fleet whose syncs are aligned connects all at once, and a
+      // connection dropped from a full queue costs the device a SYN retry (1 s, then 3 s, ...).
+      server.listen({ port: opts.port, host: opts.host, backlog: 4096 }, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (err) {
+    // aedes keeps timers of its own: left open, it would keep the process alive after the error.
+    await new Promise<void>((resolve) => aedes.close(() => resolve()));
+    throw err;
+  }
   const port = (server.address() as net.AddressInfo).port;
   const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
   return {

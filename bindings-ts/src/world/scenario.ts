@@ -131,6 +131,8 @@ export interface ScenarioEvent {
   storageFault?: 'error' | 'timeout';
   bleCapture?: { data: string; rssi?: number; channel?: 37 | 38 | 39; addr?: string; scanResponse?: boolean; connectable?: boolean };
   nfc?: { field: boolean } | { write: string };
+  cloudMessage?: { type: string; payload?: unknown };
+  cloudNetwork?: boolean;
 }
 
 export interface Scenario {
@@ -161,6 +163,7 @@ export class ScenarioError extends Error {
 const INPUTS = [
   'press', 'button', 'motion', 'accel', 'gyro', 'orientation', 'imuEvent', 'battery', 'current',
   'power', 'temperature', 'timeSync', 'imuFault', 'fault', 'move', 'powerCut', 'storageFault', 'bleCapture', 'nfc',
+  'cloudMessage', 'cloudNetwork',
 ] as const;
 
 /** What each profile's hardware has beyond the common parts (world_profile.c). */
@@ -470,6 +473,24 @@ export interface LoweredWorld {
   devices: { name: string; app?: string }[];
   /** The scenario's duration, ms. */
   durationMs?: number;
+  /** The messages the scenario sends devices (cloudMessage), in time order: `beacon run` gives
+   * them to the cloud it starts, as the loopback cloud takes them from the script. */
+  cloudMessages: { at: number; device: number; type: string; payload: unknown }[];
+}
+
+/** A message's payload as the one token the world script takes: JSON has no whitespace
+ * outside its strings, and inside them a space can be written as an escape. */
+function scriptJson(payload: unknown): string {
+  return JSON.stringify(payload ?? null).replace(/\s/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** The world script without its cloud-message lines: for a run whose devices sync with a cloud
+ * outside the world, which gets the messages instead. */
+export function withoutCloudMessages(script: string): string {
+  return script
+    .split('\n')
+    .filter((l) => !/^at \d+ \d+ cloud-message /.test(l))
+    .join('\n');
 }
 
 /** WGS-84 semi-major axis and flattening: x/y metres become latitude and longitude on the
@@ -633,6 +654,7 @@ export function lowerScenario(s: Scenario, file: string): LoweredWorld {
   const timed: { at: number; order: number; line: string }[] = [];
   const add = (at: number, dev: number, rest: string) =>
     timed.push({ at, order: timed.length, line: `at ${at} ${dev} ${rest}` });
+  const messages: { at: number; order: number; device: number; type: string; payload: unknown }[] = [];
   for (const e of s.events ?? []) {
     const at = intervalMs(e.at);
     const dev = e.device !== undefined ? index.get(e.device)! : 0;
@@ -688,6 +710,11 @@ export function lowerScenario(s: Scenario, file: string): LoweredWorld {
     } else if (e.nfc !== undefined) {
       if ('field' in e.nfc) add(at, dev, `nfc-field ${e.nfc.field ? 1 : 0}`);
       else add(at, dev, `nfc-write ${e.nfc.write === '' ? '-' : e.nfc.write.toLowerCase()}`);
+    } else if (e.cloudMessage !== undefined) {
+      add(at, dev, `cloud-message ${e.cloudMessage.type} ${scriptJson(e.cloudMessage.payload)}`);
+      messages.push({ at, order: messages.length, device: dev, type: e.cloudMessage.type, payload: e.cloudMessage.payload ?? null });
+    } else if (e.cloudNetwork !== undefined) {
+      add(at, dev, `cloud-network ${e.cloudNetwork ? 1 : 0}`);
     }
   }
   timed.sort((a, b) => a.at - b.at || a.order - b.order);
@@ -696,5 +723,8 @@ export function lowerScenario(s: Scenario, file: string): LoweredWorld {
     script: lines.join('\n') + '\n',
     devices: devices.map((d, i) => ({ name: names[i], app: d.app ? path.resolve(dir, d.app) : undefined })),
     durationMs: s.duration !== undefined ? intervalMs(s.duration) : undefined,
+    cloudMessages: messages
+      .sort((a, b) => a.at - b.at || a.order - b.order)
+      .map(({ at, device, type, payload }) => ({ at, device, type, payload })),
   };
 }
