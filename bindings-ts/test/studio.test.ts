@@ -151,7 +151,7 @@ describe('beacon studio in chromium', { skip }, () => {
     const world = path.join(dir, 'desk.json');
     fs.writeFileSync(world, JSON.stringify(SCENARIO));
     const trace = path.join(dir, 'cli.jsonl');
-    const stdout = execFileSync(process.execPath, [BEACON, 'run', app, '--world', world, '--trace', trace], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const stdout = execFileSync(process.execPath, [BEACON, 'run', app, '--world', world, '--cloud', 'loopback', '--trace', trace], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
 
     await openExample('button-led.ts');
     await page.evaluate((text: string) => (window as unknown as { studio: { openFile(n: string, t: string): Promise<void> } }).studio.openFile('desk.json', text), JSON.stringify(SCENARIO));
@@ -182,7 +182,7 @@ describe('beacon studio in chromium', { skip }, () => {
     const world = path.join(dir, `${name}.json`);
     fs.writeFileSync(world, JSON.stringify(scenario));
     const trace = path.join(dir, `${name}.jsonl`);
-    const stdout = execFileSync(process.execPath, [BEACON, 'run', app, '--world', world, '--trace', trace], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const stdout = execFileSync(process.execPath, [BEACON, 'run', app, '--world', world, '--cloud', 'loopback', '--trace', trace], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
     await on.evaluate((s: string, n: string) => (window as unknown as StudioWindow).studio.setSource(s, n), source, name);
     await on.evaluate((text: string, n: string) => (window as unknown as StudioWindow).studio.openFile(n, text), JSON.stringify(scenario), `${name}.json`);
     await on.select('#speed', 'max');
@@ -302,7 +302,7 @@ describe('beacon studio in chromium', { skip }, () => {
     const world = path.join(fleet, 'fleet.json');
     fs.writeFileSync(world, JSON.stringify(scenario));
     const trace = path.join(fleet, 'cli.jsonl');
-    const stdout = execFileSync(process.execPath, [BEACON, 'run', '--world', world, '--trace', trace], { cwd: fleet, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const stdout = execFileSync(process.execPath, [BEACON, 'run', '--world', world, '--cloud', 'loopback', '--trace', trace], { cwd: fleet, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
     assert.match(stdout, /\[counter\] count 3/);
 
     // `beacon studio --world fleet/fleet.json`: the apps are found beside the scenario.
