@@ -511,11 +511,14 @@ static void json_escape(char *out, size_t cap, const char *in, size_t len)
 
 typedef struct {
 	rt_cbor_dec_t d;
-	char *key;        /* a map key, NUL-terminated for eng_set (in the scratch) */
-	size_t key_cap;
-	const char *why;  /* why the payload was refused */
+	const char *why; /* why the payload was refused */
 } payload_reader_t;
 
+/*
+ * Properties are defined as JSON.parse defines them (eng_define_data): no setter of the app's
+ * runs, not even one on Object.prototype or Array.prototype, and a "__proto__" key is an own
+ * property, not the object's prototype. So no app code runs while a payload is decoded.
+ */
 static eng_value_t payload_item(payload_reader_t *r, unsigned depth)
 {
 	rt_cbor_item_t it;
@@ -560,43 +563,28 @@ static eng_value_t payload_item(payload_reader_t *r, unsigned depth)
 			return eng_undefined();
 		}
 		bool map = it.type == RT_CBOR_MAP;
-		eng_value_t out = map ? eng_object() : eng_array((uint32_t)it.u);
+		eng_value_t out = map ? eng_object() : eng_array(0);
 		for (uint64_t i = 0; i < it.u && r->why == NULL; i++) {
+			const char *key;
+			size_t key_len;
+			char index[12];
 			if (map) {
-				rt_cbor_item_t key;
-				if (rt_cbor_next(&r->d, &key) != RT_CBOR_OK || key.type != RT_CBOR_TEXT) {
+				rt_cbor_item_t k;
+				if (rt_cbor_next(&r->d, &k) != RT_CBOR_OK || k.type != RT_CBOR_TEXT) {
 					r->why = "payload has a map key that is not text";
 					break;
 				}
-				if (key.len >= r->key_cap || memchr(key.data, 0, key.len) != NULL) {
-					r->why = "payload has a key this device cannot hold";
-					break;
-				}
-				memcpy(r->key, key.data, key.len);
-				r->key[key.len] = '\0';
-			}
-			/* The key is copied before the value is read: a nested map reuses the buffer. */
-			char *name = NULL;
-			if (map) {
-				size_t n = strlen(r->key) + 1;
-				name = r->key;
-				r->key += n;
-				r->key_cap -= n;
+				key = (const char *)k.data;
+				key_len = k.len;
+			} else {
+				key_len = (size_t)snprintf(index, sizeof(index), "%u", (unsigned)i);
+				key = index;
 			}
 			eng_value_t v = payload_item(r, depth - 1);
-			if (r->why == NULL) {
-				if (map) {
-					eng_set(out, name, v);
-				} else {
-					eng_set_index(out, (uint32_t)i, v);
-				}
+			if (r->why == NULL && !eng_define_data(out, key, key_len, v)) {
+				r->why = "payload too large for this device";
 			}
 			eng_release(v);
-			if (map) {
-				size_t n = strlen(name) + 1;
-				r->key -= n;
-				r->key_cap += n;
-			}
 		}
 		if (r->why != NULL) {
 			eng_release(out);
@@ -617,12 +605,7 @@ eng_value_t rt_cloud_payload_value(const uint8_t *cbor, size_t len, const char *
 	payload_reader_t r;
 	memset(&r, 0, sizeof(r));
 	rt_cbor_dec_init(&r.d, cbor, len);
-	/* Map keys on the way down, one per level: the scratch holds them (nothing else runs). */
-	char *keys = rt_scratch_take("cloud message");
-	r.key = keys;
-	r.key_cap = RT_SCRATCH_BYTES;
 	eng_value_t v = payload_item(&r, RT_CLOUD_PAYLOAD_DEPTH);
-	rt_scratch_give(keys);
 	if (r.why == NULL && !rt_cbor_at_end(&r.d)) {
 		r.why = "payload has bytes after its value";
 	}

@@ -55,7 +55,7 @@ void rt_cloud_reschedule(void);
  * constructors (what JSON.parse of its JSON text would give, without the text). undefined, with
  * *why saying what, when the payload has something JSON has not (byte strings, tags, integers
  * beyond 2^53, NaN), is malformed or nests deeper than RT_CLOUD_PAYLOAD_DEPTH; *why is NULL
- * otherwise. Takes the scratch (rt_scratch.h) for its map keys.
+ * otherwise. Runs no app code (properties are defined, not set) and needs no buffer.
  */
 eng_value_t rt_cloud_payload_value(const uint8_t *cbor, size_t len, const char **why);
 
