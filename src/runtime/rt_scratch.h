@@ -4,15 +4,15 @@
  *
  * The runtime runs one API call or one sync step at a time, on one thread, for every device. The
  * large buffers of those calls (storage's record text, cloud.enqueue's JSON and record, a batch
- * frame with its event table, print's text) therefore need not each be a static of their own:
- * they are views of this one buffer, taken for a stretch of C code and given back before anything
- * that may run JavaScript. Rules:
+ * frame with its event table, print's text, nfc.setMsg's records) therefore need not each be a
+ * static of their own: they are views of this one buffer, taken for a stretch of C code and given
+ * back before anything that may run JavaScript. Rules:
  *
  *   - Take it, use it, give it back in the same C function (or its callees). Never keep a pointer
  *     into it past rt_scratch_give.
  *   - Never call into JavaScript while holding it: eng_call, rt_loop_invoke, eng_json_stringify
- *     (toJSON and getters run), eng_get on an app's object (getters run), rt_loop_run_jobs. A
- *     handler may call storage.save or cloud.enqueue, which take it again.
+ *     (toJSON and getters run), eng_get or eng_set on an app's object (getters and setters run),
+ *     rt_loop_run_jobs. A handler may call storage.save or cloud.enqueue, which take it again.
  *   - What must outlive a call lives elsewhere: in flash (queued events, records), on the VM heap
  *     (cloud variables' JSON), in the transport (a published frame is the transport's copy).
  *
@@ -29,8 +29,8 @@
 #include <stdint.h>
 
 /* 17 KB: a cloud batch (its 12 kB frame with room to read an event in place, and its 4.6 kB
- * event table) is the largest user; cloud.enqueue's record and JSON text, storage's 12 kB record
- * and print's text fit in it. */
+ * event table) is the largest user; cloud.enqueue's record and JSON text, storage's 12 kB record,
+ * print's text and nfc.setMsg's records fit in it. */
 #define RT_SCRATCH_BYTES 17408u
 
 /* The buffer, for `who` (a string literal naming the holder, for the fatal message). */
