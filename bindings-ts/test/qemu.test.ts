@@ -110,7 +110,9 @@ for (const { name: engine, skip } of engines) {
         ? 'the emulated image has no --cloud option yet'
         : name === 'nfc-009.ts'
           ? "the end of the run traces the tag's message once on the image, twice on the simulator"
-          : false;
+          : engine === 'jerryscript' && name === 'storage.ts'
+            ? "needs a JerryScript heap of 72 KB (its 12 kB strings), the device's is 64 KB: it runs out of memory on the image as on the simulator with --heap 64K (docs/budget.md)"
+            : false;
       runs.push(t.test(name, { skip: several || notYet }, async () => {
         const base = path.join(tempDir, `${engine}-${name}`);
         const built = await beacon(['build', app.file, '--engine', engine, ...app.buildArgs, '-o', `${base}.bapp`]);
