@@ -6,6 +6,9 @@
 #    flash record write. (count(app enqueueing N) - count(app enqueueing 0)) / N, no sync.
 #  - Bytes on the wire per event of an upload batch of 1, 10 and 32 events of 200-byte payloads,
 #    MQTT PUBLISH framing included, TLS not (bench/cloud_device_bench.c).
+#  - Instructions (callgrind, Duktape) to make a message's 200-byte payload the app's value:
+#    straight from the CBOR, as the device does, and through a JSON text and JSON.parse, as it did
+#    before (bench/cloud_message_bench.c). (count(N) - count(0)) / N.
 #
 #   bash bench/cloud_device.sh
 set -euo pipefail
@@ -34,3 +37,13 @@ echo "cloud_enqueue_${size}B_json_instructions: $(((full - base) / n)) instr/enq
 cc -std=gnu11 -O2 -Wall -Wextra -Werror -Isrc/runtime -Isrc/hal bench/cloud_device_bench.c \
 	src/runtime/rt_cloud_proto.c src/runtime/rt_cbor.c -lm -o "$work/cloud-bench"
 "$work/cloud-bench"
+
+cc -std=gnu11 -O2 -Wall -Wextra -Werror -Isrc -Isrc/engine -Isrc/runtime -Isrc/runtime/generated \
+	-Isrc/hal bench/cloud_message_bench.c -o "$work/message-bench" -Wl,--start-group \
+	"$build/libbeacon_port_host.a" "$build/libbeacon_world.a" "$build/libbeacon_runtime.a" \
+	"$build/libbeacon_engine_duktape.a" -Wl,--end-group -lz -lsodium -lm -lmosquitto
+for mode in direct json; do
+	m0=$(bash bench/callgrind.sh "$work/message-bench" "$mode" 0)
+	m1=$(bash bench/callgrind.sh "$work/message-bench" "$mode" 1000)
+	echo "cloud_message_200B_payload_${mode}_instructions: $(((m1 - m0) / 1000)) instr/message"
+done

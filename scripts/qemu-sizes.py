@@ -5,7 +5,11 @@ Usage: qemu-sizes.py ENGINE beacon-qemu.map budget.txt. Prints `qemu.<engine>.<w
 Each input section the link kept is charged to the library it came from: the engine, the
 runtime, the generated glue (src/glue/generated and src/runtime/generated's api_* tables count as
 glue), the hand-written glue, the world (the simulated hardware in place of Zephyr's drivers), the
-port, and the C library (newlib, libm, libgcc, semihosting).
+port, and the C library (newlib, libm, libgcc, semihosting). The harness (the simulated world
+and the main that loads the app, which the device does not have) has its RAM in a region of its
+own, outside the device's budget: printed apart as ram.harness_*, never in ram.total. The
+device's own state (rt_device_t), which the world keeps in the harness's heap, is reserved in the
+device's RAM at its size: ram.device_state.
 """
 import re
 import sys
@@ -34,6 +38,7 @@ def component(obj: str) -> str:
 sizes = {}
 in_map = False
 pending = None
+out_section = ""
 pat = re.compile(r"^\s*(\S+)?\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+)$")
 for line in open(map_path):
     if line.startswith("Linker script and memory map"):
@@ -42,6 +47,10 @@ for line in open(map_path):
     if not in_map or line.startswith("OUTPUT("):
         continue
     stripped = line.rstrip("\n")
+    out = re.match(r"^(\.\S+)", stripped)
+    if out:
+        out_section = out.group(1)
+        continue
     # A long section name sits alone on its line; its address, size and object follow.
     if re.match(r"^ \.\S+$", stripped) or re.match(r"^ COMMON$", stripped):
         pending = stripped.strip()
@@ -59,6 +68,13 @@ for line in open(map_path):
         pass
     obj = m.group(4)
     comp = component(obj)
+    if out_section.startswith(".harness"):
+        if name.startswith(RAM_ZERO_SECTIONS):
+            sizes[("harness", "bss")] = sizes.get(("harness", "bss"), 0) + size
+        continue
+    if name.startswith(".device_state"):
+        sizes[("device_state", "bss")] = sizes.get(("device_state", "bss"), 0) + size
+        continue
     if name.startswith(FLASH_SECTIONS):
         kind = "flash"
     elif name.startswith(RAM_INIT_SECTIONS):
@@ -78,6 +94,8 @@ for c in comps:
     ram_total += ram
     print(f"qemu.{engine}.flash.{c}: {flash} bytes")
     print(f"qemu.{engine}.ram.{c}: {ram} bytes")
+ram_total += sizes.get(("device_state", "bss"), 0)
+print(f"qemu.{engine}.ram.device_state: {sizes.get(('device_state', 'bss'), 0)} bytes")
 arena = int(budget["malloc"])
 stack = int(budget["stack"])
 print(f"qemu.{engine}.ram.malloc_arena: {arena} bytes")
@@ -86,3 +104,8 @@ print(f"qemu.{engine}.flash.total: {flash_total} bytes")
 print(f"qemu.{engine}.flash.budget: {budget['image_flash']} bytes")
 print(f"qemu.{engine}.ram.total: {ram_total + arena + stack} bytes")
 print(f"qemu.{engine}.ram.budget: {budget['image_ram']} bytes")
+# The harness's region, outside the budget: its statics, and the rest of the region its heap.
+if "harness_ram" in budget:
+    harness_static = sizes.get(("harness", "bss"), 0)
+    print(f"qemu.{engine}.ram.harness_statics: {harness_static} bytes")
+    print(f"qemu.{engine}.ram.harness_region: {budget['harness_ram']} bytes")

@@ -119,7 +119,10 @@ for (const { board, only, engines: boardEngines } of boards) for (const { name: 
     for (const app of apps.filter((a) => only === undefined || only.has(path.basename(a.file)))) {
       const name = path.basename(app.file);
       const several = app.devices > 1 ? 'the scenario has several devices; the emulated board is one' : false;
-      runs.push(t.test(name, { skip: several }, async () => {
+      const tooBig = engine === 'jerryscript' && name === 'storage.ts'
+        ? "needs a JerryScript heap of 72 KB (its 12 kB strings), the device's is 64 KB: it runs out of memory on the image as on the simulator with --heap 64K (docs/budget.md)"
+        : false;
+      runs.push(t.test(name, { skip: several || tooBig }, async () => {
         const base = path.join(tempDir, `${engine}-${board}-${name}`);
         const built = await beacon(['build', app.file, '--engine', engine, ...app.buildArgs, '-o', `${base}.bapp`]);
         assert.equal(built.status, 0, `build failed:\n${built.stderr}`);

@@ -171,6 +171,11 @@ eng_value_t eng_get_index(eng_value_t object, uint32_t index);
 /* Returns false (and leaves no exception) when the set failed, e.g. on a frozen object. */
 bool eng_set(eng_value_t object, const char *key, eng_value_t value);
 bool eng_set_index(eng_value_t object, uint32_t index, eng_value_t value);
+/* Defines an own enumerable, writable, configurable data property, as JSON.parse makes them
+ * (CreateDataProperty): no setter runs, not even an inherited one or __proto__'s, and an array
+ * index key ("0", "1", ...) on an array extends it. The key is key_len bytes of UTF-8 and may
+ * hold NUL. False when object is not an object or the definition failed. */
+bool eng_define_data(eng_value_t object, const char *key, size_t key_len, eng_value_t value);
 /* Defines a read-only, non-enumerable property: namespace members and enum values. */
 bool eng_define_const(eng_value_t object, const char *key, eng_value_t value);
 /* Defines a non-enumerable accessor whose getter is called on read (with this = the object); it

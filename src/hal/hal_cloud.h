@@ -37,7 +37,12 @@ typedef struct hal_cloud_transport {
 	int (*connect)(void *ctx, const char *device_id, uint32_t timeout_ms);
 	/* One SUBSCRIBE of every topic at QoS 1; wait for SUBACK (a refused topic: EAUTH). */
 	int (*subscribe)(void *ctx, const char *const *topics, size_t count, uint32_t timeout_ms);
-	/* PUBLISH at QoS 1. Returns once the packet is sent; its PUBACK is awaited by flush. */
+	/* PUBLISH at QoS 1. Returns once the packet is sent; its PUBACK is awaited by flush. The
+	 * payload is the caller's again when this returns: a transport sends it or copies it first
+	 * and keeps no pointer to it (the runtime builds the next batch in the same buffer; a batch
+	 * is sent again only by a later exchange, encoded again from flash). Zephyr's mqtt_publish
+	 * writes it to the socket before returning, mosquitto_publish copies it, the world's
+	 * loopback answers it at once. */
 	int (*publish)(void *ctx, const char *topic, const uint8_t *payload, size_t len);
 	/* Wait up to timeout_ms for traffic and hand each PUBLISH that arrives to fn. Returns the
 	 * number handed over (0 when the time passed with none), or an error. */

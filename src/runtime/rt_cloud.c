@@ -24,22 +24,27 @@
 #include "rt_hex.h"
 #include "rt_loop.h"
 #include "rt_pure.h"
+#include "rt_scratch.h"
 #include "rt_store.h"
 
-/* JSON text of a value on its way in or out (a message's CBOR payload of 8 kB can be up to about
- * three times as long as JSON: floats and escaped control characters grow). */
-#define TEXT_MAX 24576u
-
 /*
- * Buffers of one call or one exchange. Static rather than per device: they hold nothing between
- * calls (the runtime runs one API call or one sync step at a time; a message handler that
- * enqueues during an exchange uses `record` and `text` only after the exchange has parsed the
- * message out of them), and they are far more than an app thread's stack.
+ * The large buffers of cloud.enqueue, cloud.setVar and a variable's update are views of the
+ * runtime's shared scratch (rt_scratch.h), taken after the value's JSON is made (JSON.stringify
+ * runs the app's toJSON and getters) and given back before anything calls into JavaScript:
+ *
+ *   [0, RT_CLOUD_RECORD_MAX)            the event record; its CBOR payload is written in place
+ *   [RT_CLOUD_RECORD_MAX, end)          the JSON text, dead once converted; then room for
+ *                                       rt_cloud_queue_push to read another record
+ *
+ * The JSON text is bounded by what is left (TEXT_MAX, 9 kB): the limits of the spec are on the
+ * CBOR that goes to the cloud (8 kB, 1 kB for a variable), and a value whose JSON is longer than
+ * TEXT_MAX is refused as too big too (ESR0204), though its CBOR could be a little shorter: only
+ * values made mostly of nulls, booleans and small numbers come close to that (docs/cloud.md).
  */
-static char text[TEXT_MAX + 1];
-static uint8_t record[2 * RT_CLOUD_RECORD_MAX]; /* one record, and room to read another */
-static uint8_t frame[RT_CLOUD_BATCH_BYTES];
-static rt_cloud_batch_t batch;
+#define TEXT_MAX (RT_SCRATCH_BYTES - RT_CLOUD_RECORD_MAX - 1u)
+_Static_assert(2u * RT_CLOUD_RECORD_MAX <= RT_SCRATCH_BYTES,
+	       "a record and room to read another fit the scratch");
+_Static_assert(TEXT_MAX >= RT_CLOUD_PAYLOAD_MAX, "an 8 kB payload's JSON fits the scratch");
 
 static void arm(rt_cloud_state_t *s);
 
@@ -159,24 +164,29 @@ static void trace_sync(const char *phase, const rt_cloud_session_t *ss, const ch
 
 /* ------------------------------------------------------------------ values */
 
-/* The value's CBOR into out: RT_CLOUD_JSON_* (ESYNTAX: it has no JSON form). */
-static rt_cloud_json_err_t value_cbor(eng_value_t value, uint8_t *out, size_t cap, size_t *len,
-				      size_t *json_size)
+/* The value's JSON (JSON.stringify: the app's toJSON and getters run), before the scratch is
+ * taken. RT_CLOUD_JSON_ESYNTAX when it has none; *json is then nothing to release. */
+static rt_cloud_json_err_t value_json(eng_value_t value, eng_value_t *json)
+{
+	*json = eng_json_stringify(value);
+	if (eng_is_exception(*json) || eng_typeof(*json) != ENG_TYPE_STRING) {
+		eng_release(*json);
+		*json = eng_undefined();
+		return RT_CLOUD_JSON_ESYNTAX;
+	}
+	return RT_CLOUD_JSON_OK;
+}
+
+/* The JSON's CBOR into out, through the text at scratch + RT_CLOUD_RECORD_MAX: RT_CLOUD_JSON_*
+ * (ESPACE: the text or the CBOR does not fit). */
+static rt_cloud_json_err_t json_cbor(eng_value_t json, uint8_t *scratch, uint8_t *out, size_t cap,
+				     size_t *len)
 {
 	*len = 0;
-	eng_value_t json = eng_json_stringify(value);
-	if (eng_is_exception(json)) {
-		eng_release(json);
-		return RT_CLOUD_JSON_ESYNTAX;
-	}
-	if (eng_typeof(json) != ENG_TYPE_STRING) {
-		eng_release(json);
-		return RT_CLOUD_JSON_ESYNTAX;
-	}
-	size_t size = eng_string_copy(json, text, sizeof(text));
-	eng_release(json);
-	*json_size = size;
-	if (size >= sizeof(text)) {
+	char *text = (char *)scratch + RT_CLOUD_RECORD_MAX;
+	size_t size = eng_string_copy(json, text, TEXT_MAX + 1u);
+	if (size > TEXT_MAX) {
+		*len = SIZE_MAX; /* the text, not the CBOR, is too long */
 		return RT_CLOUD_JSON_ESPACE;
 	}
 	rt_cbor_enc_t e;
@@ -224,11 +234,37 @@ eng_value_t rt_cloud_enqueue(const rt_cloud_enqueue_args_t *args)
 	if (!old && args->has_options && args->options.has_volatile) {
 		volatile_ = args->options.volatile_;
 	}
-	/* The payload is written in place, where the record will hold it. */
-	uint8_t *payload = record + RT_CLOUD_EVENT_HEADER + type_len;
-	size_t room = sizeof(record) - RT_CLOUD_EVENT_HEADER - type_len;
-	size_t len = 0, json_size = 0;
-	rt_cloud_json_err_t jerr = value_cbor(args->message, payload, room, &len, &json_size);
+	eng_value_t json;
+	rt_cloud_json_err_t jerr = value_json(args->message, &json);
+	size_t len = 0;
+	rt_records_err_t err = RT_RECORDS_OK;
+	uint32_t seq = 0;
+	size_t bytes = 0;
+	if (jerr == RT_CLOUD_JSON_OK) {
+		uint8_t *record = rt_scratch_take("cloud.enqueue");
+		/* The payload is written in place, where the record will hold it. */
+		uint8_t *payload = record + RT_CLOUD_EVENT_HEADER + type_len;
+		jerr = json_cbor(json, record, payload,
+				 RT_CLOUD_RECORD_MAX - RT_CLOUD_EVENT_HEADER - type_len, &len);
+		if (jerr == RT_CLOUD_JSON_OK && len <= limit) {
+			err = open_queue(s);
+			if (err == RT_RECORDS_OK) {
+				uint32_t dropped = s->queue.dropped;
+				err = checked(s, rt_cloud_queue_push(&s->queue, type, type_len, payload,
+								     len, timestamp(),
+								     volatile_ ? RT_CLOUD_EVENT_VOLATILE : 0,
+								     record, 2u * RT_CLOUD_RECORD_MAX,
+								     &seq, &bytes));
+				if (s->queue.dropped != dropped) {
+					hal_log(HAL_LOG_WARN,
+						"cloud.enqueue: %u volatile event(s) deleted to make room",
+						(unsigned)(s->queue.dropped - dropped));
+				}
+			}
+		}
+		rt_scratch_give(record);
+	}
+	eng_release(json);
 	if (jerr == RT_CLOUD_JSON_EDEPTH) {
 		return rt_throw_esr(RT_ESR0203_NOT_SERIALIZABLE,
 				    "cloud.enqueue: message is nested deeper than %u levels",
@@ -236,6 +272,11 @@ eng_value_t rt_cloud_enqueue(const rt_cloud_enqueue_args_t *args)
 	}
 	if (jerr == RT_CLOUD_JSON_ESYNTAX) {
 		return rt_throw_esr(RT_ESR0203_NOT_SERIALIZABLE, "cloud.enqueue: message has no JSON form");
+	}
+	if (jerr == RT_CLOUD_JSON_ESPACE && len == SIZE_MAX) {
+		return rt_throw_esr(RT_ESR0204_TOO_BIG,
+				    "cloud.enqueue: JSON text longer than %u bytes (at most %u bytes serialized)",
+				    (unsigned)TEXT_MAX, (unsigned)limit);
 	}
 	if (jerr == RT_CLOUD_JSON_ESPACE) {
 		return rt_throw_esr(RT_ESR0204_TOO_BIG,
@@ -246,19 +287,6 @@ eng_value_t rt_cloud_enqueue(const rt_cloud_enqueue_args_t *args)
 		return rt_throw_esr(RT_ESR0204_TOO_BIG,
 				    "cloud.enqueue: %zu bytes serialized (at most %u)", len,
 				    (unsigned)limit);
-	}
-	rt_records_err_t err = open_queue(s);
-	uint32_t seq = 0;
-	size_t bytes = 0;
-	if (err == RT_RECORDS_OK) {
-		uint32_t dropped = s->queue.dropped;
-		err = checked(s, rt_cloud_queue_push(&s->queue, type, type_len, payload, len, timestamp(),
-						     volatile_ ? RT_CLOUD_EVENT_VOLATILE : 0, record,
-						     sizeof(record), &seq, &bytes));
-		if (s->queue.dropped != dropped) {
-			hal_log(HAL_LOG_WARN, "cloud.enqueue: %u volatile event(s) deleted to make room",
-				(unsigned)(s->queue.dropped - dropped));
-		}
 	}
 	if (err != RT_RECORDS_OK) {
 		return store_error("cloud.enqueue", err);
@@ -290,12 +318,29 @@ eng_value_t rt_cloud_setVar(const rt_cloud_setVar_args_t *args)
 		return rt_throw_esr(RT_ESR0203_NOT_SERIALIZABLE,
 				    "cloud.setVar: message holds a function, promise, handle or cycle");
 	}
-	size_t len = 0, json_size = 0;
-	rt_cloud_json_err_t jerr = value_cbor(args->message, frame, sizeof(frame), &len, &json_size);
+	eng_value_t json;
+	rt_cloud_json_err_t jerr = value_json(args->message, &json);
+	size_t len = 0;
+	uint64_t hash = 0;
+	if (jerr == RT_CLOUD_JSON_OK) {
+		uint8_t *scratch = rt_scratch_take("cloud.setVar");
+		jerr = json_cbor(json, scratch, scratch, RT_CLOUD_RECORD_MAX, &len);
+		if (jerr == RT_CLOUD_JSON_OK) {
+			hash = rt_cloud_value_hash(scratch, len);
+		}
+		rt_scratch_give(scratch);
+	}
 	if (jerr == RT_CLOUD_JSON_EDEPTH || jerr == RT_CLOUD_JSON_ESYNTAX) {
+		eng_release(json);
 		return rt_throw_esr(RT_ESR0203_NOT_SERIALIZABLE, "cloud.setVar: message has no JSON form");
 	}
 	if (jerr == RT_CLOUD_JSON_ESPACE || len > RT_CLOUD_VAR_VALUE_MAX) {
+		eng_release(json);
+		if (jerr == RT_CLOUD_JSON_ESPACE && len == SIZE_MAX) {
+			return rt_throw_esr(RT_ESR0204_TOO_BIG,
+					    "cloud.setVar: JSON text longer than %u bytes (at most %u bytes serialized)",
+					    (unsigned)TEXT_MAX, (unsigned)RT_CLOUD_VAR_VALUE_MAX);
+		}
 		if (jerr == RT_CLOUD_JSON_ESPACE) {
 			return rt_throw_esr(RT_ESR0204_TOO_BIG, "cloud.setVar: more than %u bytes serialized (at most %u)",
 					    (unsigned)RT_CLOUD_VAR_VALUE_MAX, (unsigned)RT_CLOUD_VAR_VALUE_MAX);
@@ -306,15 +351,15 @@ eng_value_t rt_cloud_setVar(const rt_cloud_setVar_args_t *args)
 	bool created = false;
 	rt_cloud_var_t *var = rt_cloud_vars_get(&s->vars, name, name_len, &created);
 	if (var == NULL) {
+		eng_release(json);
 		return rt_throw_esr(RT_ESR0004_NO_RESOURCES, "cloud.setVar: at most %u variables",
 				    (unsigned)RT_CLOUD_VARS_MAX);
 	}
 	/* The value stays on the VM heap, as its JSON text: the C side keeps only its hash. */
-	eng_value_t json = eng_string(text, json_size);
 	drop_ref(&var->value);
 	var->value = eng_ref_new(json);
 	eng_release(json);
-	var->hash = rt_cloud_value_hash(frame, len);
+	var->hash = hash;
 	arm(s);
 	return eng_number((double)len);
 }
@@ -407,27 +452,30 @@ static void queue_variables(rt_cloud_state_t *s)
 		if (!rt_cloud_var_dirty(var)) {
 			continue;
 		}
-		eng_value_t json = eng_ref_get(var->value);
-		size_t size = eng_string_copy(json, text, sizeof(text));
-		eng_release(json);
 		size_t name_len = strlen(var->name);
+		uint8_t *record = rt_scratch_take("cloud variables");
 		uint8_t *payload = record + RT_CLOUD_EVENT_HEADER + name_len;
-		rt_cbor_enc_t e;
-		rt_cbor_enc_init(&e, payload, RT_CLOUD_VAR_VALUE_MAX);
-		if (rt_cloud_json_to_cbor(text, size, &e, RT_CLOUD_PAYLOAD_DEPTH) != RT_CLOUD_JSON_OK) {
+		eng_value_t json = eng_ref_get(var->value);
+		size_t len = 0;
+		rt_cloud_json_err_t jerr = json_cbor(json, record, payload, RT_CLOUD_VAR_VALUE_MAX, &len);
+		eng_release(json);
+		if (jerr != RT_CLOUD_JSON_OK) {
+			rt_scratch_give(record);
 			continue; /* checked by setVar: cannot happen */
 		}
+		/* The text is dead: the second half holds an older update being looked for. */
 		rt_records_err_t err = checked(s, rt_cloud_queue_drop_variable(
 							  &s->queue, var->name, name_len,
 							  record + RT_CLOUD_RECORD_MAX, RT_CLOUD_RECORD_MAX));
 		uint32_t seq = 0;
 		size_t bytes = 0;
 		if (err == RT_RECORDS_OK) {
-			err = checked(s, rt_cloud_queue_push(&s->queue, var->name, name_len, payload, e.len,
+			err = checked(s, rt_cloud_queue_push(&s->queue, var->name, name_len, payload, len,
 							     timestamp(),
 							     RT_CLOUD_EVENT_VOLATILE | RT_CLOUD_EVENT_VARIABLE,
-							     record, sizeof(record), &seq, &bytes));
+							     record, 2u * RT_CLOUD_RECORD_MAX, &seq, &bytes));
 		}
+		rt_scratch_give(record);
 		if (err != RT_RECORDS_OK) {
 			hal_log(HAL_LOG_WARN, "cloud variable '%s' not sent: %s", var->name,
 				rt_records_strerror(err));
@@ -456,6 +504,119 @@ static void json_escape(char *out, size_t cap, const char *in, size_t len)
 	out[o] = '\0';
 }
 
+/* ------------------------------------------------------------------ CBOR -> values */
+
+/* 2^53 - 1: larger integers have no exact number (the cloud sends none: docs/cloud-protocol.md). */
+#define MAX_SAFE_INT 9007199254740991ull
+
+typedef struct {
+	rt_cbor_dec_t d;
+	const char *why; /* why the payload was refused */
+} payload_reader_t;
+
+/*
+ * Properties are defined as JSON.parse defines them (eng_define_data): no setter of the app's
+ * runs, not even one on Object.prototype or Array.prototype, and a "__proto__" key is an own
+ * property, not the object's prototype. So no app code runs while a payload is decoded.
+ */
+static eng_value_t payload_item(payload_reader_t *r, unsigned depth)
+{
+	rt_cbor_item_t it;
+	if (rt_cbor_next(&r->d, &it) != RT_CBOR_OK) {
+		r->why = "payload is not well-formed CBOR";
+		return eng_undefined();
+	}
+	switch (it.type) {
+	case RT_CBOR_UINT:
+		if (it.u > MAX_SAFE_INT) {
+			break;
+		}
+		return eng_number((double)it.u);
+	case RT_CBOR_NEGATIVE:
+		if (it.u >= MAX_SAFE_INT) {
+			break;
+		}
+		return eng_number(-1.0 - (double)it.u);
+	case RT_CBOR_FLOAT:
+		if (it.f != it.f || it.f - it.f != 0.0) {
+			break; /* NaN or an infinity: JSON has neither */
+		}
+		return eng_number(it.f);
+	case RT_CBOR_TEXT:
+		return eng_string((const char *)it.data, it.len);
+	case RT_CBOR_TRUE:
+		return eng_boolean(true);
+	case RT_CBOR_FALSE:
+		return eng_boolean(false);
+	case RT_CBOR_NULL:
+		return eng_null();
+	case RT_CBOR_ARRAY:
+	case RT_CBOR_MAP: {
+		if (depth == 0) {
+			r->why = "payload nested too deep for this device";
+			return eng_undefined();
+		}
+		/* Every item takes a byte at least: a count beyond the bytes left is a lie, refused
+		 * before the engine is asked for an array that long. */
+		if (it.u > r->d.len - r->d.pos) {
+			r->why = "payload is not well-formed CBOR";
+			return eng_undefined();
+		}
+		bool map = it.type == RT_CBOR_MAP;
+		eng_value_t out = map ? eng_object() : eng_array(0);
+		for (uint64_t i = 0; i < it.u && r->why == NULL; i++) {
+			const char *key;
+			size_t key_len;
+			char index[12];
+			if (map) {
+				rt_cbor_item_t k;
+				if (rt_cbor_next(&r->d, &k) != RT_CBOR_OK || k.type != RT_CBOR_TEXT) {
+					r->why = "payload has a map key that is not text";
+					break;
+				}
+				key = (const char *)k.data;
+				key_len = k.len;
+			} else {
+				key_len = (size_t)snprintf(index, sizeof(index), "%u", (unsigned)i);
+				key = index;
+			}
+			eng_value_t v = payload_item(r, depth - 1);
+			if (r->why == NULL && !eng_define_data(out, key, key_len, v)) {
+				r->why = "payload too large for this device";
+			}
+			eng_release(v);
+		}
+		if (r->why != NULL) {
+			eng_release(out);
+			return eng_undefined();
+		}
+		return out;
+	}
+	default:
+		r->why = "payload has a byte string, tag or other value JSON has not";
+		return eng_undefined();
+	}
+	r->why = "payload has a number JSON cannot hold exactly";
+	return eng_undefined();
+}
+
+eng_value_t rt_cloud_payload_value(const uint8_t *cbor, size_t len, const char **why)
+{
+	payload_reader_t r;
+	memset(&r, 0, sizeof(r));
+	rt_cbor_dec_init(&r.d, cbor, len);
+	eng_value_t v = payload_item(&r, RT_CLOUD_PAYLOAD_DEPTH);
+	if (r.why == NULL && !rt_cbor_at_end(&r.d)) {
+		r.why = "payload has bytes after its value";
+	}
+	if (r.why != NULL) {
+		eng_release(v);
+		v = eng_undefined();
+	}
+	*why = r.why;
+	return v;
+}
+
 static void deliver(void *ctx, const rt_cloud_message_t *msg)
 {
 	rt_cloud_state_t *s = ctx;
@@ -468,18 +629,11 @@ static void deliver(void *ctx, const rt_cloud_message_t *msg)
 	if (!s->on_receive) {
 		return;
 	}
-	rt_cbor_dec_t d;
-	rt_cbor_dec_init(&d, msg->payload, msg->payload_len);
-	size_t len = 0;
-	if (rt_cloud_cbor_to_json(&d, text, sizeof(text), &len, RT_CLOUD_PAYLOAD_DEPTH) !=
-	    RT_CLOUD_JSON_OK) {
-		hal_log(HAL_LOG_WARN, "cloud message %llu: payload too large for this device",
-			(unsigned long long)msg->id);
-		return;
-	}
-	eng_value_t payload = eng_json_parse(text, len);
-	if (eng_is_exception(payload)) {
-		eng_release(payload);
+	/* Straight from the CBOR into the app's values: no text of it is ever made. */
+	const char *why = NULL;
+	eng_value_t payload = rt_cloud_payload_value(msg->payload, msg->payload_len, &why);
+	if (why != NULL) {
+		hal_log(HAL_LOG_WARN, "cloud message %llu: %s", (unsigned long long)msg->id, why);
 		return;
 	}
 	eng_value_t env = eng_object();
@@ -515,11 +669,6 @@ static void exchange(rt_cloud_state_t *s)
 		ss.transport = hal_cloud_transport();
 		ss.queue = &s->queue;
 		ss.device_id = id;
-		ss.frame = frame;
-		ss.frame_cap = sizeof(frame);
-		ss.record = record;
-		ss.record_cap = sizeof(record);
-		ss.batch = &batch;
 		ss.deliver = deliver;
 		ss.ctx = s;
 		rc = rt_cloud_session_run(&ss);

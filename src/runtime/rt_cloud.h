@@ -12,6 +12,7 @@
 #define RT_CLOUD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "engine.h"
@@ -48,5 +49,14 @@ rt_cloud_state_t *rt_cloud_state(void);
 bool rt_cloud_request_sync(void);
 /* Schedule the next sync after a change (period, handlers, queue). */
 void rt_cloud_reschedule(void);
+
+/*
+ * A message's CBOR payload as the app's value, built straight from the CBOR with the engine's
+ * constructors (what JSON.parse of its JSON text would give, without the text). undefined, with
+ * *why saying what, when the payload has something JSON has not (byte strings, tags, integers
+ * beyond 2^53, NaN), is malformed or nests deeper than RT_CLOUD_PAYLOAD_DEPTH; *why is NULL
+ * otherwise. Runs no app code (properties are defined, not set) and needs no buffer.
+ */
+eng_value_t rt_cloud_payload_value(const uint8_t *cbor, size_t len, const char **why);
 
 #endif /* RT_CLOUD_H */

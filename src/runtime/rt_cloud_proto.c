@@ -170,7 +170,8 @@ bool rt_cloud_batch_encode_event(const rt_cloud_batch_t *b, uint32_t i, const ui
 		e->overflow = true;
 		return false;
 	}
-	memcpy(e->buf + e->len, payload, payload_len);
+	/* memmove: the session reads the event into the frame just past this point. */
+	memmove(e->buf + e->len, payload, payload_len);
 	e->len += payload_len;
 	if (nonvolatile) {
 		rt_cbor_enc_uint(e, 4);

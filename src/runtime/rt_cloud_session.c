@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rt_scratch.h"
+
 const char *rt_cloud_strerror(int err)
 {
 	switch (err) {
@@ -100,15 +102,32 @@ static void on_publish(void *ctx, const char *topic, const uint8_t *payload, siz
 	/* Anything else is not for this device: ignored. */
 }
 
-/* Build and publish the next batch, from s->next_from. False when nothing is left to send. */
-static int send_batch(rt_cloud_session_t *s, bool *sent)
+/*
+ * A batch in the runtime's scratch (rt_scratch.h), only while send_batch runs: the event table,
+ * then the frame. Nothing of it is kept between turns: a published frame is the transport's copy
+ * (hal_cloud.h), and its events stay in flash until the cloud acknowledges them, so a batch sent
+ * again after a lost connection is encoded again from flash. Each event is read from flash into
+ * the frame's free tail, just past where its encoding goes, and its payload moved down into
+ * place: no record buffer of its own. FRAME_ROOM covers what the record holds beyond its encoded
+ * form (its 12-byte header and the type, which the frame lists once) and the event's map head.
+ */
+#define FRAME_ROOM 256u
+#define BATCH_TABLE ((sizeof(rt_cloud_batch_t) + 7u) & ~(size_t)7u)
+_Static_assert(BATCH_TABLE + RT_CLOUD_BATCH_BYTES + FRAME_ROOM <= RT_SCRATCH_BYTES,
+	       "a batch's table and frame fit the scratch");
+_Static_assert(RT_CLOUD_RECORD_MAX <= RT_CLOUD_BATCH_BYTES + FRAME_ROOM,
+	       "the largest event can be read into the frame");
+
+/* Build and publish the next batch, from s->next_from. *sent false when nothing is left. */
+static int build_and_send(rt_cloud_session_t *s, rt_cloud_batch_t *batch, uint8_t *frame,
+			  bool *sent)
 {
-	*sent = false;
-	rt_cloud_batch_init(s->batch, s->queue->stream);
+	const size_t room = RT_CLOUD_BATCH_BYTES + FRAME_ROOM;
+	rt_cloud_batch_init(batch, s->queue->stream);
 	rt_cloud_event_t ev;
 	uint32_t from = s->next_from;
 	for (;;) {
-		rt_records_err_t err = rt_cloud_queue_next(s->queue, from, &ev, s->record, s->record_cap);
+		rt_records_err_t err = rt_cloud_queue_next(s->queue, from, &ev, frame, room);
 		if (err == RT_RECORDS_ENOTFOUND) {
 			break;
 		}
@@ -116,7 +135,7 @@ static int send_batch(rt_cloud_session_t *s, bool *sent)
 			s->storage_failed = true;
 			return fail(s, HAL_CLOUD_ECONN, "storage error while reading the queue");
 		}
-		if (!rt_cloud_batch_add(s->batch, &ev)) {
+		if (!rt_cloud_batch_add(batch, &ev)) {
 			break;
 		}
 		if (ev.seq == UINT32_MAX) {
@@ -124,38 +143,50 @@ static int send_batch(rt_cloud_session_t *s, bool *sent)
 		}
 		from = ev.seq + 1;
 	}
-	if (s->batch->count == 0) {
+	if (batch->count == 0) {
 		return 0;
 	}
 	rt_cbor_enc_t e;
-	rt_cbor_enc_init(&e, s->frame, s->frame_cap);
-	rt_cloud_batch_encode_head(s->batch, &e);
-	for (uint32_t i = 0; i < s->batch->count; i++) {
-		rt_records_err_t err = rt_cloud_queue_next(s->queue, s->batch->entries[i].seq, &ev,
-							   s->record, s->record_cap);
-		if (err != RT_RECORDS_OK || ev.seq != s->batch->entries[i].seq) {
+	rt_cbor_enc_init(&e, frame, RT_CLOUD_BATCH_BYTES);
+	rt_cloud_batch_encode_head(batch, &e);
+	for (uint32_t i = 0; i < batch->count && rt_cbor_enc_ok(&e); i++) {
+		/* Past the event's map head (at most 30 bytes), so that writing it leaves the payload
+		 * whole; the batch's size check keeps the record within the room. */
+		size_t at = e.len + 32u;
+		rt_records_err_t err = rt_cloud_queue_next(s->queue, batch->entries[i].seq, &ev,
+							   frame + at, room - at);
+		if (err != RT_RECORDS_OK || ev.seq != batch->entries[i].seq) {
 			s->storage_failed = true;
 			return fail(s, HAL_CLOUD_ECONN, "storage error while reading the queue");
 		}
-		rt_cloud_batch_encode_event(s->batch, i, ev.payload, ev.payload_len, &e);
+		rt_cloud_batch_encode_event(batch, i, ev.payload, ev.payload_len, &e);
 	}
 	if (!rt_cbor_enc_ok(&e)) {
 		return fail(s, HAL_CLOUD_EPROTO, "a batch larger than the frame buffer");
 	}
 	char topic[RT_CLOUD_TOPIC_MAX];
 	rt_cloud_topic(topic, s->device_id, 'u');
-	int rc = s->transport->publish(s->transport->ctx, topic, s->frame, e.len);
+	int rc = s->transport->publish(s->transport->ctx, topic, frame, e.len);
 	if (rc != 0) {
 		return fail(s, rc, "the upload failed");
 	}
-	s->acked_first[s->in_flight] = rt_cloud_batch_first(s->batch);
-	s->acked_last[s->in_flight] = rt_cloud_batch_last(s->batch);
+	s->acked_first[s->in_flight] = rt_cloud_batch_first(batch);
+	s->acked_last[s->in_flight] = rt_cloud_batch_last(batch);
 	s->in_flight++;
 	s->batches_sent++;
 	s->bytes_up += (uint32_t)e.len;
-	s->next_from = rt_cloud_batch_last(s->batch) + 1;
+	s->next_from = rt_cloud_batch_last(batch) + 1;
 	*sent = true;
 	return 0;
+}
+
+static int send_batch(rt_cloud_session_t *s, bool *sent)
+{
+	*sent = false;
+	uint8_t *scratch = rt_scratch_take("cloud batch");
+	int rc = build_and_send(s, (rt_cloud_batch_t *)(void *)scratch, scratch + BATCH_TABLE, sent);
+	rt_scratch_give(scratch);
+	return rc;
 }
 
 int rt_cloud_session_run(rt_cloud_session_t *s)

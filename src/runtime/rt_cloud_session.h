@@ -6,7 +6,8 @@
  * acknowledgement, disconnect. Events queued while it runs (by a message handler) go out in the
  * same exchange.
  *
- * The caller owns every buffer; no allocation, no globals.
+ * No allocation and no globals but the runtime's scratch (rt_scratch.h), which a batch takes only
+ * while it is built and published: a message handler run from the poll may take it again.
  */
 #ifndef RT_CLOUD_SESSION_H
 #define RT_CLOUD_SESSION_H
@@ -28,11 +29,6 @@ typedef struct rt_cloud_session {
 	const hal_cloud_transport_t *transport;
 	rt_cloud_queue_t *queue;
 	const char *device_id;      /* public id, lowercase hex */
-	uint8_t *frame;             /* RT_CLOUD_BATCH_BYTES for a batch */
-	size_t frame_cap;
-	uint8_t *record;            /* RT_CLOUD_RECORD_MAX for one queued event */
-	size_t record_cap;
-	rt_cloud_batch_t *batch;    /* the caller's (about 1.7 kB) */
 	/* A new message, already recorded as processed: hand it to the app. */
 	void (*deliver)(void *ctx, const rt_cloud_message_t *msg);
 	void *ctx;

@@ -7,15 +7,19 @@
 #include "rt_config.h"
 #include "rt_errors.h"
 #include "rt_hex.h"
+#include "rt_scratch.h"
 
 /* Room for the longest 0.2.6 text (1024 characters) in UTF-8. */
 #define PRINT_BUFFER (CONFIG_BEACON_PRINT_MAX * 3 + 1)
+_Static_assert(PRINT_BUFFER <= RT_SCRATCH_BYTES, "print's text fits the scratch");
 
 eng_value_t rt_print(const rt_print_args_t *args)
 {
-	static char buf[PRINT_BUFFER];
-	size_t size = eng_string_copy(args->text, buf, sizeof(buf));
-	if (size >= sizeof(buf)) {
+	/* The runtime's shared scratch (rt_scratch.h): copying and printing run no app code. */
+	char *buf = rt_scratch_take("print");
+	size_t size = eng_string_copy(args->text, buf, PRINT_BUFFER);
+	if (size >= PRINT_BUFFER) {
+		rt_scratch_give(buf);
 		/* Before 0.2.6 print had no limit: a longer text goes out whole, from the heap. */
 		char *big = malloc(size + 1);
 		if (big == NULL) {
@@ -26,6 +30,7 @@ eng_value_t rt_print(const rt_print_args_t *args)
 		free(big);
 	} else {
 		hal_console_print(buf, size);
+		rt_scratch_give(buf);
 	}
 	return eng_undefined();
 }

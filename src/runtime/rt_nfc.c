@@ -13,6 +13,7 @@
 #include "rt_errors.h"
 #include "rt_loop.h"
 #include "rt_ndef.h"
+#include "rt_scratch.h"
 
 static rt_nfc_state_t *state(void)
 {
@@ -133,13 +134,25 @@ eng_value_t rt_nfc_onWrite(const rt_nfc_onWrite_args_t *args)
 	return eng_undefined();
 }
 
-/* The scratch of one setMsg: the records and their strings as C text. */
+/* The scratch of one setMsg: the records and their strings as C text. A view of the runtime's
+ * shared scratch (rt_scratch.h), taken only once every field has been read from the app's
+ * objects: reading them may run the app's getters, which may call storage.save. */
 typedef struct {
 	rt_ndef_record_in_t records[RT_NFC_MAX_RECORDS];
 	char pool[RT_NFC_TEXT_POOL];
 	size_t used;
 	uint8_t message[RT_NDEF_MAX_MESSAGE];
 } scratch_t;
+_Static_assert(sizeof(scratch_t) <= RT_SCRATCH_BYTES, "setMsg's records fit the scratch");
+
+#define FIELDS 4
+
+/* The fields of every record as the app's values, read before any text is copied. */
+typedef struct {
+	double record_type[RT_NFC_MAX_RECORDS];
+	eng_value_t fields[RT_NFC_MAX_RECORDS][FIELDS]; /* text, uri, type, data; undefined: absent */
+	uint32_t read;                                  /* records whose fields are held */
+} fields_t;
 
 /* 0.0.9's uncoded errors, with where and why after the spec's words. */
 static eng_value_t fail(rt_ndef_error_t error, size_t record, const char *detail)
@@ -149,15 +162,15 @@ static eng_value_t fail(rt_ndef_error_t error, size_t record, const char *detail
 }
 
 /*
- * One field of a record into the pool: absent (undefined) leaves it NULL for rt_ndef's "Missing
- * field"; a value that is not a string is "Invalid format"; text beyond the pool can only make
- * a message beyond the tag, so it is "Too big". Returns RT_NDEF_OK or the error.
+ * One field of a record: absent (undefined) stays undefined for rt_ndef's "Missing field"; a
+ * value that is not a string is "Invalid format"; text beyond the pool can only make a message
+ * beyond the tag, so it is "Too big" (counted here as the copy will take it). Returns RT_NDEF_OK
+ * or the error.
  */
-static rt_ndef_error_t field(scratch_t *s, eng_value_t record, const char *key, rt_ndef_str_t *out,
+static rt_ndef_error_t field(eng_value_t record, const char *key, eng_value_t *out, size_t *used,
 			     const char **detail)
 {
-	out->ptr = NULL;
-	out->len = 0;
+	*out = eng_undefined();
 	eng_value_t v = eng_get(record, key);
 	if (eng_is_exception(v)) {
 		eng_release(v);
@@ -174,30 +187,32 @@ static rt_ndef_error_t field(scratch_t *s, eng_value_t record, const char *key, 
 		*detail = "text, uri, type and data must be strings";
 		return RT_NDEF_ERR_INVALID_FORMAT;
 	}
-	size_t room = sizeof(s->pool) - s->used;
-	size_t n = eng_string_copy(v, s->pool + s->used, room);
-	eng_release(v);
-	if (n >= room) {
+	size_t n = eng_string_size(v);
+	if (n >= RT_NFC_TEXT_POOL - *used) {
+		eng_release(v);
 		*detail = "the record's text does not fit the tag";
 		return RT_NDEF_ERR_TOO_BIG;
 	}
-	out->ptr = s->pool + s->used;
-	out->len = n;
-	s->used += n + 1;
+	*used += n + 1;
+	*out = v;
 	return RT_NDEF_OK;
 }
 
-static eng_value_t set_message(scratch_t *s, eng_value_t list)
+static void release_fields(fields_t *f)
 {
-	uint32_t count = eng_array_length(list);
-	if (count > RT_NFC_MAX_RECORDS) {
-		return eng_throw(ENG_ERROR_COMMON, NULL, "%s: nfc.setMsg: %u records (at most %d)",
-				 rt_ndef_error_message(RT_NDEF_ERR_TOO_BIG), (unsigned)count,
-				 RT_NFC_MAX_RECORDS);
+	for (uint32_t i = 0; i < f->read; i++) {
+		for (int k = 0; k < FIELDS; k++) {
+			eng_release(f->fields[i][k]);
+		}
 	}
+	f->read = 0;
+}
+
+/* Every record's fields, checked; an exception (the spec's error) or undefined. */
+static eng_value_t read_fields(eng_value_t list, uint32_t count, fields_t *f)
+{
+	size_t used = 0;
 	for (uint32_t i = 0; i < count; i++) {
-		rt_ndef_record_in_t *r = &s->records[i];
-		memset(r, 0, sizeof(*r));
 		eng_value_t record = eng_get_index(list, i);
 		if (eng_typeof(record) != ENG_TYPE_OBJECT) {
 			eng_release(record);
@@ -205,7 +220,7 @@ static eng_value_t set_message(scratch_t *s, eng_value_t list)
 		}
 		eng_value_t type = eng_get(record, "recordType");
 		eng_type_t tt = eng_typeof(type);
-		r->record_type = tt == ENG_TYPE_NUMBER ? eng_get_number(type) : NAN;
+		f->record_type[i] = tt == ENG_TYPE_NUMBER ? eng_get_number(type) : NAN;
 		eng_release(type);
 		if (tt == ENG_TYPE_UNDEFINED) {
 			eng_release(record);
@@ -213,14 +228,41 @@ static eng_value_t set_message(scratch_t *s, eng_value_t list)
 		}
 		const char *detail = "";
 		rt_ndef_error_t e = RT_NDEF_OK;
-		static const char *const keys[] = {"text", "uri", "type", "data"};
-		rt_ndef_str_t *slots[] = {&r->text, &r->uri, &r->type, &r->data};
-		for (int k = 0; k < 4 && e == RT_NDEF_OK; k++) {
-			e = field(s, record, keys[k], slots[k], &detail);
+		static const char *const keys[FIELDS] = {"text", "uri", "type", "data"};
+		for (int k = 0; k < FIELDS; k++) {
+			f->fields[i][k] = eng_undefined();
+		}
+		f->read = i + 1;
+		for (int k = 0; k < FIELDS && e == RT_NDEF_OK; k++) {
+			e = field(record, keys[k], &f->fields[i][k], &used, &detail);
 		}
 		eng_release(record);
 		if (e != RT_NDEF_OK) {
 			return fail(e, i, detail);
+		}
+	}
+	return eng_undefined();
+}
+
+/* The records' text into the scratch's pool, encoded, shown. No app code runs here. */
+static eng_value_t encode(scratch_t *s, const fields_t *f, uint32_t count)
+{
+	s->used = 0;
+	for (uint32_t i = 0; i < count; i++) {
+		rt_ndef_record_in_t *r = &s->records[i];
+		memset(r, 0, sizeof(*r));
+		r->record_type = f->record_type[i];
+		rt_ndef_str_t *slots[FIELDS] = {&r->text, &r->uri, &r->type, &r->data};
+		for (int k = 0; k < FIELDS; k++) {
+			if (eng_typeof(f->fields[i][k]) != ENG_TYPE_STRING) {
+				continue; /* absent: NULL, rt_ndef's "Missing field" where it is needed */
+			}
+			/* read_fields counted the pool: this fits. */
+			size_t n = eng_string_copy(f->fields[i][k], s->pool + s->used,
+						   sizeof(s->pool) - s->used);
+			slots[k]->ptr = s->pool + s->used;
+			slots[k]->len = n;
+			s->used += n + 1;
 		}
 	}
 	size_t len = 0;
@@ -238,14 +280,31 @@ static eng_value_t set_message(scratch_t *s, eng_value_t list)
 	return eng_undefined();
 }
 
+static eng_value_t set_message(eng_value_t list)
+{
+	uint32_t count = eng_array_length(list);
+	if (count > RT_NFC_MAX_RECORDS) {
+		return eng_throw(ENG_ERROR_COMMON, NULL, "%s: nfc.setMsg: %u records (at most %d)",
+				 rt_ndef_error_message(RT_NDEF_ERR_TOO_BIG), (unsigned)count,
+				 RT_NFC_MAX_RECORDS);
+	}
+	fields_t f;
+	f.read = 0;
+	eng_value_t result = read_fields(list, count, &f);
+	if (!eng_is_exception(result)) {
+		scratch_t *s = rt_scratch_take("nfc.setMsg");
+		result = encode(s, &f, count);
+		rt_scratch_give(s);
+	}
+	release_fields(&f);
+	return result;
+}
+
 eng_value_t rt_nfc_setMsg(const rt_nfc_setMsg_args_t *args)
 {
 	if (eng_typeof(args->message) != ENG_TYPE_ARRAY) {
 		show_initial(); /* null: the initial message again */
 		return eng_undefined();
 	}
-	/* Too large for a device's stack. Scratch, not state: it holds nothing between calls, and
-	 * every device's JavaScript runs on the one thread. */
-	static scratch_t scratch_storage;
-	return set_message(&scratch_storage, args->message);
+	return set_message(args->message);
 }

@@ -13,6 +13,7 @@
 #include "hal_console.h"
 #include "rt_api_version.h"
 #include "rt_errors.h"
+#include "rt_scratch.h"
 #include "rt_store.h"
 
 /* Serialized size limits of the spec's limits table: about 4 kB in 0.0.9, 12 kB later. */
@@ -20,11 +21,12 @@
 #define RT_STORAGE_MAX 12288u
 
 /*
- * One record's JSON on its way to or from flash. Static rather than per device: it holds nothing
- * between calls (the runtime runs one API call at a time, and readAll has parsed a record before
- * its handler can call storage again), and 12 kB of stack is more than an app thread has.
+ * One record's JSON on its way to or from flash is a view of the runtime's shared scratch
+ * (rt_scratch.h): taken after JSON.stringify (the app's toJSON and getters run) and given back
+ * before readAll's handler runs; JSON.parse without a reviver runs no app code. 12 kB of stack
+ * is more than an app thread has.
  */
-static char record_text[RT_STORAGE_MAX + 1];
+_Static_assert(RT_STORAGE_MAX + 1u <= RT_SCRATCH_BYTES, "a record's JSON fits the scratch");
 
 static uint32_t save_limit(void)
 {
@@ -83,7 +85,8 @@ eng_value_t rt_storage_save(const rt_storage_save_args_t *args)
 		return rt_throw_esr(RT_ESR0204_TOO_BIG, "storage.save: %zu bytes serialized (at most %u)",
 				    size, (unsigned)limit);
 	}
-	eng_string_copy(json, record_text, sizeof(record_text));
+	char *record_text = rt_scratch_take("storage.save");
+	eng_string_copy(json, record_text, RT_STORAGE_MAX + 1u);
 	eng_release(json);
 
 	rt_records_err_t err = RT_RECORDS_OK;
@@ -91,6 +94,7 @@ eng_value_t rt_storage_save(const rt_storage_save_args_t *args)
 	if (store != NULL) {
 		err = rt_records_write(store, RT_RECORDS_NS_APP, (uint32_t)args->id, record_text, size);
 	}
+	rt_scratch_give(record_text);
 	if (err != RT_RECORDS_OK) {
 		return store_error("storage.save", err);
 	}
@@ -105,8 +109,11 @@ eng_value_t rt_storage_save(const rt_storage_save_args_t *args)
 static eng_value_t read_record(rt_records_t *store, uint32_t id, const char *fn)
 {
 	size_t len = 0;
+	char *record_text = rt_scratch_take("storage.read");
 	rt_records_err_t err = rt_records_read(store, RT_RECORDS_NS_APP, id, record_text,
-					       sizeof(record_text) - 1, &len);
+					       RT_STORAGE_MAX, &len);
+	eng_value_t value = err == RT_RECORDS_OK ? eng_json_parse(record_text, len) : eng_undefined();
+	rt_scratch_give(record_text);
 	if (err == RT_RECORDS_ENOTFOUND) {
 		return eng_undefined();
 	}
@@ -117,7 +124,6 @@ static eng_value_t read_record(rt_records_t *store, uint32_t id, const char *fn)
 	if (err != RT_RECORDS_OK) {
 		return store_error(fn, err);
 	}
-	eng_value_t value = eng_json_parse(record_text, len);
 	if (eng_is_exception(value)) {
 		/* The CRC held but the text is not JSON: written by something else. Same as damaged. */
 		eng_release(value);

@@ -12,6 +12,7 @@
 #include "glue_app.h"
 #include "hal_clock.h"
 #include "rt_app.h"
+#include "rt_scratch.h"
 #include "world_inputs.h"
 
 static world_device_t *current;
@@ -349,6 +350,8 @@ static void reset_device(world_t *w, world_device_t *d, rt_reset_cause_t cause, 
 	if (d->rt.engine != NULL) {
 		eng_abandon(d->rt.engine);
 	}
+	/* The runtime's shared scratch went with the RAM: a call cut short by the fault held it. */
+	rt_scratch_reset();
 	world_select(w, NULL);
 	eng_config_t config = d->rt.engine_config;
 	rt_device_init(&d->rt, d->rt.index);

@@ -42,6 +42,11 @@ typedef struct world_cloud {
 	size_t message_count, message_cap;
 	uint64_t next_message_id;
 	uint32_t entropy_calls;
+	/* The far end's work buffers: a message frame being built (pushed as a copy) and a scripted
+	 * message's payload being converted. Per device, in the world's allocation rather than
+	 * statics, so that they are the harness's memory, not the device's (docs/budget.md). */
+	uint8_t frame[RT_CLOUD_FRAME_MAX];
+	uint8_t payload[RT_CLOUD_PAYLOAD_MAX];
 } world_cloud_t;
 
 static world_cloud_t *cloud_of(world_device_t *d)
@@ -169,7 +174,7 @@ static void mark_delivered(world_cloud_t *c, uint64_t id)
 static bool answer_sync_start(world_device_t *d, world_cloud_t *c, const char *device_id,
 			      uint64_t id)
 {
-	static uint8_t buf[RT_CLOUD_FRAME_MAX];
+	uint8_t *buf = c->frame;
 	rt_cloud_message_t batch[16];
 	size_t n = 0;
 	uint64_t now = d->world->now;
@@ -184,7 +189,7 @@ static bool answer_sync_start(world_device_t *d, world_cloud_t *c, const char *d
 				continue;
 			}
 			size_t need = m->len + strlen(m->type) + 32;
-			if (n == sizeof(batch) / sizeof(batch[0]) || (n > 0 && size + need > sizeof(buf))) {
+			if (n == sizeof(batch) / sizeof(batch[0]) || (n > 0 && size + need > sizeof(c->frame))) {
 				last = false;
 				break;
 			}
@@ -197,7 +202,7 @@ static bool answer_sync_start(world_device_t *d, world_cloud_t *c, const char *d
 			size += need;
 		}
 		rt_cbor_enc_t e;
-		rt_cbor_enc_init(&e, buf, sizeof(buf));
+		rt_cbor_enc_init(&e, buf, sizeof(c->frame));
 		if (!rt_cloud_frame_encode(&e, batch, n, !last) || !push(c, device_id, 'm', buf, e.len)) {
 			return false;
 		}
@@ -411,15 +416,15 @@ int world_cloud_add_message(world_t *world, uint32_t index, uint64_t at, const c
 		snprintf(err, err_cap, "a cloud message needs a device and a type of 1 to 30 characters");
 		return -1;
 	}
-	static uint8_t buf[RT_CLOUD_PAYLOAD_MAX];
+	world_cloud_t *c = cloud_of(&world->devices[index]);
+	uint8_t *buf = c->payload;
 	rt_cbor_enc_t e;
-	rt_cbor_enc_init(&e, buf, sizeof(buf));
+	rt_cbor_enc_init(&e, buf, sizeof(c->payload));
 	if (rt_cloud_json_to_cbor(payload_json, strlen(payload_json), &e, RT_CLOUD_PAYLOAD_DEPTH) !=
 	    RT_CLOUD_JSON_OK) {
 		snprintf(err, err_cap, "a cloud message's payload must be JSON of at most 8 kB as CBOR");
 		return -1;
 	}
-	world_cloud_t *c = cloud_of(&world->devices[index]);
 	if (c->message_count == c->message_cap) {
 		size_t cap = c->message_cap ? 2 * c->message_cap : 8;
 		message_t *m = realloc(c->messages, cap * sizeof(*m));

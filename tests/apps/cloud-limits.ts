@@ -15,6 +15,11 @@ attempt('numbers', () => cloud.enqueue('n', [1, 1.5, -2, 1e21]));
 attempt('a function inside', () => cloud.enqueue('f', { f: () => 1 } as unknown as object));
 attempt('empty type', () => cloud.enqueue('', {}));
 attempt('non-volatile', () => cloud.enqueue('keep', { a: 1 }, { volatile: false }));
+// JSON text longer than CBOR: 1,800 nulls are 9,001 bytes of JSON (taken), 2,000 are 10,001
+// (the JSON the device converts is at most 9,083 bytes; docs/cloud.md).
+const nulls = (n: number): null[] => { const a: null[] = []; for (let i = 0; i < n; i++) a.push(null); return a; };
+attempt('1,800 nulls', () => cloud.enqueue('nulls', nulls(1800)));
+attempt('2,000 nulls', () => cloud.enqueue('nulls', nulls(2000)));
 attempt('variable of 1 kB', () => cloud.setVar('v', text(1021)));
 attempt('variable over 1 kB', () => cloud.setVar('v', text(1022)));
 for (let i = 1; i < 30; i++) cloud.setVar(`v${i}`, i);

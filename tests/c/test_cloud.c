@@ -20,6 +20,7 @@
 #include "rt_cloud_proto.h"
 #include "rt_cloud_queue.h"
 #include "rt_cloud_session.h"
+#include "rt_scratch.h"
 #include "rt_sync_cycle.h"
 #include "sim_flash.h"
 
@@ -703,6 +704,9 @@ static void app_deliver(void *ctx, const rt_cloud_message_t *m)
 	app_t *a = ctx;
 	/* Recorded in flash before the app sees it. */
 	assert_int_equal(a->r->q.last_msg_id, m->id);
+	/* The app's handler may call storage.save or cloud.enqueue, which take the runtime's
+	 * scratch: the exchange must not hold it while a message is handed over. */
+	assert_null(rt_scratch_holder());
 	a->ids[a->handed++] = m->id;
 	if (a->enqueue_on_message) {
 		push(a->r, "reply", 20, 0, RT_RECORDS_OK);
@@ -711,9 +715,6 @@ static void app_deliver(void *ctx, const rt_cloud_message_t *m)
 
 static int run_sync(rig_t *r, fake_t *f, app_t *a, rt_cloud_session_t *s)
 {
-	static uint8_t frame[RT_CLOUD_BATCH_BYTES];
-	static uint8_t record[RT_CLOUD_RECORD_MAX];
-	static rt_cloud_batch_t batch;
 	static hal_cloud_transport_t t = {.connect = fake_connect, .subscribe = fake_subscribe,
 					  .publish = fake_publish, .poll = fake_poll,
 					  .flush = fake_flush, .disconnect = fake_disconnect};
@@ -722,11 +723,6 @@ static int run_sync(rig_t *r, fake_t *f, app_t *a, rt_cloud_session_t *s)
 	s->transport = &t;
 	s->queue = &r->q;
 	s->device_id = "0a0b";
-	s->frame = frame;
-	s->frame_cap = sizeof(frame);
-	s->record = record;
-	s->record_cap = sizeof(record);
-	s->batch = &batch;
 	s->deliver = app_deliver;
 	s->ctx = a;
 	return rt_cloud_session_run(s);

@@ -115,10 +115,68 @@ static void power_cut_at_every_flash_operation_of_a_sync(void **state)
 	free(package);
 }
 
+/*
+ * The app's code that runs inside a sync takes the runtime's shared scratch (rt_scratch.h) again:
+ * the start handler enqueues; each message handler enqueues a reply, saves a 5 kB record, reads
+ * it back and prints. None of that may find the scratch held by the exchange (a device reset),
+ * and what the handlers queue goes out in the same sync.
+ */
+static const char handlers_source[] =
+	"sync.setHandler(function () { cloud.enqueue('start', { s: 1 }, { volatile: false }); });\n"
+	"cloud.onReceive(function (m) {\n"
+	"  cloud.enqueue('reply', { to: m.payload.k, pad: new Array(3000).join('y') }, { volatile: false });\n"
+	"  storage.save(2, { got: m.payload.k, big: new Array(5000).join('z') });\n"
+	"  print('msg cmd {\"k\":' + storage.read(2).got + '}');\n"
+	"});\n"
+	"print('boot');\n"
+	"timers.single(1000, function () { sync.now(); });\n";
+
+static void handlers_inside_a_sync_use_storage_and_the_queue(void **state)
+{
+	(void)state;
+	eng_config_t config = {.heap_size = 0, .exec_budget = 0};
+	uint8_t *bytecode = NULL;
+	size_t bytecode_len = 0, len = 0;
+	char err[256];
+	assert_int_equal(eng_init(&config), 0);
+	eng_scope_enter();
+	int rc = eng_compile(handlers_source, sizeof(handlers_source) - 1, "handlers.js", &bytecode,
+			     &bytecode_len, err, sizeof(err));
+	eng_scope_leave();
+	eng_deinit();
+	if (rc != 0) {
+		fail_msg("%s", err);
+	}
+	uint8_t *package = rt_package_build(0x000206u, bytecode, bytecode_len, 0, &len);
+	free(bytecode);
+	static world_t world;
+	world_io_t io = {0};
+	io.print = on_print;
+	boots = msg1 = msg2 = others = 0;
+	assert_int_equal(world_init(&world, 1, &io), 0);
+	assert_int_equal(world_cloud_add_message(&world, 0, 0, "cmd", "{\"k\":1}", err, sizeof(err)), 0);
+	assert_int_equal(world_cloud_add_message(&world, 0, 0, "cmd", "{\"k\":2}", err, sizeof(err)), 0);
+	world_device_package(&world, 0, package, len);
+	assert_int_equal(world_start(&world), 0);
+	world_run_until(&world, 10000);
+	uint32_t stored = world_cloud_stored(&world, 0);
+	uint32_t resets = world.devices[0].resets;
+	world_free(&world);
+	free(package);
+	assert_int_equal(resets, 0);
+	assert_int_equal(boots, 1);
+	assert_int_equal(others, 0);
+	assert_int_equal(msg1, 1);
+	assert_int_equal(msg2, 1);
+	/* The start handler's event and the two replies, in this one sync. */
+	assert_int_equal(stored, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(power_cut_at_every_flash_operation_of_a_sync),
+		cmocka_unit_test(handlers_inside_a_sync_use_storage_and_the_queue),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

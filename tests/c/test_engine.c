@@ -1446,6 +1446,43 @@ static void test_contexts(void **state)
 	eng_ref_free(ref_a);
 }
 
+/* eng_define_data defines as JSON.parse does: own, enumerable, writable, configurable; no setter
+ * runs (not an inherited one, not __proto__'s); an index extends an array; keys may hold NUL. */
+static void test_define_data(void **state)
+{
+	(void) state;
+	eval_ok("Object.defineProperty(Object.prototype, 'trap', { set: function (v) {"
+		" throw new Error('setter ran'); }, configurable: true }); undefined");
+	eng_value_t global = eng_global();
+	eng_value_t o = eng_object();
+	eng_value_t one = eng_number(1);
+	eng_value_t two = eng_number(2);
+	assert_true(eng_define_data(o, "trap", 4, one));
+	assert_true(eng_define_data(o, "__proto__", 9, one));
+	assert_true(eng_define_data(o, "a\0b", 3, one));
+	assert_true(eng_define_data(o, "k", 1, one));
+	assert_true(eng_define_data(o, "k", 1, two)); /* a repeated key: the last wins */
+	eng_value_t a = eng_array(0);
+	assert_true(eng_define_data(a, "0", 1, one));
+	assert_true(eng_define_data(a, "1", 1, two));
+	assert_false(eng_define_data(one, "x", 1, two));
+	eng_set(global, "o", o);
+	eng_set(global, "a", a);
+	assert_eval_string("JSON.stringify(o)", "{\"trap\":1,\"__proto__\":1,\"a\\u0000b\":1,\"k\":2}");
+	assert_eval_string("Object.getPrototypeOf(o) === Object.prototype && "
+			   "Object.keys(o).length === 4 ? 'own' : 'not own'", "own");
+	assert_eval_string("var d = Object.getOwnPropertyDescriptor(o, 'k');"
+			   "'' + d.writable + d.enumerable + d.configurable", "truetruetrue");
+	assert_eval_number("a.length", 2);
+	assert_eval_string("JSON.stringify(a)", "[1,2]");
+	eval_ok("delete Object.prototype.trap; undefined");
+	eng_release(a);
+	eng_release(o);
+	eng_release(one);
+	eng_release(two);
+	eng_release(global);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1457,6 +1494,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_string_copy_truncation, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_to_string, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_objects, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_define_data, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_getters_and_setters_that_throw, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_buffers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_native_functions, setup, teardown),

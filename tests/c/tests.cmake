@@ -161,6 +161,13 @@ beacon_c_test(test_world_radios duktape "${CMAKE_CURRENT_LIST_DIR}/test_world_ra
 beacon_c_test(test_cloud duktape "${CMAKE_CURRENT_LIST_DIR}/test_cloud.c"
               LIBS beacon_port_host beacon_world beacon_runtime m)
 target_compile_definitions(test_cloud_duktape PRIVATE BEACON_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+# A message's payload from CBOR straight into the engine's values, on each engine.
+foreach(_engine duktape jerryscript)
+  if(TARGET beacon_engine_${_engine})
+    beacon_c_test(test_cloud_payload ${_engine} "${CMAKE_CURRENT_LIST_DIR}/test_cloud_payload.c"
+                  LIBS beacon_port_host beacon_world beacon_runtime m)
+  endif()
+endforeach()
 # The event queue and cloud messages against a power cut at every flash operation of a sync.
 foreach(_engine duktape jerryscript)
   if(TARGET beacon_engine_${_engine})

@@ -104,6 +104,34 @@ bool eng_define_const(eng_value_t object, const char *key, eng_value_t value)
 	return eng_duk_safe(eng_duk_define_const_safe, &k, in, 2, NULL);
 }
 
+typedef struct {
+	const char *key;
+	size_t len;
+} eng_duk_data_key_t;
+
+/* [ object value ] -> [ ] */
+static duk_ret_t eng_duk_define_data_safe(duk_context *ctx, void *udata)
+{
+	const eng_duk_data_key_t *k = udata;
+	eng_duk_push_utf8(ctx, k->key, k->len);
+	duk_swap_top(ctx, -2);
+	duk_def_prop(ctx, -3,
+		     DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_SET_WRITABLE | DUK_DEFPROP_SET_ENUMERABLE |
+			     DUK_DEFPROP_SET_CONFIGURABLE);
+	return 0;
+}
+
+bool eng_define_data(eng_value_t object, const char *key, size_t key_len, eng_value_t value)
+{
+	eng_duk_data_key_t k = { key != NULL ? key : "", key != NULL ? key_len : 0 };
+	eng_value_t in[2] = { object, value };
+
+	if (!eng_is_object(object)) {
+		return false;
+	}
+	return eng_duk_safe(eng_duk_define_data_safe, &k, in, 2, NULL);
+}
+
 /* [ object getter ] -> [] */
 static duk_ret_t eng_duk_define_getter_safe(duk_context *ctx, void *udata)
 {

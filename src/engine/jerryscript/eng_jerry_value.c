@@ -478,6 +478,26 @@ bool eng_set_index(eng_value_t object, uint32_t index, eng_value_t value)
 	return consume_success(jerry_object_set_index(object, index, value));
 }
 
+bool eng_define_data(eng_value_t object, const char *key, size_t key_len, eng_value_t value)
+{
+	if (!jerry_value_is_object(object) || jerry_value_is_exception(value)) {
+		return false;
+	}
+	jerry_property_descriptor_t desc = {
+		.flags = JERRY_PROP_IS_VALUE_DEFINED | JERRY_PROP_IS_WRITABLE_DEFINED | JERRY_PROP_IS_WRITABLE |
+			 JERRY_PROP_IS_ENUMERABLE_DEFINED | JERRY_PROP_IS_ENUMERABLE |
+			 JERRY_PROP_IS_CONFIGURABLE_DEFINED | JERRY_PROP_IS_CONFIGURABLE,
+		.value = value,
+		.getter = jerry_undefined(),
+		.setter = jerry_undefined(),
+	};
+	jerry_value_t name = eng_jerry_string_from_utf8(key != NULL ? key : "", key != NULL ? key_len : 0);
+	bool ok = consume_success(jerry_object_define_own_prop(object, name, &desc));
+
+	jerry_value_free(name);
+	return ok;
+}
+
 bool eng_define_const(eng_value_t object, const char *key, eng_value_t value)
 {
 	if (!jerry_value_is_object(object) || jerry_value_is_exception(value)) {

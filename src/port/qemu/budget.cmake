@@ -12,13 +12,19 @@
 set(BUDGET_MCUBOOT 49152)
 set(BUDGET_APP_SLOT 65536)
 set(BUDGET_STORAGE 32768)
+# The harness (the simulated world and the main that loads the app, which the device does not
+# have) lives in the board's 16 MB PSRAM, apart from the device's RAM and outside the budget:
+# 4 MB of it for its statics and heap.
+set(QEMU_HARNESS_RAM 4194304)
 if(BEACON_QEMU_BOARD STREQUAL "mps2-an386")
+  set(QEMU_HARNESS_ORIGIN 0x21000000)
   set(BUDGET_DEVICE_FLASH 1048576)
   set(BUDGET_DEVICE_RAM 262144)
   set(BUDGET_SYSTEM_FLASH 229376)   # Zephyr kernel + Bluetooth LE stack
   set(BUDGET_SYSTEM_RAM 131072)
   set(BUDGET_TFM_FLASH 0)
 elseif(BEACON_QEMU_BOARD STREQUAL "mps2-an505")
+  set(QEMU_HARNESS_ORIGIN 0x80000000)
   set(BUDGET_DEVICE_FLASH 1048576)
   set(BUDGET_DEVICE_RAM 262144)
   set(BUDGET_SYSTEM_FLASH 262144)   # Zephyr kernel + nrf_modem library, LTE link control, GNSS
@@ -31,8 +37,11 @@ endif()
 # What the image may take: the device less the bootloader, TF-M, the two areas and the system.
 math(EXPR BUDGET_IMAGE_FLASH "${BUDGET_DEVICE_FLASH} - ${BUDGET_MCUBOOT} - ${BUDGET_TFM_FLASH} - ${BUDGET_APP_SLOT} - ${BUDGET_STORAGE} - ${BUDGET_SYSTEM_FLASH}")
 
-# RAM of the image: data, bss (JerryScript's static heap is there), the malloc arena (Duktape's
-# heap is there), the main stack.
+# RAM of the image: data, bss (JerryScript's static heap is there), the device's state
+# (rt_device_t, reserved at its size: the world keeps it in its model of the device), the malloc
+# arena (Duktape's heap is there), the main stack. The harness (the simulated world and the main
+# that loads the app) is not the device's: its statics and heap are in QEMU_HARNESS_RAM, outside
+# this budget (qemu_harness.h).
 #
 # Duktape allocates from malloc: its heap is the arena. Its built-ins and the installed API take
 # about 150 KB of it before the app's first line on this 32-bit core (malloc's and the engine
@@ -42,12 +51,13 @@ math(EXPR BUDGET_IMAGE_FLASH "${BUDGET_DEVICE_FLASH} - ${BUDGET_MCUBOOT} - ${BUD
 # giving an app that much room takes far more arena than the model counts (preview-memstats:
 # 58 KB in the model, 362 KB of arena, most of it per-allocation headers of small strings), so
 # the arena is 448 KB. Duktape therefore does not fit the nRF52840's RAM at all: it is the
-# simulator's and CI's engine, and its RAM budget is the emulated board's (640 KB of its 4 MB),
+# simulator's and CI's engine, and its RAM budget is the emulated board's (512 KB of its 4 MB),
 # which still catches growth.
 #
 # JerryScript's heap is a static array of CONFIG_BEACON_JS_HEAP_SIZE in bss: 64 KB, since 96 KB
-# overflows the 128 KB budget (docs/budget.md). malloc serves only the world's device and event
-# queue (which grows with the scenario's inputs) and the C library's stdio: 24 KB.
+# overflows the 128 KB budget (docs/budget.md). malloc serves the engine's 176-byte context, the
+# runtime's transient buffers (toHex, a long print before 0.2.6) and the C library's stdio: 8 KB,
+# as newlib's malloc grows its arena a 4 KB page at a time after the first block.
 set(BUDGET_STACK 16384)
 if(BEACON_ENGINE STREQUAL "duktape")
   if(NOT DEFINED BEACON_QEMU_JS_HEAP)
@@ -55,15 +65,15 @@ if(BEACON_ENGINE STREQUAL "duktape")
   endif()
   set(BEACON_QEMU_JS_HEAP_MIN 163840)
   set(BUDGET_MALLOC ${BEACON_QEMU_JS_HEAP})
-  # 640 KB: the arena and, since the cloud's device side, its static buffers (about 58 KB in the
-  # runtime and 40 KB in the simulated world's loopback cloud). The JerryScript image below is
-  # the one held to the device's RAM.
-  set(BUDGET_IMAGE_RAM 655360)
+  # 512 KB: the arena, the stack, the device's state and the runtime's statics (its buffers are
+  # one shared 17 KB scratch, rt_scratch.h). The JerryScript image below is the one held to the
+  # device's RAM.
+  set(BUDGET_IMAGE_RAM 524288)
 else()
   if(NOT DEFINED BEACON_QEMU_JS_HEAP)
     set(BEACON_QEMU_JS_HEAP 65536)
   endif()
   set(BEACON_QEMU_JS_HEAP_MIN 32768)
-  set(BUDGET_MALLOC 24576)
+  set(BUDGET_MALLOC 8192)
   math(EXPR BUDGET_IMAGE_RAM "${BUDGET_DEVICE_RAM} - ${BUDGET_SYSTEM_RAM}")
 endif()
