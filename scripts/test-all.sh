@@ -36,7 +36,7 @@ step "Firmware image on QEMU's Cortex-M4: linked within the flash and RAM budget
 bash scripts/qemu-build.sh
 
 step "Firmware image on QEMU's Cortex-M33 (mps2-an505, the nRF9160's core): linked within its budget"
-BEACON_QEMU_BOARD=mps2-an505 bash scripts/qemu-build.sh duktape
+BEACON_QEMU_BOARD=mps2-an505 bash scripts/qemu-build.sh
 
 step "TypeScript: codegen, compiler, CLI, micro-apps on the simulator and on the emulated core, the studio in chromium"
 if [ -z "${JERRYSCRIPT_DIR:-}" ]; then

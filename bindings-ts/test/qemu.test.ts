@@ -104,8 +104,7 @@ const AN505_APPS = new Set([
 ]);
 const boards: { board: 'mps2-an386' | 'mps2-an505'; only?: Set<string>; engines: string[] }[] = [
   { board: 'mps2-an386', engines: ['duktape', 'jerryscript'] },
-  // JerryScript's image does not fit the device's RAM yet (docs/budget.md): Duktape only on the M33.
-  { board: 'mps2-an505', only: process.env.BEACON_QEMU_AN505 === 'all' ? undefined : AN505_APPS, engines: ['duktape'] },
+  { board: 'mps2-an505', only: process.env.BEACON_QEMU_AN505 === 'all' ? undefined : AN505_APPS, engines: ['duktape', 'jerryscript'] },
 ];
 
 for (const { board, only, engines: boardEngines } of boards) for (const { name: engine, skip } of engines.filter((e) => boardEngines.includes(e.name))) {
@@ -119,10 +118,7 @@ for (const { board, only, engines: boardEngines } of boards) for (const { name: 
     for (const app of apps.filter((a) => only === undefined || only.has(path.basename(a.file)))) {
       const name = path.basename(app.file);
       const several = app.devices > 1 ? 'the scenario has several devices; the emulated board is one' : false;
-      const tooBig = engine === 'jerryscript' && name === 'storage.ts'
-        ? "needs a JerryScript heap of 72 KB (its 12 kB strings), the device's is 64 KB: it runs out of memory on the image as on the simulator with --heap 64K (docs/budget.md)"
-        : false;
-      runs.push(t.test(name, { skip: several || tooBig }, async () => {
+      runs.push(t.test(name, { skip: several }, async () => {
         const base = path.join(tempDir, `${engine}-${board}-${name}`);
         const built = await beacon(['build', app.file, '--engine', engine, ...app.buildArgs, '-o', `${base}.bapp`]);
         assert.equal(built.status, 0, `build failed:\n${built.stderr}`);

@@ -13,9 +13,10 @@
 #include "rt_smp_serial.h"
 
 /* The largest request taken (header included): what the parameters command tells clients, so
- * `beacon upload` sizes its chunks to it. 1 KB chunks keep the framing's share small while the
- * three buffers below stay at 2.5 KB of the device's RAM. */
-#define MAX_REQUEST 1024u
+ * `beacon upload` sizes its chunks to it. 512 bytes, as the JerryScript image has little more
+ * than that to spare in the device's 128 KB (docs/budget.md); Zephyr's own SMP transport
+ * buffers are smaller still (CONFIG_MCUMGR_TRANSPORT_NETBUF_SIZE, 384 by default). */
+#define MAX_REQUEST 512u
 /* Answers are short (upload offsets, status, a refusal's message): 256 bytes, framed in 512. */
 #define MAX_ANSWER 256u
 #define MAX_FRAMES 512u
