@@ -46,25 +46,19 @@ case "$BOARD" in
 	*) echo "bench/qemu.sh: BEACON_QEMU_BOARD is mps2-an386 or mps2-an505" >&2; exit 2 ;;
 esac
 
-# Run the image with these arguments (the package last); prints its stderr (figures included).
-run_image() {
-	local engine="$1"
-	shift
+# One run of the image on the board, with these arguments for beacon-qemu (the package last):
+# run_image prints its stderr (the figures), qemu_stdout the app's output.
+run_qemu() {
+	local keep="$1" engine="$2"
+	shift 2
 	local args="enable=on,target=native,arg=beacon-qemu,arg=--utc,arg=$UTC"
 	for a in "$@"; do args="$args,arg=$a"; done
-	qemu-system-arm -machine "$BOARD" -cpu "$CPU" -nographic -monitor none -serial none \
-		-icount shift=0 -semihosting-config "$args" -kernel "build/qemu-$engine$SUFFIX/beacon-qemu.elf" \
-		2>&1 >/dev/null
+	local qemu=(qemu-system-arm -machine "$BOARD" -cpu "$CPU" -nographic -monitor none -serial none
+		-icount shift=0 -semihosting-config "$args" -kernel "build/qemu-$engine$SUFFIX/beacon-qemu.elf")
+	if [ "$keep" = stdout ]; then "${qemu[@]}" 2>/dev/null; else "${qemu[@]}" 2>&1 >/dev/null; fi
 }
-# The app's own output (stdout) of a run, for figures the app prints.
-qemu_stdout() {
-	local engine="$1"
-	shift
-	local args="enable=on,target=native,arg=beacon-qemu,arg=--utc,arg=$UTC"
-	for a in "$@"; do args="$args,arg=$a"; done
-	qemu-system-arm -machine "$BOARD" -cpu "$CPU" -nographic -monitor none -serial none \
-		-icount shift=0 -semihosting-config "$args" -kernel "build/qemu-$engine$SUFFIX/beacon-qemu.elf" 2>/dev/null
-}
+run_image() { run_qemu figures "$@"; }
+qemu_stdout() { run_qemu stdout "$@"; }
 figure_of() { sed -n "s/^\[beacon figure\] $1: \([0-9]*\) .*/\1/p" | tail -1; }
 build_app() {
 	local engine="$1" name="$2" src="$work/$2.js"
