@@ -612,3 +612,28 @@ size_t rt_smp_handle(rt_smp_server_t *s, uint32_t client, uint32_t now_ms, const
 	rt_smp_hdr_encode(&h, rsp);
 	return RT_SMP_HDR_SIZE + c.e.len;
 }
+
+void rt_smp_status_of(rt_smp_app_status_t *out, const uint8_t *slot, size_t len, const char *state)
+{
+	rt_package_t pkg;
+	char why[160];
+	if (slot == NULL || len == 0 || rt_package_check(slot, len, &pkg, why, sizeof(why)) != RT_PACKAGE_OK) {
+		out->installed = false;
+		out->state = "none";
+		return;
+	}
+	out->installed = true;
+	out->crc = pkg.crc;
+	out->api_version = pkg.api_version;
+	out->engine_id = pkg.engine_id;
+	out->engine_version = pkg.engine_version;
+	out->state = state;
+}
+
+void rt_smp_installed_msg(const rt_package_t *pkg, char *msg, size_t cap)
+{
+	snprintf(msg, cap, "installed: API %u.%u.%u, %lu bytes of bytecode, CRC %08lx",
+		 (unsigned)(pkg->api_version >> 16), (unsigned)((pkg->api_version >> 8) & 0xffu),
+		 (unsigned)(pkg->api_version & 0xffu), (unsigned long)pkg->bytecode_size,
+		 (unsigned long)pkg->crc);
+}

@@ -56,6 +56,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rt_package.h"
+
 #define RT_SMP_HDR_SIZE 8u
 
 /* Header op codes (mcumgr_op_t). */
@@ -148,6 +150,15 @@ typedef struct {
 	uint32_t engine_version;
 	const char *state;       /* "running", "stopped", "none", ... */
 } rt_smp_app_status_t;
+
+/* What `status` reports for the package in an app slot (len bytes; none when it is absent or
+ * does not check) with the app's state name ("running", "stopped", ...): the same answer from
+ * every server, the device's and the simulator's. */
+void rt_smp_status_of(rt_smp_app_status_t *out, const uint8_t *slot, size_t len, const char *state);
+
+/* The message of an install that succeeded ("installed: API x.y.z, N bytes of bytecode, CRC c"),
+ * which `beacon upload` prints. */
+void rt_smp_installed_msg(const rt_package_t *pkg, char *msg, size_t cap);
 
 /* Verify the staged package (len bytes, read through `staging`) and switch to it. Returns 0
  * when it is installed; otherwise the package is refused, the running app is left as it was and

@@ -517,6 +517,18 @@ static bool any_running(const world_t *w)
 	return false;
 }
 
+const char *world_app_state_name(const world_t *world, uint32_t index)
+{
+	switch (world->devices[index].rt.app.state) {
+	case RT_APP_RUNNING:
+		return "running";
+	case RT_APP_FAILED:
+		return "failed";
+	default:
+		return "stopped";
+	}
+}
+
 int world_install(world_t *world, uint32_t index, const uint8_t *package, size_t len, char *msg,
 		  size_t msg_cap)
 {

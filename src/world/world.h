@@ -228,6 +228,9 @@ typedef enum {
 
 /* Give device index a new package and start it now (booting the device first if it never ran):
  * what an upload does. The buffer must outlive the run. Returns 0, or -1 with msg. */
+/* The state of a device's app as SMP's status answer names it: running, failed or stopped. */
+const char *world_app_state_name(const world_t *world, uint32_t index);
+
 int world_install(world_t *world, uint32_t index, const uint8_t *package, size_t len, char *msg,
 		  size_t msg_cap);
 

@@ -290,10 +290,7 @@ static int install(void *ctx, const rt_smp_staging_t *st, uint32_t len, char *ms
 		info("%s", msg);
 		return -1;
 	}
-	snprintf(msg, cap, "installed: API %u.%u.%u, %lu bytes of bytecode, CRC %08lx",
-		 (unsigned)(pkg.api_version >> 16), (unsigned)((pkg.api_version >> 8) & 0xffu),
-		 (unsigned)(pkg.api_version & 0xffu), (unsigned long)pkg.bytecode_size,
-		 (unsigned long)pkg.crc);
+	rt_smp_installed_msg(&pkg, msg, cap);
 	info("%s", msg);
 	return 0;
 }
@@ -301,31 +298,7 @@ static int install(void *ctx, const rt_smp_staging_t *st, uint32_t len, char *ms
 static void status(void *ctx, rt_smp_app_status_t *out)
 {
 	listen_t *l = ctx;
-	rt_package_t pkg;
-	char msg[160];
-	const world_device_t *d = &l->world->devices[0];
-	if (l->installed == NULL ||
-	    rt_package_check(l->installed, l->installed_len, &pkg, msg, sizeof(msg)) != RT_PACKAGE_OK) {
-		out->installed = false;
-		out->state = "none";
-		return;
-	}
-	out->installed = true;
-	out->crc = pkg.crc;
-	out->api_version = pkg.api_version;
-	out->engine_id = pkg.engine_id;
-	out->engine_version = pkg.engine_version;
-	switch (d->rt.app.state) {
-	case RT_APP_RUNNING:
-		out->state = "running";
-		break;
-	case RT_APP_FAILED:
-		out->state = "failed";
-		break;
-	default:
-		out->state = "stopped";
-		break;
-	}
+	rt_smp_status_of(out, l->installed, l->installed_len, world_app_state_name(l->world, 0));
 }
 
 /* --- transports --- */

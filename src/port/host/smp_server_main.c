@@ -152,9 +152,7 @@ static int install(void *ctx, const rt_smp_staging_t *st, uint32_t len, char *ms
 	}
 	memcpy(t->installed, t->staging, len);
 	t->installed_len = len;
-	snprintf(msg, cap, "installed: API %u.%u.%u, %lu bytes of bytecode, CRC %08lx",
-		 (unsigned)(pkg.api_version >> 16), (unsigned)((pkg.api_version >> 8) & 0xffu),
-		 (unsigned)(pkg.api_version & 0xffu), (unsigned long)pkg.bytecode_size, (unsigned long)pkg.crc);
+	rt_smp_installed_msg(&pkg, msg, cap);
 	fprintf(stderr, "beacon-smp-testd: %s\n", msg);
 	return 0;
 }
@@ -162,19 +160,7 @@ static int install(void *ctx, const rt_smp_staging_t *st, uint32_t len, char *ms
 static void status(void *ctx, rt_smp_app_status_t *out)
 {
 	testd_t *t = ctx;
-	rt_package_t pkg;
-	char msg[160];
-	if (t->installed_len == 0 || rt_package_check(t->installed, t->installed_len, &pkg, msg, sizeof(msg)) != RT_PACKAGE_OK) {
-		out->installed = false;
-		out->state = "none";
-		return;
-	}
-	out->installed = true;
-	out->crc = pkg.crc;
-	out->api_version = pkg.api_version;
-	out->engine_id = pkg.engine_id;
-	out->engine_version = pkg.engine_version;
-	out->state = "running";
+	rt_smp_status_of(out, t->installed, t->installed_len, "running");
 }
 
 /* Whether the answer to this request is lost (--drop-after). */

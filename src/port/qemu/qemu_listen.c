@@ -136,10 +136,7 @@ static int install(void *ctx, const rt_smp_staging_t *st, uint32_t len, char *ms
 		info("", msg);
 		return -1;
 	}
-	snprintf(msg, cap, "installed: API %u.%u.%u, %lu bytes of bytecode, CRC %08lx",
-		 (unsigned)(pkg.api_version >> 16), (unsigned)((pkg.api_version >> 8) & 0xffu),
-		 (unsigned)(pkg.api_version & 0xffu), (unsigned long)pkg.bytecode_size,
-		 (unsigned long)pkg.crc);
+	rt_smp_installed_msg(&pkg, msg, cap);
 	info("", msg);
 	return 0;
 }
@@ -149,30 +146,11 @@ static void status(void *ctx, rt_smp_app_status_t *out)
 	listen_t *l = ctx;
 	const uint8_t *slot;
 	size_t len;
-	rt_package_t pkg;
-	char msg[160];
-	if (qemu_app_slot_get(&slot, &len) != 0 ||
-	    rt_package_check(slot, len, &pkg, msg, sizeof(msg)) != RT_PACKAGE_OK) {
-		out->installed = false;
-		out->state = "none";
-		return;
+	if (qemu_app_slot_get(&slot, &len) != 0) {
+		slot = NULL;
+		len = 0;
 	}
-	out->installed = true;
-	out->crc = pkg.crc;
-	out->api_version = pkg.api_version;
-	out->engine_id = pkg.engine_id;
-	out->engine_version = pkg.engine_version;
-	switch (l->world->devices[0].rt.app.state) {
-	case RT_APP_RUNNING:
-		out->state = "running";
-		break;
-	case RT_APP_FAILED:
-		out->state = "failed";
-		break;
-	default:
-		out->state = "stopped";
-		break;
-	}
+	rt_smp_status_of(out, slot, len, world_app_state_name(l->world, 0));
 }
 
 void qemu_listen(world_t *world, const char *name, const uint8_t *slot, size_t slot_len)
