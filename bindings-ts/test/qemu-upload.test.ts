@@ -9,16 +9,13 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
-import * as os from 'os';
 import * as path from 'path';
-import * as zlib from 'zlib';
-import { CliIo } from '../src/cli/io';
-import { main } from '../src/cli/main';
 import { compileApp } from '../src/compiler';
 import { QemuBoard } from '../src/compiler/qemuImage';
 import { deviceStatus, openSerial, SmpClient, uploadPackage } from '../src/smp';
 import { ListenDevice } from '../src/testing/listen';
 import { startQemuListen } from '../src/testing/qemuListen';
+import { APP_A, APP_B, cli, uploadScratch, withCrc } from './uploadFixtures';
 
 function have(cmd: string, args: string[]): boolean {
   return spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
@@ -29,48 +26,7 @@ const skip = !have('qemu-system-arm', ['--version'])
     ? 'arm-none-eabi-gcc is not installed'
     : false;
 
-const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-qemu-upload-'));
-const devices: ListenDevice[] = [];
-process.on('exit', () => {
-  for (const d of devices) d.kill();
-  fs.rmSync(tmpRoot, { recursive: true, force: true });
-});
-
-async function cli(argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const io: CliIo = { out: (t) => (out += t), err: (t) => (err += t) };
-  const code = await main(argv, io);
-  return { code, out, err };
-}
-
-function write(name: string, data: Buffer | string): string {
-  const f = path.join(tmpRoot, name);
-  fs.writeFileSync(f, data);
-  return f;
-}
-
-function withCrc(pkg: Buffer): Buffer {
-  let crc = zlib.crc32(pkg.subarray(0, 36));
-  crc = zlib.crc32(pkg.subarray(40), crc);
-  pkg.writeUInt32LE(crc >>> 0, 36);
-  return pkg;
-}
-
-// App a counts its starts in storage record 1 and shows the record on every tick, so its output
-// tells whether it was restarted and whether its storage changed.
-const APP_A = `
-const n = (storage.read(1) as number | undefined) ?? 0;
-storage.save(1, n + 1);
-print('a started, record ' + (n + 1));
-timers.repeat(50, () => print('a tick, record ' + storage.read(1)));
-`;
-// App b is larger than one request (several chunks) and says so when it starts.
-const APP_B = `const words = [${Array.from({ length: 900 }, (_, i) => `'w${i}'`).join(', ')}];
-const record = storage.read(1) as number;
-// An index known only at run time keeps the whole list in the package.
-print('b started, record ' + record + ', ' + words.length + ' words, ' + words[(record * 7) % words.length]);
-`;
+const { root: tmpRoot, devices, write } = uploadScratch('beacon-qemu-upload-');
 
 let built: Promise<{ aFile: string; a: Buffer; bFile: string; b: Buffer }> | undefined;
 function packages(): Promise<{ aFile: string; a: Buffer; bFile: string; b: Buffer }> {
