@@ -437,10 +437,11 @@ break;`;
 }
 
 /**
- * Most source one app may have: the bytecode of a bigger one does not fit the simulator's heap
- * (the device's, scaled for a 64-bit host), so a version's cases are split over several apps.
+ * Most source one app may have: the bytecode of a bigger one, with what its cases allocate (the
+ * limits' rows make strings of 12 kB), does not fit the simulator's heap (the device's, scaled for
+ * a 64-bit host), so a version's cases are split over several apps.
  */
-const APP_SOURCE_MAX = 32_000;
+const APP_SOURCE_MAX = 24_000;
 
 function buildApp(version: ApiVersion): App {
   const head = [PRELUDE, ...table.prelude].join('\n');
