@@ -12,7 +12,6 @@
 // The simulator runs in virtual time: a failed sync's retries (after 1, 2, 4... minutes) come at
 // once in real time, so while the cloud is down the proxy refuses one connection and holds the
 // next until the cloud is back (the device waits for its CONNACK, as on a slow network).
-import { spawn } from 'child_process';
 import * as assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -25,6 +24,7 @@ import type { Cloud, CloudStore, StoredEvent } from '../src/cloud';
 import { FaultProxy, startFaultProxy } from '../src/cloud/faultProxy';
 import { CloudProcess, freePort, PgServer, postgresBin, POSTGRES_MISSING, startCloudProcess, startPostgres, tmpDir } from '../src/cloud/testkit';
 import { loadScenario, lowerScenario } from '../src/world/scenario';
+import { allEvents as eventsOfDevice, runChild } from './childProcess';
 
 const dir = tmpDir('beacon-cloud-faults-');
 const appSource = path.join(path.dirname(toolsRoot()), 'tests', 'cloud', 'faults.ts');
@@ -46,21 +46,7 @@ before(async () => {
   hasMosquitto = !/without libmosquitto/.test(probe.stderr);
 });
 
-function runSim(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(sim, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString('utf8')));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('error', reject);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
+const runSim = (args: string[]) => runChild(sim, args, 120_000);
 
 /** A world of the simulator's one device with these scenario events (power cuts). */
 function worldScript(name: string, events: object[]): string {
@@ -71,16 +57,7 @@ function worldScript(name: string, events: object[]): string {
   return script;
 }
 
-async function allEvents(store: CloudStore): Promise<StoredEvent[]> {
-  const out: StoredEvent[] = [];
-  let next: string | undefined;
-  for (;;) {
-    const page = await store.events(ID, { limit: 1000, before: next });
-    out.push(...page.events);
-    if (!page.next) return out;
-    next = page.next;
-  }
-}
+const allEvents = (store: CloudStore) => eventsOfDevice(store, ID);
 
 async function postMessage(httpUrl: string, k: number): Promise<void> {
   const res = await fetch(`${httpUrl}/api/devices/${ID}/messages`, {

@@ -5,7 +5,6 @@
 // on the same --cloud-db adds only that run's events. An app without the cloud starts no cloud; a
 // busy port or a database that cannot be written is a clear error before anything runs. Skipped
 // when the simulator was built without libmosquitto.
-import { spawn } from 'child_process';
 import * as assert from 'assert/strict';
 import * as fs from 'fs';
 import * as net from 'net';
@@ -17,6 +16,7 @@ import type { CloudStore, StoredEvent } from '../src/cloud';
 import { POSTGRES_MISSING, postgresBin, startCloudProcess, startPostgres, tmpDir, waitFor } from '../src/cloud/testkit';
 import { mergeTrace, packageUsesCloud, scriptUsesCloud, simDeviceId } from '../src/cli/runCloud';
 import { lowerScenario, parseScenario, withoutCloudMessages } from '../src/world/scenario';
+import { allEvents as eventsOfDevice, runChild } from './childProcess';
 
 const cli = path.join(toolsRoot(), 'bin', 'beacon.js');
 const dir = tmpDir('beacon-cloud-run-');
@@ -28,32 +28,9 @@ interface Result {
   stderr: string;
 }
 
-function beacon(args: string[]): Promise<Result> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString('utf8')));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 180_000);
-    child.on('error', reject);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
+const beacon = (args: string[]): Promise<Result> => runChild(process.execPath, [cli, ...args], 180_000);
 
-async function allEvents(store: CloudStore): Promise<StoredEvent[]> {
-  const out: StoredEvent[] = [];
-  let cursor: string | undefined;
-  for (;;) {
-    const page = await store.events(id, { limit: 1000, before: cursor });
-    out.push(...page.events);
-    if (!page.next) return out;
-    cursor = page.next;
-  }
-}
+const allEvents = (store: CloudStore) => eventsOfDevice(store, id);
 
 async function withDb<T>(file: string, fn: (store: CloudStore) => Promise<T>): Promise<T> {
   const store = await openStore(file);

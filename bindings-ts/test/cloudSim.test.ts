@@ -4,15 +4,15 @@
 // again with the same flash (events not yet acknowledged are sent again, acknowledged ones are not);
 // a message sent through the cloud reaches cloud.onReceive exactly once; a wrong secret is refused
 // and the app's end handler says so. Skipped when the simulator was built without libmosquitto.
-import { spawn } from 'child_process';
 import * as assert from 'assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
 import { after, before, test } from 'node:test';
 import { toolsRoot } from '../src/codegen/versions';
 import { startCloud } from '../src/cloud';
-import type { Cloud, CloudStore, StoredEvent } from '../src/cloud';
+import type { Cloud, CloudStore } from '../src/cloud';
 import { freePort, tmpDir } from '../src/cloud/testkit';
+import { allEvents as eventsOfDevice, runChild } from './childProcess';
 
 const cli = path.join(toolsRoot(), 'bin', 'beacon.js');
 const dir = tmpDir('beacon-cloud-sim-');
@@ -20,32 +20,9 @@ const dir = tmpDir('beacon-cloud-sim-');
 const id = '5eac0b1d00004d0cbeac051a00000001';
 
 // Asynchronous: the embedded broker runs in this process and must answer meanwhile.
-function beacon(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (b: Buffer) => (stdout += b.toString('utf8')));
-    child.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-    child.on('error', reject);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
+const beacon = (args: string[]) => runChild(process.execPath, [cli, ...args], 120_000);
 
-async function allEvents(store: CloudStore): Promise<StoredEvent[]> {
-  const out: StoredEvent[] = [];
-  let before: string | undefined;
-  for (;;) {
-    const page = await store.events(id, { limit: 1000, before });
-    out.push(...page.events);
-    if (!page.next) return out;
-    before = page.next;
-  }
-}
+const allEvents = (store: CloudStore) => eventsOfDevice(store, id);
 
 let cloud: Cloud;
 let secret = '';

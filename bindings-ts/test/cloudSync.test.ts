@@ -10,7 +10,7 @@ import * as path from 'path';
 import { DeviceClient, MemoryStorage, PowerCut, SyncStep } from '../src/cloud/deviceClient';
 import { decodeAck, encodeBatch, topic, WireEvent } from '../src/cloud/protocol';
 import { startCloud } from '../src/cloud/service';
-import { CloudStore, openStore, StoredEvent } from '../src/cloud/store';
+import { CloudStore, openStore } from '../src/cloud/store';
 import {
   beaconSync,
   deviceId,
@@ -24,19 +24,9 @@ import {
   tmpDir,
   waitFor,
 } from '../src/cloud/testkit';
+import { allEvents } from './childProcess';
 
 const dir = tmpDir('beacon-sync-test-');
-
-async function allEvents(store: CloudStore, id: string): Promise<StoredEvent[]> {
-  const out: StoredEvent[] = [];
-  let before: string | undefined;
-  for (;;) {
-    const page = await store.events(id, { limit: 1000, before });
-    out.push(...page.events);
-    if (!page.next) return out;
-    before = page.next;
-  }
-}
 
 async function exactlyOnceScenario(db: string): Promise<void> {
   const port = await freePort();

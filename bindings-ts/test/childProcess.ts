@@ -1,0 +1,40 @@
+// What the cloud tests share: a child process run without blocking this one (the embedded broker
+// and the store live in this process and must answer meanwhile), and every event the store holds
+// for a device, page by page.
+import { spawn } from 'child_process';
+import type { CloudStore, StoredEvent } from '../src/cloud';
+
+export interface ChildResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run `command args`, collecting its output; killed after timeoutMs. */
+export function runChild(command: string, args: string[], timeoutMs: number): Promise<ChildResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (b: Buffer) => (stdout += b.toString('utf8')));
+    child.stderr.on('data', (b: Buffer) => (stderr += b.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+/** Every event the store holds for a device, newest first, across the store's pages. */
+export async function allEvents(store: CloudStore, device: string): Promise<StoredEvent[]> {
+  const out: StoredEvent[] = [];
+  let before: string | undefined;
+  for (;;) {
+    const page = await store.events(device, { limit: 1000, before });
+    out.push(...page.events);
+    if (!page.next) return out;
+    before = page.next;
+  }
+}
