@@ -1,4 +1,4 @@
-// What the cloud tests share: a child process run without blocking this one (the embedded broker
+// What the tests that run the CLI as a child share: a child process run without blocking this one (the embedded broker
 // and the store live in this process and must answer meanwhile), and every event the store holds
 // for a device, page by page.
 import { spawn } from 'child_process';
@@ -10,10 +10,14 @@ export interface ChildResult {
   stderr: string;
 }
 
-/** Run `command args`, collecting its output; killed after timeoutMs. */
-export function runChild(command: string, args: string[], timeoutMs: number): Promise<ChildResult> {
+/**
+ * Run `command args` (in cwd), collecting its output; killed after timeoutMs. A test whose own
+ * process may hold the host build's lock (an in-process server building an app) must run the CLI
+ * this way, not with execFileSync: a blocked event loop never releases the lock the child waits on.
+ */
+export function runChild(command: string, args: string[], timeoutMs: number, cwd?: string): Promise<ChildResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString('utf8')));

@@ -2,7 +2,7 @@
 // CLI's, the editor's type errors are the build's, and the WebAssembly world gives beacon-sim's
 // output and trace on every engine built (studio.test.ts drives the page itself in chromium).
 import { strict as assert } from 'node:assert';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -11,6 +11,7 @@ import { repoRoot } from '../src/compiler/hostTools';
 import { buildSource, ensureWasm, lowerScenarioText } from '../src/studio/server';
 import { EditorService } from '../src/studio/languageService';
 import { Pacer, SimFactory, WasmWorld } from '../src/studio/world';
+import { runChild } from './childProcess';
 
 const ROOT = repoRoot();
 const BEACON = path.join(ROOT, 'bindings-ts', 'bin', 'beacon.js');
@@ -133,7 +134,9 @@ describe('the WebAssembly world gives beacon-sim output and trace', { skip: HAS_
       }
       fs.copyFileSync(path.join(ROOT, 'examples', 'button-led.ts'), path.join(dir, 'button-led.ts'));
       fs.writeFileSync(path.join(dir, 'w.json'), JSON.stringify(scenario));
-      const stdout = execFileSync(process.execPath, [BEACON, 'run', 'button-led.ts', '--engine', engine, '--world', 'w.json', '--trace', 't.jsonl'], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+      const run = await runChild(process.execPath, [BEACON, 'run', 'button-led.ts', '--engine', engine, '--world', 'w.json', '--trace', 't.jsonl'], 300_000, dir);
+      assert.equal(run.status, 0, run.stderr);
+      const stdout = run.stdout;
       const built = await buildSource(fs.readFileSync(path.join(dir, 'button-led.ts'), 'utf8'), 'button-led.ts', '0.2.6', engine);
       const lowered = await lowerScenarioText(JSON.stringify(scenario), 'w.json');
       assert.ok(built.ok && !('error' in lowered));

@@ -6,7 +6,7 @@
 // both, so CI runs it).
 /// <reference lib="dom" />
 import { strict as assert } from 'node:assert';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -14,6 +14,14 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
 import { repoRoot } from '../src/compiler/hostTools';
 import type { StudioServer } from '../src/studio/server';
+import { runChild } from './childProcess';
+
+/** `beacon <args>` in cwd, asynchronously (see runChild); its stdout, or an error with its stderr. */
+async function beaconOut(args: string[], cwd: string): Promise<string> {
+  const r = await runChild(process.execPath, [BEACON, ...args], 300_000, cwd);
+  if (r.status !== 0) throw new Error(`beacon ${args.join(' ')} exited with ${r.status}:\n${r.stderr}`);
+  return r.stdout;
+}
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => fs.existsSync(p));
 const HAS_EMCC = spawnSync('sh', ['-c', 'command -v emcc'], { encoding: 'utf8' }).status === 0;
@@ -151,7 +159,7 @@ describe('beacon studio in chromium', { skip }, () => {
     const world = path.join(dir, 'desk.json');
     fs.writeFileSync(world, JSON.stringify(SCENARIO));
     const trace = path.join(dir, 'cli.jsonl');
-    const stdout = execFileSync(process.execPath, [BEACON, 'run', app, '--world', world, '--cloud', 'loopback', '--trace', trace], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const stdout = await beaconOut(['run', app, '--world', world, '--cloud', 'loopback', '--trace', trace], dir);
 
     await openExample('button-led.ts');
     await page.evaluate((text: string) => (window as unknown as { studio: { openFile(n: string, t: string): Promise<void> } }).studio.openFile('desk.json', text), JSON.stringify(SCENARIO));
@@ -182,7 +190,7 @@ describe('beacon studio in chromium', { skip }, () => {
     const world = path.join(dir, `${name}.json`);
     fs.writeFileSync(world, JSON.stringify(scenario));
     const trace = path.join(dir, `${name}.jsonl`);
-    const stdout = execFileSync(process.execPath, [BEACON, 'run', app, '--world', world, '--cloud', 'loopback', '--trace', trace], { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const stdout = await beaconOut(['run', app, '--world', world, '--cloud', 'loopback', '--trace', trace], dir);
     await on.evaluate((s: string, n: string) => (window as unknown as StudioWindow).studio.setSource(s, n), source, name);
     await on.evaluate((text: string, n: string) => (window as unknown as StudioWindow).studio.openFile(n, text), JSON.stringify(scenario), `${name}.json`);
     await on.select('#speed', 'max');
@@ -302,7 +310,7 @@ describe('beacon studio in chromium', { skip }, () => {
     const world = path.join(fleet, 'fleet.json');
     fs.writeFileSync(world, JSON.stringify(scenario));
     const trace = path.join(fleet, 'cli.jsonl');
-    const stdout = execFileSync(process.execPath, [BEACON, 'run', '--world', world, '--cloud', 'loopback', '--trace', trace], { cwd: fleet, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const stdout = await beaconOut(['run', '--world', world, '--cloud', 'loopback', '--trace', trace], fleet);
     assert.match(stdout, /\[counter\] count 3/);
 
     // `beacon studio --world fleet/fleet.json`: the apps are found beside the scenario.
@@ -364,7 +372,7 @@ describe('beacon studio in chromium', { skip }, () => {
   test('a corrupt package dropped onto the page is refused as the CLI refuses it; the running app goes on', async () => {
     const bad = Buffer.concat([Buffer.from('BAPP'), Buffer.alloc(60, 7)]);
     fs.writeFileSync(path.join(dir, 'broken.bapp'), bad);
-    const cli = spawnSync(process.execPath, [BEACON, 'run', 'broken.bapp'], { cwd: dir, encoding: 'utf8' });
+    const cli = await runChild(process.execPath, [BEACON, 'run', 'broken.bapp'], 120_000, dir);
     assert.equal(cli.status, 1);
     // The CLI names the file by its path; the page, which gets no path with a drop, by its name.
     const prefix = `beacon-sim: ${path.join(dir, 'broken.bapp')}: `;
