@@ -67,6 +67,13 @@ export async function startListen(o: StartListenOptions = {}): Promise<ListenDev
     command: (line) => {
       proc.stdin!.write(line + '\n');
     },
+    ...processControls(proc),
+  };
+}
+
+/** stop (SIGTERM, resolved at exit) and kill (SIGKILL) of a listening device's process. */
+export function processControls(proc: ChildProcess): Pick<ListenDevice, 'stop' | 'kill'> {
+  return {
     stop: () =>
       new Promise<void>((resolve) => {
         if (proc.exitCode !== null || proc.signalCode !== null) return resolve();

@@ -6,7 +6,7 @@ import * as readline from 'readline';
 import { Engine } from '../compiler/hostTools';
 import { DEFAULT_QEMU_BOARD, ensureQemuImage, QemuBoard, qemuArgs, qemuPtyOf } from '../compiler/qemuImage';
 import { ConsoleLines } from './console';
-import { ListenDevice } from './listen';
+import { ListenDevice, processControls } from './listen';
 
 export interface StartQemuListenOptions {
   engine: Engine;
@@ -76,14 +76,6 @@ export async function startQemuListen(o: StartQemuListenOptions): Promise<Listen
     command: () => {
       throw new Error('the emulated device has no control channel');
     },
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
-        proc.once('exit', () => resolve());
-        proc.kill('SIGTERM');
-      }),
-    kill: () => {
-      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
-    },
+    ...processControls(proc),
   };
 }
