@@ -95,7 +95,7 @@ project(beacon_cross C)
 # As the host build: C11 with GNU extensions.
 set(CMAKE_C_STANDARD 11)
 set(CMAKE_C_STANDARD_REQUIRED ON)
-set(BEACON_WARNINGS -Wall -Wextra -Werror -Wno-unused-parameter)
+set(BEACON_WARNINGS -Wall -Wextra -Werror -Wdouble-promotion -Wno-unused-parameter)
 set(BEACON_INCLUDES "${BEACON_ROOT}/src" "${BEACON_ROOT}/src/engine" "${BEACON_ROOT}/src/hal"
     "${BEACON_ROOT}/src/runtime" "${BEACON_ROOT}/src/runtime/generated" "${BEACON_ROOT}/src/glue"
     "${BEACON_ROOT}/src/glue/generated")

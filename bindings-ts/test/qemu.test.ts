@@ -5,17 +5,13 @@
 // the simulator the apps were written against. Figures (the image's "[beacon figure]" lines on
 // stderr) are the only difference allowed. Each app is built once and both runs use the package.
 // Skipped without qemu-system-arm or the Arm toolchain; JerryScript also needs JERRYSCRIPT_DIR.
-import { execFile, spawnSync } from 'child_process';
+import { spawnSync } from 'child_process';
 import * as assert from 'assert/strict';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { after, test } from 'node:test';
-import { toolsRoot } from '../src/codegen/versions';
-
-const repo = path.dirname(toolsRoot());
-const appsDir = path.join(repo, 'tests', 'apps');
-const cli = path.join(toolsRoot(), 'bin', 'beacon.js');
+import { beacon, deviceLines, repo, Run, testApps } from './boardRuns';
 
 function have(cmd: string, args: string[]): boolean {
   return spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
@@ -26,68 +22,10 @@ const missingTools = !have('qemu-system-arm', ['--version'])
     ? 'arm-none-eabi-gcc is not installed'
     : false;
 
-interface AppSpec {
-  file: string;
-  args: string[];
-  buildArgs: string[];
-  devices: number;
-  hasTrace: boolean;
-}
-
-function readSpec(file: string): AppSpec {
-  const spec: AppSpec = { file, args: [], buildArgs: [], devices: 1, hasTrace: false };
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    const m = /^\/\/ (run|exit|stderr|world): (.*)$/.exec(line);
-    if (!m) {
-      if (line.startsWith('//')) continue;
-      break;
-    }
-    if (m[1] === 'run') {
-      const words = m[2].trim().split(/\s+/);
-      spec.args.push(...words);
-      const api = words.indexOf('--api');
-      if (api >= 0) spec.buildArgs.push('--api', words[api + 1]);
-    } else if (m[1] === 'world') {
-      const world = path.join(path.dirname(file), m[2].trim());
-      spec.args.push('--world', world);
-      spec.devices = (JSON.parse(fs.readFileSync(world, 'utf8')).devices ?? [{}]).length;
-    }
-  }
-  spec.hasTrace = fs.existsSync(file.replace(/\.(ts|js)$/, '.trace'));
-  return spec;
-}
-
 const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-qemu-'));
 after(() => fs.rmSync(tempDir, { recursive: true, force: true }));
 
-interface Run {
-  status: number;
-  stdout: string;
-  stderr: string;
-  trace?: string;
-}
-
-function beacon(args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [cli, ...args], { encoding: 'utf8', timeout: 300_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      const status = err ? (typeof err.code === 'number' ? err.code : 1) : 0;
-      resolve({ status, stdout, stderr });
-    });
-  });
-}
-
-/** The simulator's stderr lines that describe the host run itself, not the device. */
-function deviceLines(stderr: string): string[] {
-  return stderr
-    .split('\n')
-    .filter((l) => l !== '' && !l.startsWith('[beacon figure]') && !l.startsWith('[beacon info] run ended') && !l.startsWith('beacon: '));
-}
-
-const apps = fs
-  .readdirSync(appsDir)
-  .filter((f) => /\.(ts|js)$/.test(f))
-  .sort()
-  .map((f) => readSpec(path.join(appsDir, f)));
+const apps = testApps();
 
 const engines: { name: string; skip: string | false }[] = [
   { name: 'duktape', skip: missingTools },

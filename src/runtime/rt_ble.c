@@ -484,7 +484,7 @@ static void read_sensors(readings_t *r)
 	hal_power_t p;
 	memset(&p, 0, sizeof(p));
 	hal_power_read(&p);
-	r->battery_mv = p.voltage > 0 ? round(p.voltage * 1000.0) : NAN;
+	r->battery_mv = p.voltage > 0 ? round((double)p.voltage * 1000.0) : (double)NAN;
 	r->battery_percent = p.voltage > 0 ? p.percent : NAN;
 	r->temperature_c = hal_temp_read();
 }
@@ -551,7 +551,7 @@ eng_value_t rt_ble_build_vendorNearable(void)
 	n.temperature_c = r.temperature_c;
 	n.moving = r.moving;
 	for (int i = 0; i < 3; i++) {
-		n.accel_mg[i] = r.g[i] * 1000.0;
+		n.accel_mg[i] = (double)r.g[i] * 1000.0;
 	}
 	n.current_motion_s = r.current_s;
 	n.previous_motion_s = r.previous_s;

@@ -536,7 +536,7 @@ static rt_ble_beacon_type_t parse_eddystone(const uint8_t *f, size_t n, rt_ble_p
 			uint16_t mv = get_be16(f + 2);
 			uint16_t temp = get_be16(f + 4);
 			out->eddystone_tlm.battery_mv = mv == 0 ? NAN : mv;
-			out->eddystone_tlm.temperature_c = temp == 0x8000 ? NAN : sign_extend(temp, 16) / 256.0;
+			out->eddystone_tlm.temperature_c = temp == 0x8000 ? (double)NAN : sign_extend(temp, 16) / 256.0;
 			out->eddystone_tlm.adv_count = get_be32(f + 6);
 			out->eddystone_tlm.uptime_ds = get_be32(f + 10);
 			return RT_BLE_TYPE_EDDYSTONE_TLM;
@@ -579,7 +579,7 @@ static rt_ble_beacon_type_t parse_vendor_telemetry(const uint8_t *f, size_t n, r
 			t->firmware_error = (f[15] & 0x04) != 0;
 			t->clock_error = (f[15] & 0x08) != 0;
 			uint32_t raw = get_le32(f + 16);
-			t->a.pressure_pa = raw == 0xffffffffu ? NAN : raw / 256.0;
+			t->a.pressure_pa = raw == 0xffffffffu ? (double)NAN : raw / 256.0;
 		} else if (t->version == 1) {
 			t->has_errors = true;
 			t->firmware_error = (f[16] & 0x01) != 0;

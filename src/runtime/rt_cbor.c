@@ -238,7 +238,7 @@ bool rt_cbor_enc_double(rt_cbor_enc_t *e, double v)
 	/* Outside float32's finite range (infinities aside) a float cast is not exact anyway, and
 	 * range-checking first keeps the conversion defined. */
 	bool is_inf = v > DBL_MAX || v < -DBL_MAX;
-	if (is_inf || (v <= FLT_MAX && v >= -FLT_MAX)) {
+	if (is_inf || (v <= (double)FLT_MAX && v >= -(double)FLT_MAX)) {
 		float f = (float)v;
 		if (is_inf || (double)f == v) {
 			uint32_t fb;

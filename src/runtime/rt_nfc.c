@@ -220,7 +220,7 @@ static eng_value_t read_fields(eng_value_t list, uint32_t count, fields_t *f)
 		}
 		eng_value_t type = eng_get(record, "recordType");
 		eng_type_t tt = eng_typeof(type);
-		f->record_type[i] = tt == ENG_TYPE_NUMBER ? eng_get_number(type) : NAN;
+		f->record_type[i] = tt == ENG_TYPE_NUMBER ? eng_get_number(type) : (double)NAN;
 		eng_release(type);
 		if (tt == ENG_TYPE_UNDEFINED) {
 			eng_release(record);

@@ -413,7 +413,7 @@ static double tenth(double x)
 
 eng_value_t rt_sensors_battery_getVoltage(void)
 {
-	return eng_number(round(power().voltage * 1000.0) / 1000.0);
+	return eng_number(round((double)power().voltage * 1000.0) / 1000.0);
 }
 
 eng_value_t rt_sensors_battery_isExtPower(void)

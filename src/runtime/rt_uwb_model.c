@@ -76,7 +76,7 @@ rt_uwb_error_t rt_uwb_validate(double role, const rt_uwb_options_in_t *options, 
 		return fail(RT_UWB_ERR_INVALID_OPTIONS, "panId must be an integer 0..65535", detail);
 	}
 	double min = o->has_min_distance ? o->min_distance_m : 0.0;
-	double max = o->has_max_distance ? o->max_distance_m : INFINITY;
+	double max = o->has_max_distance ? o->max_distance_m : (double)INFINITY;
 	if (o->has_min_distance && !(isfinite(min) && min >= 0)) {
 		return fail(RT_UWB_ERR_INVALID_OPTIONS, "minDistance must be 0 or more", detail);
 	}
@@ -110,7 +110,7 @@ double rt_uwb_true_distance(const rt_uwb_position_t *a, const rt_uwb_position_t 
 {
 	double s = rt_geo_distance(a->lat, a->lon, b->lat, b->lon);
 	double dz = b->alt - a->alt;
-	return isfinite(dz) ? hypot(s, dz) : NAN;
+	return isfinite(dz) ? hypot(s, dz) : (double)NAN;
 }
 
 uint8_t rt_uwb_lqi(const rt_uwb_model_t *model, uint8_t mode, double d)

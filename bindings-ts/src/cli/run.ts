@@ -1,7 +1,7 @@
 // `beacon run [<app.ts|app.js|app.bapp>...] [--world scenario.json] [--trace FILE] [--verbose]
 //  [--heap N] [--flash DIR] [--for I] [--api V] [--engine E] [--realtime] [--utc T] [--trust key.pub]...
 //  [--cloud loopback|none|embedded|mqtt://HOST:PORT [--cloud-secret S]] [--cloud-db FILE] [--cloud-port P]
-//  [--target sim|qemu [--board B]]`
+//  [--target sim|qemu|bsim|zephyr-qemu [--board B]]`
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -16,8 +16,11 @@ import { packageUsesCloud, RunCloud, scriptUsesCloud, startRunCloud, summaryLine
 import type { LoweredWorld } from '../world/scenario';
 
 /** Where `beacon run` runs apps: the host simulator, or the firmware image on QEMU's Cortex-M. */
-export type RunTarget = 'sim' | 'qemu';
-export const RUN_TARGETS: readonly RunTarget[] = ['sim', 'qemu'];
+// sim: the host simulator; qemu: the bare-metal image on an emulated Cortex-M4/M33; bsim and
+// zephyr-qemu: the firmware built by Zephyr on nrf52_bsim and on mps2/an521 (src/firmware/zephyr.ts).
+export type RunTarget = 'sim' | 'qemu' | 'bsim' | 'zephyr-qemu';
+export const RUN_TARGETS: readonly RunTarget[] = ['sim', 'qemu', 'bsim', 'zephyr-qemu'];
+const ON_BOARD: readonly RunTarget[] = ['qemu', 'bsim', 'zephyr-qemu'];
 
 export interface SimOptions {
   forMs?: number;
@@ -233,12 +236,14 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     throw new UsageError(`--board: '${boardText}' is not one of ${QEMU_BOARDS.join(', ')}`);
   }
   const board = (boardText ?? DEFAULT_QEMU_BOARD) as QemuBoard;
-  if (target === 'qemu') {
+  const onBoard = ON_BOARD.includes(target);
+  if (onBoard) {
     if (cloudWanted.mode === 'embedded' || cloudWanted.db !== undefined || cloudWanted.port !== undefined) {
       throw new UsageError(`${cloudWanted.mode === 'embedded' ? '--cloud embedded' : cloudWanted.db !== undefined ? '--cloud-db' : '--cloud-port'}: the emulated image has no network to reach a cloud; it syncs with the loopback cloud`);
     }
     if (sim.realtime) throw new UsageError('--realtime: the emulated core runs in virtual time only');
     if (sim.trust !== undefined) throw new UsageError('--trust: the emulated image cannot verify signatures (it has no Ed25519)');
+    if (target !== 'qemu' && sim.flash !== undefined) throw new UsageError(`--flash: the firmware on ${target} keeps its flash in the board`);
   }
   const apiGiven = stringOption(args, 'api') !== undefined;
   const apiVersion = apiOption(args);
@@ -320,14 +325,30 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       }
     }
     engine ??= compiler.DEFAULT_ENGINE;
-    if (target === 'qemu' && new Set(apps).size > 1) {
-      throw new UsageError('--target qemu: the emulated board is one device; run several devices on the simulator', false);
+    if (onBoard && new Set(apps).size > 1) {
+      throw new UsageError(`--target ${target}: the emulated board is one device; run several devices on the simulator`, false);
     }
     // The emulated image runs what the simulator would: same packages, world script and options.
     // It has no clock of the host's, so the UTC the simulator would take from it is passed.
-    if (target === 'qemu' && sim.utcMs === undefined) sim.utcMs = Date.now();
+    if (onBoard && sim.utcMs === undefined) sim.utcMs = Date.now();
     // The image's cloud is the loopback one, which it has without the option.
-    if (target === 'qemu' && sim.cloud === 'loopback') delete sim.cloud;
+    if (onBoard && sim.cloud === 'loopback') delete sim.cloud;
+    if (target === 'bsim' || target === 'zephyr-qemu') {
+      const fw = await import('../firmware/zephyr');
+      const image = await fw.ensureZephyrImage(target, engine, { onNote: (line) => io.err(`beacon: ${line}\n`) });
+      if (script !== undefined) {
+        sim.world = path.join(workDir, 'world.script');
+        fs.writeFileSync(sim.world, script);
+      }
+      const pkgs = [...new Set(apps)].map((a) => path.resolve(packages.get(a)!));
+      const r = await fw.runZephyrFirmware(target, image, simArgs(pkgs, sim), { forMs: sim.forMs });
+      io.out(r.stdout);
+      const maps = pkgs.map((pkg) => compiler.loadPackageMap(pkg)).filter((m): m is PackageMap => typeof m !== 'string');
+      const stderr = mappedStderr(maps, compiler.rewriteLocations);
+      stderr(Buffer.from(r.stderr));
+      stderr(null);
+      return r.status;
+    }
     const [simTool] = target === 'qemu'
       ? [await (await import('../compiler/qemuImage')).ensureQemuImage(engine, board, {
           onNote: (line) => io.err(`beacon: ${line}\n`),

@@ -222,7 +222,7 @@ double eng_get_number(eng_value_t value)
 		return NAN;
 	}
 	index = eng_duk_index(value);
-	return duk_is_number(eng_duk->store, index) ? duk_get_number(eng_duk->store, index) : NAN;
+	return duk_is_number(eng_duk->store, index) ? duk_get_number(eng_duk->store, index) : (double)NAN;
 }
 
 bool eng_to_boolean(eng_value_t value)

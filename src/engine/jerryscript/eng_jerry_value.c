@@ -294,7 +294,7 @@ bool eng_get_boolean(eng_value_t value)
 
 double eng_get_number(eng_value_t value)
 {
-	return jerry_value_is_number(value) ? jerry_value_as_number(value) : NAN;
+	return jerry_value_is_number(value) ? jerry_value_as_number(value) : (double)NAN;
 }
 
 bool eng_to_boolean(eng_value_t value)
@@ -309,7 +309,7 @@ double eng_date_value(eng_value_t date)
 		return NAN;
 	}
 	jerry_value_t time = jerry_call(eng_jerry->intrinsics.date_get_time, date, NULL, 0);
-	double result = jerry_value_is_number(time) ? jerry_value_as_number(time) : NAN;
+	double result = jerry_value_is_number(time) ? jerry_value_as_number(time) : (double)NAN;
 
 	jerry_value_free(time);
 	return result;

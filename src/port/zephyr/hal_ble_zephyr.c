@@ -37,7 +37,13 @@
 #include <zephyr/bluetooth/hci_vs.h>
 #include <zephyr/kernel.h>
 #include <zephyr/logging/log.h>
+#include <zephyr/version.h>
+/* Zephyr 4.0 moved the network buffers' header; the firmware is built on 3.7 LTS. */
+#if KERNEL_VERSION_NUMBER >= 0x040000
 #include <zephyr/net_buf.h>
+#else
+#include <zephyr/net/buf.h>
+#endif
 #include <zephyr/sys/byteorder.h>
 
 LOG_MODULE_REGISTER(beacon_ble, LOG_LEVEL_INF);

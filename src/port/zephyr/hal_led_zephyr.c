@@ -113,20 +113,29 @@ void port_zephyr_led_init(void)
 
 #include <zephyr/drivers/led.h>
 
-/* The LEDs behind led0 .. led11 that exist, in order. LED_DT_SPEC_GET takes the LED controller
- * (the gpio-leds or pwm-leds parent) and the LED's index on it (include/zephyr/drivers/led.h). */
-#define RING_LED(n)                                                                                \
-	IF_ENABLED(DT_NODE_HAS_STATUS(DT_ALIAS(led##n), okay), (LED_DT_SPEC_GET(DT_ALIAS(led##n)),))
+/* The LEDs behind led0 .. led11 that exist, in order: each is its controller (the gpio-leds or
+ * pwm-leds parent) and its index among the controller's children, which is how the LED API
+ * numbers them. (Zephyr 4.x names this pair `struct led_dt_spec`; 3.7 has only the pair.) */
+struct ring_led {
+	const struct device *dev;
+	uint32_t index;
+};
 
-static const struct led_dt_spec ring[] = {
+#define RING_LED(n)                                                                                \
+	IF_ENABLED(DT_NODE_HAS_STATUS(DT_ALIAS(led##n), okay),                                     \
+		   ({.dev = DEVICE_DT_GET(DT_PARENT(DT_ALIAS(led##n))),                            \
+		     .index = DT_NODE_CHILD_IDX(DT_ALIAS(led##n))},))
+
+static const struct ring_led ring[] = {
 	RING_LED(0) RING_LED(1) RING_LED(2) RING_LED(3) RING_LED(4) RING_LED(5)
 	RING_LED(6) RING_LED(7) RING_LED(8) RING_LED(9) RING_LED(10) RING_LED(11)
 };
 
 #define RING_LEDS MIN(ARRAY_SIZE(ring), CONFIG_BEACON_MAX_LEDS)
+/* led_set_brightness() takes percent (include/zephyr/drivers/led.h). */
+#define RING_LED_FULL 100
 
-/* Brightness each LED shows (percent, LED_BRIGHTNESS_MAX = 100); -1: not written yet or the last
- * write failed. */
+/* Brightness each LED shows (percent); -1: not written yet or the last write failed. */
 static int16_t shown[RING_LEDS];
 static bool usable[RING_LEDS];
 static bool error_logged;
@@ -149,14 +158,14 @@ void hal_led_show(uint32_t index, bool on, const float rgb[3], float brightness)
 	if (rgb[2] > peak) {
 		peak = rgb[2];
 	}
-	uint8_t level = on ? scale(peak, brightness, (float)LED_BRIGHTNESS_MAX) : 0;
+	uint8_t level = on ? scale(peak, brightness, (float)RING_LED_FULL) : 0;
 
 	if (shown[index] == level) {
 		return;
 	}
 	/* led_set_brightness() falls back to on/off for LEDs without brightness control: any
 	 * level above 0 lights a GPIO LED. 0 or a negative errno. */
-	int rc = led_set_brightness_dt(&ring[index], level);
+	int rc = led_set_brightness(ring[index].dev, ring[index].index, level);
 
 	if (rc != 0) {
 		shown[index] = -1;
@@ -175,7 +184,7 @@ void port_zephyr_led_init(void)
 
 	for (size_t i = 0; i < RING_LEDS; i++) {
 		shown[i] = -1;
-		usable[i] = led_is_ready_dt(&ring[i]);
+		usable[i] = device_is_ready(ring[i].dev);
 		if (!usable[i]) {
 			LOG_ERR("ring LED %u (%s) not ready", (unsigned)i, ring[i].dev->name);
 		} else {

@@ -22,6 +22,33 @@ file(GLOB_RECURSE BEACON_RUNTIME_SOURCES CONFIGURE_DEPENDS "${BEACON_ROOT}/src/r
 # wrappers to src/glue/generated/; hand-written glue sits in src/glue/.
 file(GLOB_RECURSE BEACON_GLUE_SOURCES CONFIGURE_DEPENDS "${BEACON_ROOT}/src/glue/*.c")
 file(GLOB BEACON_PORT_SOURCES CONFIGURE_DEPENDS "${BEACON_ZEPHYR_PORT_DIR}/*.c")
+# What a device runs, and what a test board runs instead (CONFIG_BEACON_SIMULATED_WORLD): the
+# world's models of the hardware (src/world) behind the HAL, with the board's host link.
+set(BEACON_WORLD_PORT_FILES world_main_zephyr.c world_zephyr.c host_link_bsim.c host_link_semihost.c)
+# The OS side the world keeps from the device's port: lock, CRC, cryptography.
+set(BEACON_WORLD_KEEPS hal_lock_zephyr.c rt_crc32_zephyr.c hal_crypto_zephyr.c)
+set(_beacon_port_selected "")
+foreach(_source IN LISTS BEACON_PORT_SOURCES)
+  get_filename_component(_name "${_source}" NAME)
+  list(FIND BEACON_WORLD_PORT_FILES "${_name}" _world_file)
+  list(FIND BEACON_WORLD_KEEPS "${_name}" _kept)
+  if(CONFIG_BEACON_SIMULATED_WORLD)
+    if(_name STREQUAL "host_link_bsim.c" AND NOT CONFIG_SOC_POSIX)
+      continue()
+    elseif(_name STREQUAL "host_link_semihost.c" AND NOT CONFIG_SEMIHOST)
+      continue()
+    elseif(_world_file GREATER_EQUAL 0 OR _kept GREATER_EQUAL 0)
+      list(APPEND _beacon_port_selected "${_source}")
+    endif()
+  elseif(_world_file LESS 0)
+    list(APPEND _beacon_port_selected "${_source}")
+  endif()
+endforeach()
+set(BEACON_PORT_SOURCES ${_beacon_port_selected})
+if(CONFIG_BEACON_SIMULATED_WORLD)
+  file(GLOB BEACON_WORLD_SOURCES CONFIGURE_DEPENDS "${BEACON_ROOT}/src/world/*.c")
+  list(APPEND BEACON_RUNTIME_SOURCES ${BEACON_WORLD_SOURCES})
+endif()
 
 target_sources(app PRIVATE ${BEACON_RUNTIME_SOURCES} ${BEACON_GLUE_SOURCES} ${BEACON_PORT_SOURCES})
 target_include_directories(app PRIVATE
@@ -32,6 +59,7 @@ target_include_directories(app PRIVATE
   "${BEACON_ROOT}/src/runtime/generated"
   "${BEACON_ROOT}/src/glue"
   "${BEACON_ROOT}/src/glue/generated"
+  "${BEACON_ROOT}/src/world"
   "${BEACON_ZEPHYR_PORT_DIR}")
 
 # The portable code is held to the house rules here as on the host (and by
@@ -40,7 +68,7 @@ target_include_directories(app PRIVATE
 set_property(SOURCE ${BEACON_RUNTIME_SOURCES} ${BEACON_GLUE_SOURCES}
              APPEND PROPERTY COMPILE_OPTIONS -Wall -Wextra -Werror -Wno-unused-parameter)
 set_property(SOURCE ${BEACON_PORT_SOURCES}
-             APPEND PROPERTY COMPILE_OPTIONS -Wall -Wextra -Wno-unused-parameter)
+             APPEND PROPERTY COMPILE_OPTIONS -Wall -Wextra -Werror -Wno-unused-parameter)
 
 # ------------------------------------------------------------------------------ engine
 

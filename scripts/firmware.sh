@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Build the firmware with Zephyr's own build system, and print its flash and RAM by component.
+#
+#   scripts/firmware.sh BOARD [--engine jerryscript|duktape] [--app app.bapp] [--build-dir DIR]
+#                             [--print-dir]
+#
+# BOARD is a Zephyr board target: nrf52840dk/nrf52840 (the BLE beacon), nrf9160dk/nrf9160 (the
+# LTE tracker, secure image without TF-M), nrf52_bsim (the nRF52 on BabbleSim) or mps2/an521/cpu0
+# (Cortex-M33 under QEMU). The engine defaults to JerryScript, the device's. --app links a
+# package in as the factory default (the app store's content wins once an app was installed).
+#
+# Zephyr comes from ZEPHYR_BASE (a west workspace: `west init -l . && west update`), or else from
+# the offline workspace beside this repository (../shared/zephyr/setup.sh, which it unpacks). The
+# build goes to build/zephyr/<board>-<engine> (--build-dir to change it; --print-dir prints where
+# and builds nothing). Warnings in the project's code are errors. After the build the image's
+# figures are printed (scripts/firmware-sizes.py), and the build fails when the image leaves the
+# board less room than src/port/zephyr/budget.json documents.
+set -euo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+
+usage() {
+	echo "usage: scripts/firmware.sh BOARD [--engine jerryscript|duktape] [--app app.bapp] [--build-dir DIR] [--print-dir]" >&2
+	exit 2
+}
+[ $# -ge 1 ] || usage
+board="$1"
+shift
+engine=jerryscript
+app=""
+build_dir=""
+print_dir=false
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--engine) engine="${2:?}"; shift 2 ;;
+	--app) app="$(cd "$(dirname "${2:?}")" && pwd)/$(basename "$2")"; shift 2 ;;
+	--build-dir) build_dir="${2:?}"; shift 2 ;;
+	--print-dir) print_dir=true; shift ;;
+	*) usage ;;
+	esac
+done
+case "$engine" in
+jerryscript | duktape) ;;
+*) echo "firmware: --engine takes jerryscript or duktape" >&2; exit 2 ;;
+esac
+board_dir="$(echo "$board" | tr '/@' '__')"
+build_dir="${build_dir:-$ROOT/build/zephyr/$board_dir-$engine}"
+if $print_dir; then
+	echo "$build_dir"
+	exit 0
+fi
+
+# The Zephyr workspace: the caller's, or the offline one.
+if [ -z "${ZEPHYR_BASE:-}" ]; then
+	setup="$ROOT/../shared/zephyr/setup.sh"
+	if [ ! -f "$setup" ]; then
+		echo "firmware: set ZEPHYR_BASE to a Zephyr 3.7 workspace (west init -l . && west update)" >&2
+		exit 2
+	fi
+	eval "$(bash "$setup")"
+fi
+variant="${ZEPHYR_TOOLCHAIN_VARIANT:-}"
+case "$board" in
+*_bsim* | native_sim*) variant=host ;;
+*) [ -n "$variant" ] || { command -v arm-none-eabi-gcc >/dev/null && variant=gnuarmemb && export GNUARMEMB_TOOLCHAIN_PATH="${GNUARMEMB_TOOLCHAIN_PATH:-/usr}"; } ;;
+esac
+
+# Debian's python3 has the packages Zephyr's scripts import (a python of its own on PATH may not).
+python=/usr/bin/python3
+[ -x "$python" ] || python="$(command -v python3)"
+args=(-GNinja -S "$ROOT" -B "$build_dir" -DBOARD="$board" -DPython3_EXECUTABLE="$python")
+[ -n "$variant" ] && args+=(-DZEPHYR_TOOLCHAIN_VARIANT="$variant")
+[ -n "${ZEPHYR_MODULES:-}" ] && args+=(-DZEPHYR_MODULES="$ZEPHYR_MODULES")
+[ -n "${JERRYSCRIPT_DIR:-}" ] && args+=(-DJERRYSCRIPT_DIR="$JERRYSCRIPT_DIR")
+if [ "$engine" = duktape ]; then
+	args+=(-DCONFIG_BEACON_ENGINE_DUKTAPE=y)
+else
+	args+=(-DCONFIG_BEACON_ENGINE_JERRYSCRIPT=y)
+fi
+args+=(-DBEACON_APP_PACKAGE="$app")
+# A build directory configured with the same arguments is only rebuilt: ninja re-runs CMake
+# itself when a CMake file, Kconfig fragment or overlay changed. Otherwise it is configured
+# again in place (ccache, when installed, makes a rebuild from scratch cheap too: Zephyr uses it
+# by itself).
+mkdir -p "$build_dir"
+stamp="$build_dir/beacon-configure-args"
+if [ -f "$build_dir/build.ninja" ] && [ "$(cat "$stamp" 2>/dev/null)" = "${args[*]}" ]; then
+	:
+elif ! cmake "${args[@]}" >"$build_dir/configure.log" 2>&1; then
+	rm -f "$stamp"
+	grep -E "Error|error:|FATAL" -A4 "$build_dir/configure.log" | head -40 >&2
+	echo "firmware: configuring $board ($engine) failed; the whole log is $build_dir/configure.log" >&2
+	exit 1
+else
+	echo "${args[*]}" >"$stamp"
+fi
+if ! ninja -C "$build_dir" >"$build_dir/build.log" 2>&1; then
+	grep -E "error|warning:|overflow|undefined reference" "$build_dir/build.log" | head -40 >&2
+	echo "firmware: building $board ($engine) failed; the whole log is $build_dir/build.log" >&2
+	exit 1
+fi
+name="$board_dir.$engine"
+case "$board" in
+*_bsim*)
+	# A process of the host: its sizes are the host's, not a device's.
+	echo "firmware.$name.built: $build_dir/zephyr/zephyr.exe"
+	;;
+*)
+	python3 "$ROOT/scripts/firmware-sizes.py" "$name" "$build_dir/zephyr/zephyr.map" \
+		--budget "$ROOT/src/port/zephyr/budget.json" --board "$board"
+	;;
+esac

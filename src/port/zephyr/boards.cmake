@@ -1,0 +1,17 @@
+# Configuration fragments per board, added to EXTRA_CONF_FILE before find_package(Zephyr) reads
+# the configuration (the top-level CMakeLists.txt includes this file first). boards/<board>.conf
+# holds what is one board's own; the fragments here are shared by several boards.
+#
+#   ble.conf  Bluetooth LE with Zephyr's own controller: the boards with an nRF52 radio.
+
+if(DEFINED BOARD)
+  set(_beacon_board "${BOARD}")
+else()
+  set(_beacon_board "$ENV{BOARD}")
+endif()
+# The board's name without a revision (nrf52840dk@2.0.0/nrf52840 names the same board).
+string(REGEX REPLACE "@[^/]*" "" _beacon_board "${_beacon_board}")
+
+if(_beacon_board MATCHES "^(nrf52840dk/nrf52840|nrf52_bsim)(/.*)?$")
+  list(APPEND EXTRA_CONF_FILE "${CMAKE_CURRENT_LIST_DIR}/../../../ble.conf")
+endif()

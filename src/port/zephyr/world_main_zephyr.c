@@ -1,0 +1,437 @@
+/*
+ * The firmware's main on a board that has none of a beacon's parts (CONFIG_BEACON_SIMULATED_WORLD:
+ * nrf52_bsim, mps2/an521 under QEMU). Zephyr boots as on a device; the device's buttons, LEDs,
+ * sensors, GNSS, modem, NFC and UWB are the simulated world's models (src/world), driven by a
+ * scenario, and the world's time is paced by the kernel's clock: before the world moves to its
+ * next moment the JavaScript thread sleeps in k_sleep() until the kernel's uptime reaches it. So
+ * a run on the board prints what `beacon run` prints on the host, byte for byte, while the
+ * kernel, its timers and interrupts, the C library, the engine build and the flash underneath are
+ * the firmware's own.
+ *
+ * The run's options come from the host (host_link.h), as beacon-sim's:
+ *
+ *   [--for MS] [--utc MS | --no-utc] [--world SCRIPT] [--trace FILE] [--stdout FILE]
+ *   [--stderr FILE] [--verbose] [--heap BYTES] [--cloud loopback|none] app.bapp
+ *
+ * print() goes to the host's stdout (or --stdout FILE), the runtime's messages to its stderr (or
+ * --stderr FILE), the trace to --trace FILE. After the run the firmware adds its figures on
+ * stderr (`[beacon figure] name: value unit`), then ends the simulation with beacon-sim's exit
+ * status: 0 run ended, 1 the package was refused or the app failed to start, 2 usage error.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zephyr/kernel.h>
+
+#include "engine.h"
+#include "host_link.h"
+#include "world.h"
+#include "world_cloud.h"
+#include "world_script.h"
+#include "world_zephyr.h"
+
+#define USAGE                                                                                      \
+	"options: [--for MS] [--utc MS | --no-utc] [--world SCRIPT] [--trace FILE] "              \
+	"[--stdout FILE] [--stderr FILE] [--verbose] [--heap BYTES] [--cloud loopback|none] "      \
+	"app.bapp"
+
+/* Without --utc the world starts at this UTC, 2026-01-01T00:00:00Z (the host's tools always
+ * pass the host's clock). */
+#define DEFAULT_UTC_MS 1767225600000LL
+#define MAX_ARGS 32
+
+typedef struct {
+	uint64_t for_ms;
+	bool synced, verbose;
+	uint64_t heap;
+	int64_t utc;
+	bool utc_given;
+	const char *world_path, *trace_path, *stdout_path, *stderr_path, *package;
+	int cloud; /* world_cloud_mode_t */
+} options_t;
+
+typedef struct {
+	long out, err, trace;
+	uint64_t first_line; /* instructions at the app's first printed line, 0: none yet */
+	bool printed;
+} run_io_t;
+
+static run_io_t rio = {.out = -1, .err = -1, .trace = -1};
+
+static void out_text(long file, const char *text, size_t len)
+{
+	if (file >= 0 && len > 0) {
+		(void)host_link_write(file, text, len);
+	}
+}
+
+static void err_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void err_printf(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n > 0) {
+		out_text(rio.err, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	}
+}
+
+static int usage(const char *why)
+{
+	err_printf("beacon firmware: %s\n" USAGE "\n", why);
+	return 2;
+}
+
+static bool parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (errno || end == s || *end || s[0] == '-') {
+		return false;
+	}
+	*out = v;
+	return true;
+}
+
+/* The command line split at spaces, in place. */
+static int split(char *line, char **argv, int cap)
+{
+	int argc = 0;
+
+	for (char *p = strtok(line, " \t\n"); p != NULL && argc < cap; p = strtok(NULL, " \t\n")) {
+		argv[argc++] = p;
+	}
+	return argc;
+}
+
+static int parse_options(int argc, char **argv, options_t *o)
+{
+	o->for_ms = UINT64_MAX;
+	o->synced = true;
+	o->utc = DEFAULT_UTC_MS;
+	for (int i = 0; i < argc; i++) {
+		uint64_t v;
+		const char *a = argv[i];
+		bool has_value = i + 1 < argc;
+
+		if (strcmp(a, "--for") == 0 && has_value) {
+			if (!parse_u64(argv[++i], &o->for_ms)) {
+				return usage("--for takes milliseconds");
+			}
+		} else if (strcmp(a, "--utc") == 0 && has_value) {
+			if (!parse_u64(argv[++i], &v)) {
+				return usage("--utc takes milliseconds since 1970");
+			}
+			o->utc = (int64_t)v;
+			o->utc_given = true;
+		} else if (strcmp(a, "--no-utc") == 0) {
+			o->synced = false;
+		} else if (strcmp(a, "--verbose") == 0) {
+			o->verbose = true;
+		} else if (strcmp(a, "--heap") == 0 && has_value) {
+			if (!parse_u64(argv[++i], &o->heap) || o->heap < 16384 || o->heap > 524288) {
+				return usage("--heap takes bytes from 16384 to 524288");
+			}
+		} else if (strcmp(a, "--world") == 0 && has_value) {
+			o->world_path = argv[++i];
+		} else if (strcmp(a, "--trace") == 0 && has_value) {
+			o->trace_path = argv[++i];
+		} else if (strcmp(a, "--stdout") == 0 && has_value) {
+			o->stdout_path = argv[++i];
+		} else if (strcmp(a, "--stderr") == 0 && has_value) {
+			o->stderr_path = argv[++i];
+		} else if (strcmp(a, "--cloud") == 0 && has_value) {
+			const char *mode = argv[++i];
+
+			if (strcmp(mode, "loopback") == 0) {
+				o->cloud = WORLD_CLOUD_LOOPBACK;
+			} else if (strcmp(mode, "none") == 0) {
+				o->cloud = WORLD_CLOUD_NONE;
+			} else {
+				return usage("--cloud takes loopback or none (the board has no network "
+					     "for mqtt://)");
+			}
+		} else if (a[0] == '-') {
+			return usage("unknown option");
+		} else if (o->package == NULL) {
+			o->package = a;
+		} else {
+			return usage("one package only: the board is one device");
+		}
+	}
+	if (o->package == NULL) {
+		return usage("no package given");
+	}
+	return 0;
+}
+
+/* A whole host file, NUL-terminated, from the heap; NULL when it cannot be read. */
+static uint8_t *read_host_file(const char *path, size_t *len)
+{
+	long f = host_link_open(path, false);
+
+	if (f < 0) {
+		return NULL;
+	}
+	size_t cap = 4096, n = 0;
+	uint8_t *buf = malloc(cap + 1);
+
+	while (buf != NULL) {
+		long got = host_link_read(f, buf + n, cap - n);
+
+		if (got <= 0) {
+			break;
+		}
+		n += (size_t)got;
+		if (n < cap) {
+			continue;
+		}
+		uint8_t *bigger = realloc(buf, cap * 2 + 1);
+
+		if (bigger == NULL) {
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		buf = bigger;
+		cap *= 2;
+	}
+	host_link_close(f);
+	if (buf != NULL) {
+		buf[n] = '\0';
+		*len = n;
+	}
+	return buf;
+}
+
+static void print_line(void *ctx, const char *device, bool several, const char *text, size_t len)
+{
+	ARG_UNUSED(ctx);
+	if (!rio.printed) {
+		rio.printed = true;
+		rio.first_line = world_zephyr_busy_instructions();
+	}
+	if (several) {
+		char prefix[WORLD_NAME_MAX + 4];
+		int n = snprintf(prefix, sizeof(prefix), "[%s] ", device);
+
+		out_text(rio.out, prefix, (size_t)n);
+	}
+	out_text(rio.out, text, len);
+	out_text(rio.out, "\n", 1);
+}
+
+static void log_line(void *ctx, const char *device, bool several, hal_log_level_t level,
+		     const char *text)
+{
+	static const char *const names[] = {"error", "warning", "info", "debug"};
+
+	ARG_UNUSED(ctx);
+	err_printf("[beacon %s] %s%s%s\n", names[level <= HAL_LOG_DEBUG ? level : HAL_LOG_DEBUG],
+		   several ? device : "", several ? ": " : "", text);
+}
+
+static void trace_line(void *ctx, const char *json, size_t len)
+{
+	ARG_UNUSED(ctx);
+	out_text(rio.trace, json, len);
+	out_text(rio.trace, "\n", 1);
+}
+
+static void verbose_line(void *ctx, const char *text)
+{
+	ARG_UNUSED(ctx);
+	err_printf("%s\n", text);
+}
+
+/* The world's next moment has come when the kernel's uptime has reached it. */
+static void wait_until(void *ctx, uint64_t at)
+{
+	ARG_UNUSED(ctx);
+	world_zephyr_sleep_until(at);
+}
+
+static void figure(const char *name, unsigned long long value, const char *unit)
+{
+	err_printf("[beacon figure] %s: %llu %s\n", name, value, unit);
+}
+
+static long open_output(const char *path, long fallback, const char *what)
+{
+	if (path == NULL) {
+		return fallback;
+	}
+	long f = host_link_open(path, true);
+
+	if (f < 0) {
+		err_printf("beacon firmware: cannot write %s (%s)\n", path, what);
+	}
+	return f;
+}
+
+static int run(void)
+{
+	static char line[1024];
+	char *argv[MAX_ARGS];
+	options_t o;
+
+	rio.err = host_link_stderr();
+	rio.out = host_link_stdout();
+	strncpy(line, host_link_cmdline(), sizeof(line) - 1);
+	memset(&o, 0, sizeof(o));
+	int rc = parse_options(split(line, argv, MAX_ARGS), argv, &o);
+
+	if (rc != 0) {
+		return rc;
+	}
+	rio.out = open_output(o.stdout_path, rio.out, "--stdout");
+	rio.err = open_output(o.stderr_path, rio.err, "--stderr");
+	if (o.trace_path != NULL) {
+		rio.trace = open_output(o.trace_path, -1, "--trace");
+		if (rio.trace < 0) {
+			return 2;
+		}
+	}
+
+	char *script = NULL;
+	size_t script_len = 0;
+
+	if (o.world_path != NULL) {
+		script = (char *)read_host_file(o.world_path, &script_len);
+		if (script == NULL) {
+			err_printf("beacon firmware: cannot read %s\n", o.world_path);
+			return 2;
+		}
+		if (world_script_device_count(script, script_len) > 1) {
+			err_printf("beacon firmware: the world has %u devices; the board is one (run "
+				   "several-device worlds on the simulator)\n",
+				   (unsigned)world_script_device_count(script, script_len));
+			return 2;
+		}
+	}
+
+	/* The package goes through the device's app store: checked, written to flash and run
+	 * from there, as an upload is (world_zephyr_install). */
+	size_t package_len = 0;
+	uint8_t *bytes = read_host_file(o.package, &package_len);
+
+	if (bytes == NULL) {
+		err_printf("beacon firmware: cannot read %s\n", o.package);
+		return 1;
+	}
+	const uint8_t *package = NULL;
+	char msg[200];
+
+	if (world_zephyr_install(bytes, package_len, &package, &package_len, msg, sizeof(msg)) != 0) {
+		err_printf("beacon firmware: %s: %s\n", o.package, msg);
+		return 1;
+	}
+	free(bytes);
+
+	world_io_t io = {
+		.ctx = &rio,
+		.print = print_line,
+		.log = log_line,
+		.trace = rio.trace >= 0 ? trace_line : NULL,
+		.verbose = o.verbose ? verbose_line : NULL,
+		.wait_until = wait_until,
+	};
+	static world_t world;
+
+	if (world_init(&world, 1, &io) != 0) {
+		err_printf("beacon firmware: out of memory\n");
+		return 1;
+	}
+	world.utc_at_start = o.utc;
+	world.devices[0].utc_synced = o.synced;
+	world.verbose = o.verbose;
+	world_cloud_set_mode(&world, (world_cloud_mode_t)o.cloud);
+	if (script != NULL) {
+		char err[256];
+
+		if (world_script_load(&world, script, script_len, err, sizeof(err)) != 0) {
+			err_printf("beacon firmware: %s: %s\n", o.world_path, err);
+			return 2;
+		}
+		if (o.utc_given) {
+			world.utc_at_start = o.utc;
+		}
+		if (!o.synced) {
+			world.devices[0].utc_synced = false;
+		}
+	}
+	if (o.heap != 0) {
+		world.devices[0].rt.engine_config.heap_size = (size_t)o.heap;
+	}
+	world_device_package(&world, 0, package, package_len);
+
+	uint32_t failed = world_start(&world);
+
+	if (failed > 0 && world.devices[0].failure[0]) {
+		err_printf("beacon firmware: %s: %s\n", o.package, world.devices[0].failure);
+	}
+	world_end_t end = world_run_until(&world, o.for_ms);
+	uint64_t run_end = world_zephyr_busy_instructions();
+	const char *ending = end == WORLD_END_TIME_UP ? "the time given ran out"
+			     : end == WORLD_END_IDLE  ? "nothing more can happen"
+			     : failed > 0             ? "the app could not run"
+						      : "the app stopped";
+	const world_device_t *d = &world.devices[0];
+
+	if (d->resets > 0) {
+		char causes[160] = "";
+
+		for (int c = 0; c < RT_RESET_CAUSE_COUNT; c++) {
+			if (d->resets_by_cause[c]) {
+				size_t used = strlen(causes);
+
+				snprintf(causes + used, sizeof(causes) - used, "%s%s %u",
+					 used ? ", " : "", rt_reset_cause_name((rt_reset_cause_t)c),
+					 (unsigned)d->resets_by_cause[c]);
+			}
+		}
+		err_printf("[beacon info] reset %u time%s (%s)%s\n", (unsigned)d->resets,
+			   d->resets == 1 ? "" : "s", causes,
+			   d->reset_record.app_stopped ? "; the reboot-loop guard stopped the app" : "");
+	}
+	err_printf("[beacon info] run ended (%s) after %llu.%03llu s of device time\n", ending,
+		   (unsigned long long)(world.now / 1000u), (unsigned long long)(world.now % 1000u));
+
+	eng_mem_stats_t mem = {0};
+
+	if (d->rt.engine != NULL) {
+		world_select(&world, &world.devices[0]);
+		eng_mem_stats(&mem);
+	}
+	if (world_zephyr_counts_instructions()) {
+		figure("instructions.first_line", rio.first_line, "instructions");
+		figure("instructions.run", run_end, "instructions");
+	}
+	figure("js_heap.peak", mem.peak, "bytes");
+	figure("js_heap.total", mem.total, "bytes");
+	size_t stack_used, stack_size;
+
+	if (world_zephyr_stack(&stack_used, &stack_size)) {
+		figure("stack.peak", stack_used, "bytes");
+		figure("stack.size", stack_size, "bytes");
+	}
+	/* The app's teardown belongs to the run's trace, as on the simulator. */
+	world_free(&world);
+	if (rio.trace >= 0) {
+		host_link_close(rio.trace);
+	}
+	return failed > 0 ? 1 : 0;
+}
+
+int main(void)
+{
+	host_link_exit(run());
+}
