@@ -2,12 +2,14 @@
 """Flash and RAM of a Zephyr firmware image by component, from the linker's map file, and the
 check of the image against the room the board's budget documents.
 
-Usage: firmware-sizes.py NAME zephyr.map [--budget budget.json --board BOARD]
+Usage: firmware-sizes.py NAME zephyr.map [--dts zephyr.dts] [--budget budget.json --board BOARD]
 
 Prints one figure a line (bench/ convention), `firmware.<NAME>.<what>: N bytes`:
   flash.<component>, ram.<component>   what each part of the image takes
   flash.total, ram.total               the image
-  flash.region, ram.region             the regions the link had (the code partition, the RAM)
+  flash.region, ram.region             the room the image has: the code partition MCUboot would
+                                       run it from (image-0, slot0_partition, in --dts), else the
+                                       link's flash region; the link's RAM region
   flash.free, ram.free                 what is left of them
 
 Each input section the link kept is charged to the component its object file belongs to:
@@ -132,13 +134,21 @@ def main() -> int:
     budget_path = args[args.index("--budget") + 1] if "--budget" in args else None
     board = args[args.index("--board") + 1] if "--board" in args else None
     regions, flash, ram = parse(map_path)
+    flash_limit = None
+    budgeted = bool(budget_path and board and board in json.load(open(budget_path)))
+    # A device's image must fit the slot MCUboot runs it from; a test board's has no such slot.
+    if "--dts" in args and budgeted:
+        dts = open(args[args.index("--dts") + 1]).read()
+        slot0 = re.search(r"slot0_partition: partition@[0-9a-f]+ \{[^}]*?reg = < 0x([0-9a-f]+) 0x([0-9a-f]+) >", dts)
+        if slot0:
+            flash_limit = int(slot0.group(2), 16)
     prefix = f"firmware.{name}"
     for comp in sorted(flash, key=lambda c: -flash[c]):
         print(f"{prefix}.flash.{comp}: {flash[comp]} bytes")
     for comp in sorted(ram, key=lambda c: -ram[c]):
         print(f"{prefix}.ram.{comp}: {ram[comp]} bytes")
     flash_total, ram_total = sum(flash.values()), sum(ram.values())
-    flash_region = next((regions[r][1] for r in FLASH_REGIONS if r in regions), 0)
+    flash_region = flash_limit or next((regions[r][1] for r in FLASH_REGIONS if r in regions), 0)
     ram_region = next((regions[r][1] for r in RAM_REGIONS if r in regions), 0)
     print(f"{prefix}.flash.total: {flash_total} bytes")
     print(f"{prefix}.ram.total: {ram_total} bytes")

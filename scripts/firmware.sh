@@ -83,18 +83,24 @@ args+=(-DBEACON_APP_PACKAGE="$app")
 # by itself).
 mkdir -p "$build_dir"
 stamp="$build_dir/beacon-configure-args"
-if [ -f "$build_dir/build.ninja" ] && [ "$(cat "$stamp" 2>/dev/null)" = "${args[*]}" ]; then
+# A new or removed board file (boards/<board>.conf or .overlay) is only found by configuring.
+signature="${args[*]} $(ls "$ROOT/boards" "$ROOT"/*.conf | tr '\n' ' ')"
+if [ -f "$build_dir/build.ninja" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$signature" ]; then
 	:
-elif ! cmake "${args[@]}" >"$build_dir/configure.log" 2>&1; then
-	rm -f "$stamp"
-	grep -E "Error|error:|FATAL" -A4 "$build_dir/configure.log" | head -40 >&2
-	echo "firmware: configuring $board ($engine) failed; the whole log is $build_dir/configure.log" >&2
-	exit 1
 else
-	echo "${args[*]}" >"$stamp"
+	# Zephyr keeps what it found at the first configuration (board overlays among it): anything
+	# else is a pristine build.
+	[ -f "$build_dir/build.ninja" ] && rm -rf "$build_dir" && mkdir -p "$build_dir"
+	if ! cmake "${args[@]}" >"$build_dir/configure.log" 2>&1; then
+	rm -f "$stamp"
+		grep -E "Error|error:|FATAL" -A4 "$build_dir/configure.log" | head -40 >&2
+		echo "firmware: configuring $board ($engine) failed; the whole log is $build_dir/configure.log" >&2
+		exit 1
+	fi
+	echo "$signature" >"$stamp"
 fi
 if ! ninja -C "$build_dir" >"$build_dir/build.log" 2>&1; then
-	grep -E "error|warning:|overflow|undefined reference" "$build_dir/build.log" | head -40 >&2
+	grep -E "error:|warning:|overflow|undefined reference|^FAILED" "$build_dir/build.log" | head -40 >&2
 	echo "firmware: building $board ($engine) failed; the whole log is $build_dir/build.log" >&2
 	exit 1
 fi
@@ -106,6 +112,6 @@ case "$board" in
 	;;
 *)
 	python3 "$ROOT/scripts/firmware-sizes.py" "$name" "$build_dir/zephyr/zephyr.map" \
-		--budget "$ROOT/src/port/zephyr/budget.json" --board "$board"
+		--dts "$build_dir/zephyr/zephyr.dts" --budget "$ROOT/src/port/zephyr/budget.json" --board "$board"
 	;;
 esac

@@ -1,13 +1,36 @@
 #!/usr/bin/env bash
 # Every test suite, as CI runs it: generated files current, C unit tests (also under
-# AddressSanitizer and UndefinedBehaviorSanitizer), the TypeScript tools, micro-apps on the
-# simulator, and the Cortex-M4 cross-compile. Installs what it needs first.
+# AddressSanitizer and UndefinedBehaviorSanitizer) on both engines, the TypeScript tools,
+# micro-apps on the simulator, the Cortex-M4 cross-compile, and the firmware built by Zephyr for
+# the four boards, run on nrf52_bsim and mps2/an521. Installs what it needs first, the offline
+# Zephyr workspace (../shared/zephyr) included, whose JerryScript is the device engine the host
+# tools are built with too. Prints how long each step took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
-
-step() { printf '\n== %s\n' "$*"; }
+started=$SECONDS
+step_name=""
+step_start=$SECONDS
+step_done() {
+	[ -n "$step_name" ] && printf '== %s: %d s\n' "$step_name" $((SECONDS - step_start))
+	return 0
+}
+step() {
+	step_done
+	step_name="$*"
+	step_start=$SECONDS
+	printf '\n== %s\n' "$*"
+}
+trap 'step_done; printf "== total: %d s\n" $((SECONDS - started))' EXIT
 jobs=2
+
+step "setup: packages, node modules, the Zephyr workspace"
+bash scripts/setup.sh
+# The Zephyr workspace (Zephyr 3.7.1, its modules, JerryScript 3.0.0, BabbleSim): the caller's
+# when ZEPHYR_BASE is set, else the offline one. Its JerryScript builds the host tools too.
+if [ -z "${ZEPHYR_BASE:-}" ]; then
+	eval "$(bash ../shared/zephyr/setup.sh)"
+fi
+export JERRYSCRIPT_DIR="${JERRYSCRIPT_DIR:-$ZEPHYR_BASE/../modules/lib/jerryscript}"
 
 step "generated files are current"
 node bindings-ts/bin/beacon.js codegen --check
@@ -38,16 +61,18 @@ bash scripts/qemu-build.sh
 step "Firmware image on QEMU's Cortex-M33 (mps2-an505, the nRF9160's core): linked within its budget"
 BEACON_QEMU_BOARD=mps2-an505 bash scripts/qemu-build.sh
 
-step "TypeScript: codegen, compiler, CLI, micro-apps on the simulator and on the emulated core, the studio in chromium"
-if [ -z "${JERRYSCRIPT_DIR:-}" ]; then
-  echo "note: JERRYSCRIPT_DIR is not set: JerryScript tests are skipped (Duktape runs them all)"
-fi
+step "Firmware built by Zephyr: nRF52840 DK and nRF9160 DK (JerryScript), nrf52_bsim and mps2/an521 (both engines)"
+# Warnings in the project's code are errors; each image is printed by component and held to
+# src/port/zephyr/budget.json. The test boards' images are what bindings-ts/test/zephyr.test.ts
+# runs the apps on.
+for target in nrf52840dk/nrf52840:jerryscript nrf9160dk/nrf9160:jerryscript \
+	nrf52_bsim:jerryscript nrf52_bsim:duktape mps2/an521/cpu0:jerryscript mps2/an521/cpu0:duktape; do
+	bash scripts/firmware.sh "${target%%:*}" --engine "${target##*:}" | grep -E "\.(flash|ram)\.(total|free)|built"
+done
+
+step "TypeScript: codegen, compiler, CLI, micro-apps on the simulator, on the emulated core and on the Zephyr firmware, the studio in chromium"
 node --test --test-concurrency=2 bindings-ts/dist/test/
 
 step "Conformance suite (tests/rig) on the simulator, on each engine built"
 node bindings-ts/bin/beacon.js test tests/rig examples/testing --engine duktape
-if [ -n "${JERRYSCRIPT_DIR:-}" ]; then
-  node bindings-ts/bin/beacon.js test tests/rig examples/testing --engine jerryscript
-else
-  echo "note: JERRYSCRIPT_DIR is not set: the conformance suite on JerryScript is skipped"
-fi
+node bindings-ts/bin/beacon.js test tests/rig examples/testing --engine jerryscript

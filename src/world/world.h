@@ -130,6 +130,10 @@ typedef struct world_device {
 	uint8_t *flash_mem;
 	hal_flash_t flash_area; /* the operations the runtime sees: the simulated flash's, where a
 				 * power cut takes the device down */
+	/* The flash the port keeps the storage in, when it has one of its own (the firmware on a
+	 * test board): the simulated flash starts as its copy and writes go through to it, so the
+	 * records outlive the process. NULL on the host. */
+	const hal_flash_t *storage_backing;
 	bool power_cut_pending;    /* the device loses power when it runs next (a scripted cut) */
 	int flash_fault;           /* HAL_FLASH_E*: the next write or erase fails so (0: none) */
 	/* The radio (world_air.c). */

@@ -2,7 +2,8 @@
  * world_flash.c: a simulated device's storage partition: the simulated nRF52840 flash (sim_flash)
  * with the power cuts a scenario scripts. When the cut comes in the middle of a write, the device
  * goes down at that point, as a real one would: its RAM is lost (the reset record too) and it
- * boots again with the flash as the cut left it.
+ * boots again with the flash as the cut left it. A port with flash of its own for the storage
+ * (d->storage_backing) gets every completed write too, so the records outlive the process.
  */
 #include <stdlib.h>
 
@@ -39,7 +40,11 @@ static int flash_program(void *ctx, uint32_t offset, const void *src, size_t len
 	if (d->flash_fault != 0) {
 		return take_fault(d);
 	}
-	return cut_check(d, d->flash->flash.ops->program(d->flash->flash.ctx, offset, src, len));
+	int rc = cut_check(d, d->flash->flash.ops->program(d->flash->flash.ctx, offset, src, len));
+	if (rc == HAL_FLASH_OK && d->storage_backing != NULL) {
+		rc = hal_flash_program(d->storage_backing, offset, src, len);
+	}
+	return rc;
 }
 
 static int flash_erase(void *ctx, uint32_t page)
@@ -48,7 +53,11 @@ static int flash_erase(void *ctx, uint32_t page)
 	if (d->flash_fault != 0) {
 		return take_fault(d);
 	}
-	return cut_check(d, d->flash->flash.ops->erase(d->flash->flash.ctx, page));
+	int rc = cut_check(d, d->flash->flash.ops->erase(d->flash->flash.ctx, page));
+	if (rc == HAL_FLASH_OK && d->storage_backing != NULL) {
+		rc = hal_flash_erase(d->storage_backing, page);
+	}
+	return rc;
 }
 
 static const hal_flash_ops_t world_flash_ops = {flash_read, flash_program, flash_erase};
@@ -65,6 +74,14 @@ sim_flash_t *world_device_flash(world_device_t *d)
 			d->flash = NULL;
 			d->flash_mem = NULL;
 			return NULL;
+		}
+		/* The port's own flash holds what the storage had when the process last ended. */
+		const hal_flash_t *backing = d->storage_backing;
+		if (backing != NULL && (backing->page_size != WORLD_FLASH_PAGE_SIZE ||
+					backing->page_count != WORLD_FLASH_PAGES ||
+					hal_flash_read(backing, 0, d->flash_mem,
+						       (size_t)WORLD_FLASH_PAGE_SIZE * WORLD_FLASH_PAGES) != 0)) {
+			d->storage_backing = NULL;
 		}
 		d->flash_area = d->flash->flash;
 		d->flash_area.ops = &world_flash_ops;

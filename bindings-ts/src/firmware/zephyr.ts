@@ -104,7 +104,12 @@ export interface FirmwareRun {
  * which ends with it; its output goes to files (the process's own stdout carries the simulator's
  * traces).
  */
-export async function runZephyrFirmware(target: ZephyrTarget, image: string, imageArgs: string[], opts: { forMs?: number } = {}): Promise<FirmwareRun> {
+export async function runZephyrFirmware(
+  target: ZephyrTarget,
+  image: string,
+  imageArgs: string[],
+  opts: { forMs?: number; flashFile?: string } = {},
+): Promise<FirmwareRun> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-firmware-'));
   try {
     const out = path.join(work, 'stdout');
@@ -122,13 +127,17 @@ export async function runZephyrFirmware(target: ZephyrTarget, image: string, ima
       // The simulation's length bounds the run; the physical layer ends when its device does.
       const lengthUs = opts.forMs !== undefined ? (opts.forMs + 60_000) * 1000 : 10 * 24 * 3600 * 1e6;
       const phyDone = runChild(phy, [`-s=${id}`, '-D=1', `-sim_length=${lengthUs}`], { cwd: bin, env });
-      child = await runChild(image, [`-s=${id}`, '-d=0', `-beacon_args=${args.join(' ')}`], { cwd: bin, env });
+      // The board's flash in a file (the NVMC model maps it): the app store and the storage
+      // outlive the run. Otherwise it is in RAM and erased at each start.
+      const flash = opts.flashFile !== undefined ? [`-flash=${path.resolve(opts.flashFile)}`] : [];
+      child = await runChild(image, [`-s=${id}`, '-d=0', ...flash, `-beacon_args=${args.join(' ')}`], { cwd: bin, env });
       await phyDone;
     }
     const read = (f: string): string => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '');
-    // The firmware's exit statuses are beacon-sim's (0, 1, 2; 70 for a fatal error). Anything
+    // The firmware's exit statuses are beacon-sim's (0, 1, 2; 70 for a fatal error; 75 for a
+    // power cut it was asked to make: world_zephyr.h). Anything
     // else is the simulator's or the emulator's own failure: its message goes along.
-    const own = [0, 1, 2, 70].includes(child.code);
+    const own = [0, 1, 2, 70, 75].includes(child.code);
     return { status: child.code, stdout: read(out), stderr: read(err) + (own ? '' : child.stderr) };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });

@@ -14,13 +14,13 @@
 #include <string.h>
 
 #include <zephyr/kernel.h>
-#include <zephyr/random/random.h>
 
 #include "hal_cloud.h"
+#include "port_zephyr.h"
 
 uint32_t hal_cloud_entropy(void)
 {
-	return sys_rand32_get();
+	return (uint32_t)port_zephyr_entropy();
 }
 
 #if defined(CONFIG_MQTT_LIB)

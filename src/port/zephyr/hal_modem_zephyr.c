@@ -205,9 +205,18 @@ void hal_modem_airplane(bool on)
 
 #else /* no modem */
 
+#include <zephyr/logging/log.h>
+
+LOG_MODULE_DECLARE(beacon, CONFIG_BEACON_LOG_LEVEL);
+
 void port_zephyr_modem_init(struct rt_device *device)
 {
 	(void)device;
+#if defined(CONFIG_SOC_SERIES_NRF91X)
+	/* The chip has the modem, this build has not: say so once, where a developer looks. */
+	LOG_WRN("LTE and GNSS are not in this build (they need nRF Connect SDK's modem library, "
+		"docs/firmware.md): modem.* and location.* report no such hardware");
+#endif
 }
 
 bool hal_modem_query(hal_modem_query_t query)

@@ -48,9 +48,15 @@ long host_link_open(const char *path, bool write)
 
 long host_link_read(long file, void *buf, size_t len)
 {
-	/* Semihosting's READ returns the bytes NOT read. */
-	long left = semihost_read(file, buf, (long)len);
-	return left < 0 ? -1 : (long)len - left;
+	/* Zephyr's semihost_read() (arch/common/semihost.c) turns READ's "bytes not read" into len
+	 * when all were read and -EIO at the end of the file, but passes a partial read's count of
+	 * bytes NOT read through as it is. */
+	long r = semihost_read(file, buf, (long)len);
+
+	if (r < 0) {
+		return 0;
+	}
+	return r == (long)len ? r : (long)len - r;
 }
 
 long host_link_write(long file, const void *buf, size_t len)

@@ -2,9 +2,10 @@
  * Firmware entry point: start the runtime, bring up the device's drivers and run the installed
  * app on this (the main) thread.
  *
- * The installed app is, for now, a package linked into the image at build time (CMake variable
- * BEACON_APP_PACKAGE, see zephyr.cmake). The flash app store, which will keep an uploaded package
- * across reboots, is not implemented yet; when it is, installed_package() reads from it instead.
+ * The installed app is the app store's (rt_app_store.h, on the devicetree's two app partitions:
+ * app_store_zephyr.c): the package an upload installed last, checked again at each boot. A
+ * package linked into the image at build time (CMake variable BEACON_APP_PACKAGE, zephyr.cmake)
+ * is only the factory default, run while the store holds no app that passes its checks.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include <zephyr/kernel.h>
 #include <zephyr/logging/log.h>
 
+#include "app_store_zephyr.h"
 #include "hal_clock.h"
 #include "glue_app.h"
 #include "hal_device.h"
@@ -32,17 +34,42 @@ static _Alignas(8) const uint8_t app_package[] = {
 };
 #endif
 
+/* The package to run: the store's installed app, else the factory default. */
 static bool installed_package(const uint8_t **package, size_t *len)
 {
+	const uint8_t *factory = NULL;
+	size_t factory_len = 0;
+	char msg[160] = "";
+
 #if defined(BEACON_HAVE_APP_PACKAGE)
-	*package = app_package;
-	*len = sizeof(app_package);
-	return true;
-#else
-	*package = NULL;
-	*len = 0;
-	return false;
+	factory = app_package;
+	factory_len = sizeof(app_package);
 #endif
+	rt_app_store_t *store = port_zephyr_app_store(NULL, msg, sizeof(msg));
+
+	if (store == NULL) {
+		/* Without the store only the factory default can run. */
+		LOG_WRN("app store: %s", msg);
+		*package = factory;
+		*len = factory_len;
+		return factory != NULL;
+	}
+	if (msg[0] != '\0') {
+		/* A newer install no longer passes its checks (a flipped bit, a key no longer
+		 * trusted, a firmware for another engine): the one before it runs. */
+		LOG_ERR("the newest installed app was refused: %s", msg);
+	}
+	switch (rt_app_store_boot_package(store, factory, factory_len, package, len)) {
+	case RT_APP_STORE_FROM_STORE:
+		LOG_INF("app: installed, %u bytes (install %u)", (unsigned)*len,
+			(unsigned)rt_app_store_sequence(store));
+		return true;
+	case RT_APP_STORE_FROM_FACTORY:
+		LOG_INF("app: the factory default linked into the image, %u bytes", (unsigned)*len);
+		return true;
+	default:
+		return false;
+	}
 }
 
 static const char *run_result_text(rt_run_result_t result)
@@ -110,7 +137,8 @@ int main(void)
 		return 0;
 	}
 	if (!installed_package(&package, &package_len)) {
-		LOG_WRN("no app installed (build with -DBEACON_APP_PACKAGE=<app.bapp>)");
+		LOG_WRN("no app installed (upload one, or build with -DBEACON_APP_PACKAGE=<app.bapp> "
+			"for a factory default)");
 		return 0;
 	}
 

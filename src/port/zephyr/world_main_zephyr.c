@@ -11,7 +11,15 @@
  * The run's options come from the host (host_link.h), as beacon-sim's:
  *
  *   [--for MS] [--utc MS | --no-utc] [--world SCRIPT] [--trace FILE] [--stdout FILE]
- *   [--stderr FILE] [--verbose] [--heap BYTES] [--cloud loopback|none] app.bapp
+ *   [--stderr FILE] [--verbose] [--heap BYTES] [--cloud loopback|none]
+ *   [--power-cut-after N] [app.bapp]
+ *
+ * A package given is installed through the device's app store (checked, written to the staging
+ * slot, switched: rt_app_store.h), as an upload is, and runs from flash; without one the device
+ * runs what the store holds, as at a boot. The storage records live in the board's storage
+ * partition. With the board's flash kept in a file (nrf52_bsim's -flash=FILE), both outlive the
+ * process, and --power-cut-after N ends it, as a cut power would, just before the store's Nth
+ * flash write or erase: the test of a switch cut at each of its writes.
  *
  * print() goes to the host's stdout (or --stdout FILE), the runtime's messages to its stderr (or
  * --stderr FILE), the trace to --trace FILE. After the run the firmware adds its figures on
@@ -36,7 +44,7 @@
 #define USAGE                                                                                      \
 	"options: [--for MS] [--utc MS | --no-utc] [--world SCRIPT] [--trace FILE] "              \
 	"[--stdout FILE] [--stderr FILE] [--verbose] [--heap BYTES] [--cloud loopback|none] "      \
-	"app.bapp"
+	"[--power-cut-after N] [app.bapp]"
 
 /* Without --utc the world starts at this UTC, 2026-01-01T00:00:00Z (the host's tools always
  * pass the host's clock). */
@@ -51,6 +59,7 @@ typedef struct {
 	bool utc_given;
 	const char *world_path, *trace_path, *stdout_path, *stderr_path, *package;
 	int cloud; /* world_cloud_mode_t */
+	uint64_t cut_after;
 } options_t;
 
 typedef struct {
@@ -159,6 +168,10 @@ static int parse_options(int argc, char **argv, options_t *o)
 				return usage("--cloud takes loopback or none (the board has no network "
 					     "for mqtt://)");
 			}
+		} else if (strcmp(a, "--power-cut-after") == 0 && has_value) {
+			if (!parse_u64(argv[++i], &o->cut_after) || o->cut_after == 0) {
+				return usage("--power-cut-after takes a count from 1");
+			}
 		} else if (a[0] == '-') {
 			return usage("unknown option");
 		} else if (o->package == NULL) {
@@ -166,9 +179,6 @@ static int parse_options(int argc, char **argv, options_t *o)
 		} else {
 			return usage("one package only: the board is one device");
 		}
-	}
-	if (o->package == NULL) {
-		return usage("no package given");
 	}
 	return 0;
 }
@@ -318,23 +328,31 @@ static int run(void)
 		}
 	}
 
-	/* The package goes through the device's app store: checked, written to flash and run
-	 * from there, as an upload is (world_zephyr_install). */
-	size_t package_len = 0;
-	uint8_t *bytes = read_host_file(o.package, &package_len);
-
-	if (bytes == NULL) {
-		err_printf("beacon firmware: cannot read %s\n", o.package);
-		return 1;
-	}
 	const uint8_t *package = NULL;
-	char msg[200];
+	size_t package_len = 0;
+	char msg[200] = "";
 
-	if (world_zephyr_install(bytes, package_len, &package, &package_len, msg, sizeof(msg)) != 0) {
-		err_printf("beacon firmware: %s: %s\n", o.package, msg);
+	world_zephyr_cut_after(o.cut_after, rio.err);
+	if (o.package != NULL) {
+		uint8_t *bytes = read_host_file(o.package, &package_len);
+
+		if (bytes == NULL) {
+			err_printf("beacon firmware: cannot read %s\n", o.package);
+			return 1;
+		}
+		rc = world_zephyr_install(bytes, package_len, &package, &package_len, msg, sizeof(msg));
+		free(bytes);
+		if (rc != 0) {
+			err_printf("beacon firmware: %s: %s\n", o.package, msg);
+			return 1;
+		}
+	} else if (world_zephyr_boot_package(&package, &package_len, msg, sizeof(msg)) != 0) {
+		err_printf("beacon firmware: %s\n", msg);
 		return 1;
+	} else if (msg[0] != '\0') {
+		/* A newer install was refused at boot; the one before it runs. */
+		err_printf("[beacon warning] the newest installed app was refused: %s\n", msg);
 	}
-	free(bytes);
 
 	world_io_t io = {
 		.ctx = &rio,
@@ -371,12 +389,14 @@ static int run(void)
 	if (o.heap != 0) {
 		world.devices[0].rt.engine_config.heap_size = (size_t)o.heap;
 	}
+	world.devices[0].storage_backing = world_zephyr_storage();
 	world_device_package(&world, 0, package, package_len);
 
 	uint32_t failed = world_start(&world);
 
 	if (failed > 0 && world.devices[0].failure[0]) {
-		err_printf("beacon firmware: %s: %s\n", o.package, world.devices[0].failure);
+		err_printf("beacon firmware: %s: %s\n", o.package != NULL ? o.package : "the installed app",
+			   world.devices[0].failure);
 	}
 	world_end_t end = world_run_until(&world, o.for_ms);
 	uint64_t run_end = world_zephyr_busy_instructions();

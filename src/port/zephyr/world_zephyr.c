@@ -12,7 +12,11 @@
 
 #include <zephyr/kernel.h>
 
+#include <zephyr/storage/flash_map.h>
+
+#include "app_store_zephyr.h"
 #include "hal_clock.h"
+#include "hal_flash_zephyr.h"
 #include "host_link.h"
 #include "rt_package.h"
 #include "world.h"
@@ -55,7 +59,8 @@ uint64_t world_zephyr_busy_instructions(void)
 
 bool world_zephyr_stack(size_t *used, size_t *size)
 {
-#if defined(CONFIG_INIT_STACKS) && defined(CONFIG_THREAD_STACK_INFO)
+/* Not on a native board: its threads run on the host's stacks. */
+#if defined(CONFIG_INIT_STACKS) && defined(CONFIG_THREAD_STACK_INFO) && !defined(CONFIG_ARCH_POSIX)
 	size_t unused;
 
 	if (k_thread_stack_space_get(k_current_get(), &unused) != 0) {
@@ -86,18 +91,137 @@ void world_port_fatal(const char *reason)
 	host_link_exit(70);
 }
 
+/* ------------------------------------------------------------------ the app store */
+
+/* Power-cut injection for the test of the app switch: the process ends, as a device whose power
+ * is cut, just before the flash operation number cut_after (counted from 1 over both slots: each
+ * page erase, each write block programmed). */
+static uint64_t cut_after;
+static uint64_t flash_ops;
+static long cut_report = -1; /* where the cut is reported: the run's stderr */
+
+typedef struct {
+	hal_flash_t flash;
+	const hal_flash_t *inner;
+} cut_flash_t;
+
+static cut_flash_t cut_slots[2];
+
+static void count_op(void)
+{
+	if (cut_after != 0 && ++flash_ops >= cut_after) {
+		char line[96];
+		int n = snprintf(line, sizeof(line), "[beacon info] power cut before flash operation %llu\n",
+				 (unsigned long long)flash_ops);
+
+		(void)host_link_write(cut_report, line, n > 0 ? (size_t)n : 0);
+		host_link_exit(WORLD_ZEPHYR_CUT_STATUS);
+	}
+}
+
+static int cut_read(void *ctx, uint32_t offset, void *dst, size_t len)
+{
+	const cut_flash_t *c = ctx;
+
+	return hal_flash_read(c->inner, offset, dst, len);
+}
+
+/* One write block at a time, each counted: the cut can fall between any two words of a write. */
+static int cut_program(void *ctx, uint32_t offset, const void *src, size_t len)
+{
+	const cut_flash_t *c = ctx;
+	const uint8_t *bytes = src;
+	uint32_t block = c->inner->write_block;
+
+	if (cut_after == 0) {
+		return hal_flash_program(c->inner, offset, src, len);
+	}
+	for (size_t done = 0; done < len; done += block) {
+		count_op();
+		int rc = hal_flash_program(c->inner, offset + (uint32_t)done, bytes + done, block);
+
+		if (rc != HAL_FLASH_OK) {
+			return rc;
+		}
+	}
+	return HAL_FLASH_OK;
+}
+
+static int cut_erase(void *ctx, uint32_t page)
+{
+	const cut_flash_t *c = ctx;
+
+	count_op();
+	return hal_flash_erase(c->inner, page);
+}
+
+static const hal_flash_ops_t cut_ops = {cut_read, cut_program, cut_erase};
+
+static const hal_flash_t *cut_wrap(const hal_flash_t *flash)
+{
+	static unsigned used;
+	cut_flash_t *c = &cut_slots[used++ % 2];
+
+	c->inner = flash;
+	c->flash = *flash;
+	c->flash.ops = &cut_ops;
+	c->flash.ctx = c;
+	return &c->flash;
+}
+
+void world_zephyr_cut_after(uint64_t n, long report)
+{
+	cut_after = n;
+	cut_report = report;
+}
+
+static rt_app_store_t *store(char *msg, size_t msg_cap)
+{
+	return port_zephyr_app_store(cut_wrap, msg, msg_cap);
+}
+
 int world_zephyr_install(const uint8_t *package, size_t len, const uint8_t **installed,
 			 size_t *installed_len, char *msg, size_t msg_cap)
 {
-	/* The engine reads the bytecode in place and JerryScript snapshots must be aligned. */
-	uint8_t *copy = aligned_alloc(8, (len + 7u) & ~(size_t)7u);
+	rt_app_store_t *s = store(msg, msg_cap);
 
-	if (copy == NULL) {
-		snprintf(msg, msg_cap, "no memory for a package of %u bytes", (unsigned)len);
+	if (s == NULL) {
 		return -1;
 	}
-	memcpy(copy, package, len);
-	*installed = copy;
-	*installed_len = len;
-	return 0;
+	rt_package_t pkg;
+
+	if (rt_app_store_install_buffer(s, package, len, &pkg, msg, msg_cap) != RT_APP_STORE_OK) {
+		return -1;
+	}
+	return rt_app_store_installed(s, installed, installed_len) ? 0 : -1;
+}
+
+int world_zephyr_boot_package(const uint8_t **package, size_t *len, char *msg, size_t msg_cap)
+{
+	rt_app_store_t *s = store(msg, msg_cap);
+
+	if (s == NULL) {
+		return -1;
+	}
+	if (rt_app_store_installed(s, package, len)) {
+		return 0;
+	}
+	if (msg[0] == '\0') {
+		snprintf(msg, msg_cap, "no app installed");
+	}
+	return -1;
+}
+
+const hal_flash_t *world_zephyr_storage(void)
+{
+	static hal_flash_zephyr_t storage;
+	static bool opened;
+
+	if (!opened) {
+		if (hal_flash_zephyr_open(&storage, FIXED_PARTITION_ID(storage_partition)) != 0) {
+			return NULL;
+		}
+		opened = true;
+	}
+	return &storage.flash;
 }

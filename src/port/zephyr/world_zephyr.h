@@ -22,9 +22,22 @@ uint64_t world_zephyr_busy_instructions(void);
  * keep the figure (CONFIG_INIT_STACKS and CONFIG_THREAD_STACK_INFO). */
 bool world_zephyr_stack(size_t *used, size_t *size);
 
-/* Put a package into the device's app store and give back where it is installed (in flash, as the
- * engine reads it). Returns 0, or -1 with why in msg. */
+/* Put a package into the device's app store (checked, staged, switched: rt_app_store.h) and give
+ * back where it is installed (in flash, as the engine reads it). Returns 0, or -1 with why in msg:
+ * a refused package's message is the simulator's for the same bytes. */
 int world_zephyr_install(const uint8_t *package, size_t len, const uint8_t **installed,
 			 size_t *installed_len, char *msg, size_t msg_cap);
+/* The app the store holds, as at a boot with no upload; -1 with why in msg when there is none. */
+int world_zephyr_boot_package(const uint8_t **package, size_t *len, char *msg, size_t msg_cap);
+
+/* The power-cut test of the app switch: end the process, as a cut would, just before the store's
+ * flash operation number n (from 1: page erases and write blocks programmed, in order); exit
+ * status WORLD_ZEPHYR_CUT_STATUS, after a line on report (a host_link file). */
+#define WORLD_ZEPHYR_CUT_STATUS 75
+void world_zephyr_cut_after(uint64_t n, long report);
+
+/* The board's storage partition, for the world's device to keep its records in. */
+struct hal_flash;
+const struct hal_flash *world_zephyr_storage(void);
 
 #endif /* WORLD_ZEPHYR_H */

@@ -25,8 +25,10 @@ file(GLOB BEACON_PORT_SOURCES CONFIGURE_DEPENDS "${BEACON_ZEPHYR_PORT_DIR}/*.c")
 # What a device runs, and what a test board runs instead (CONFIG_BEACON_SIMULATED_WORLD): the
 # world's models of the hardware (src/world) behind the HAL, with the board's host link.
 set(BEACON_WORLD_PORT_FILES world_main_zephyr.c world_zephyr.c host_link_bsim.c host_link_semihost.c)
-# The OS side the world keeps from the device's port: lock, CRC, cryptography.
-set(BEACON_WORLD_KEEPS hal_lock_zephyr.c rt_crc32_zephyr.c hal_crypto_zephyr.c)
+# The OS side the world keeps from the device's port: lock, CRC, cryptography, flash and the app
+# store.
+set(BEACON_WORLD_KEEPS hal_lock_zephyr.c rt_crc32_zephyr.c hal_crypto_zephyr.c hal_flash_zephyr.c
+                       app_store_zephyr.c)
 set(_beacon_port_selected "")
 foreach(_source IN LISTS BEACON_PORT_SOURCES)
   get_filename_component(_name "${_source}" NAME)
@@ -97,6 +99,20 @@ if(CONFIG_BEACON_ENGINE_JERRYSCRIPT)
   include("${BEACON_ROOT}/src/engine/jerryscript/jerryscript.cmake")
   set(BEACON_ENGINE_TARGET beacon_engine_jerryscript)
 elseif(CONFIG_BEACON_ENGINE_DUKTAPE)
+  # Duktape's heap is malloc's arena: about 160 KB before an app's first line on a 32-bit core
+  # (its built-ins and the installed API), about 450 KB for the room the simulator's model gives
+  # apps (docs/budget.md). Beside the kernel, Bluetooth, the runtime's statics and the 40 KB
+  # stack (about 105 KB on the nRF52840), that is 555 KB of RAM; boards with less are refused
+  # here rather than failing at the app's first allocation. (CONFIG_SRAM_SIZE is 0 on native
+  # boards, whose RAM is the host's.)
+  set(BEACON_DUKTAPE_MIN_RAM_KB 555)
+  if(CONFIG_SRAM_SIZE GREATER 0 AND CONFIG_SRAM_SIZE LESS BEACON_DUKTAPE_MIN_RAM_KB)
+    message(FATAL_ERROR "Duktape does not fit ${BOARD}${BOARD_QUALIFIERS}: it has ${CONFIG_SRAM_SIZE} KB of RAM, and "
+                        "Duktape needs about ${BEACON_DUKTAPE_MIN_RAM_KB} KB (a 450 KB heap for the room "
+                        "the simulator gives apps, 160 KB just to start, beside about 105 KB for "
+                        "the kernel, Bluetooth, the runtime and the stack: docs/budget.md). Build "
+                        "with JerryScript, the device's engine, or for nrf52_bsim or mps2/an521.")
+  endif()
   set(DUKTAPE_DIR "/usr/share/duktape" CACHE PATH "Directory with duktape.c and duk_config.h")
   if(NOT EXISTS "${DUKTAPE_DIR}/duktape.c" OR NOT EXISTS "${DUKTAPE_DIR}/duk_config.h")
     message(FATAL_ERROR "DUKTAPE_DIR (${DUKTAPE_DIR}) has no duktape.c and duk_config.h: install "
