@@ -83,8 +83,9 @@ args+=(-DBEACON_APP_PACKAGE="$app")
 # by itself).
 mkdir -p "$build_dir"
 stamp="$build_dir/beacon-configure-args"
-# A new or removed board file (boards/<board>.conf or .overlay) is only found by configuring.
-signature="${args[*]} $(ls "$ROOT/boards" "$ROOT"/*.conf | tr '\n' ' ')"
+# Zephyr keeps what it found at the first configuration (which board files exist, the
+# configuration fragments boards.cmake chose): a change there needs a configuration from scratch.
+signature="${args[*]} $(cd "$ROOT" && ls boards && cat boards/* ./*.conf src/port/zephyr/boards.cmake | sha256sum)"
 if [ -f "$build_dir/build.ninja" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$signature" ]; then
 	:
 else

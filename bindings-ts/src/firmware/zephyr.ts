@@ -124,8 +124,10 @@ export async function runZephyrFirmware(
       const phy = path.join(bin, 'bs_2G4_phy_v1');
       if (!fs.existsSync(phy)) throw new HostToolsError(`BabbleSim's physical layer is not built (${phy}): run ../shared/zephyr/setup.sh`);
       const id = `beacon${process.pid}x${Math.floor(Math.random() * 1e9)}`;
-      // The simulation's length bounds the run; the physical layer ends when its device does.
-      const lengthUs = opts.forMs !== undefined ? (opts.forMs + 60_000) * 1000 : 10 * 24 * 3600 * 1e6;
+      // The physical layer ends when its device does; its own limit is only a backstop. (Device
+      // time is the world's; the kernel's runs ahead of it while the nRF52's flash erases and
+      // writes, 85 ms a page: a run that rewrites its storage spends minutes of simulated time.)
+      const lengthUs = 100 * 24 * 3600 * 1e6;
       const phyDone = runChild(phy, [`-s=${id}`, '-D=1', `-sim_length=${lengthUs}`], { cwd: bin, env });
       // The board's flash in a file (the NVMC model maps it): the app store and the storage
       // outlive the run. Otherwise it is in RAM and erased at each start.

@@ -2,7 +2,8 @@
 # the configuration (the top-level CMakeLists.txt includes this file first). boards/<board>.conf
 # holds what is one board's own; the fragments here are shared by several boards.
 #
-#   ble.conf  Bluetooth LE with Zephyr's own controller: the boards with an nRF52 radio.
+#   ble.conf  Bluetooth LE with Zephyr's own controller: the nRF52840 DK. (nrf52_bsim's firmware
+#             runs the world's air model instead, for now: docs/firmware.md, "Test boards".)
 
 if(DEFINED BOARD)
   set(_beacon_board "${BOARD}")
@@ -12,6 +13,6 @@ endif()
 # The board's name without a revision (nrf52840dk@2.0.0/nrf52840 names the same board).
 string(REGEX REPLACE "@[^/]*" "" _beacon_board "${_beacon_board}")
 
-if(_beacon_board MATCHES "^(nrf52840dk/nrf52840|nrf52_bsim)(/.*)?$")
+if(_beacon_board MATCHES "^nrf52840dk/nrf52840(/.*)?$")
   list(APPEND EXTRA_CONF_FILE "${CMAKE_CURRENT_LIST_DIR}/../../../ble.conf")
 endif()

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The firmware built by Zephyr: one line per figure, "name: value unit".
+#
+#   bash bench/firmware.sh
+#
+#   - each image's flash and RAM (the DKs with JerryScript; nrf52_bsim's are the host's process
+#     and are not listed; mps2/an521 with both engines), and the room left on the DKs;
+#   - boot to the app's first line on mps2/an521 (QEMU, -icount: instructions outside the idle
+#     thread), per engine, for the hello app;
+#   - the asset tracker on nrf52_bsim: wall time per simulated hour (its scan and report cycle on
+#     the firmware, the kernel's clock pacing the world).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh >/dev/null
+if [ -z "${ZEPHYR_BASE:-}" ]; then
+	eval "$(bash ../shared/zephyr/setup.sh)"
+fi
+export JERRYSCRIPT_DIR="${JERRYSCRIPT_DIR:-$ZEPHYR_BASE/../modules/lib/jerryscript}"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+beacon() { node bindings-ts/bin/beacon.js "$@"; }
+
+for target in nrf52840dk/nrf52840:jerryscript nrf9160dk/nrf9160:jerryscript \
+	mps2/an521/cpu0:jerryscript mps2/an521/cpu0:duktape; do
+	bash scripts/firmware.sh "${target%%:*}" --engine "${target##*:}" |
+		grep -E "\.(flash|ram)\.(total|free|engine|runtime|glue|bluetooth|kernel|world)"
+done
+bash scripts/firmware.sh nrf52_bsim --engine jerryscript >/dev/null
+
+# Boot to the first line: the hello app on the an521, per engine.
+for engine in jerryscript duktape; do
+	beacon build examples/hello.ts --engine "$engine" -o "$work/hello-$engine.bapp" >/dev/null 2>&1
+	first=$(beacon run "$work/hello-$engine.bapp" --target zephyr-qemu --utc 1767225600000 2>&1 >/dev/null |
+		sed -n 's/^\[beacon figure\] instructions.first_line: \([0-9]*\).*/\1/p')
+	echo "firmware.mps2_an521.$engine.boot_to_first_line: $first instructions"
+done
+
+# The asset tracker among its tags, one simulated hour on nrf52_bsim: wall time.
+beacon build examples/asset-tracker.ts --engine jerryscript -o "$work/tracker.bapp" >/dev/null 2>&1
+start=$(date +%s%N)
+beacon run "$work/tracker.bapp" --target bsim --world tests/examples/asset-tracker.world.json \
+	--for 1h --utc 1767225600000 >/dev/null 2>&1
+end=$(date +%s%N)
+echo "firmware.nrf52_bsim.asset_tracker.wall_per_simulated_hour: $(( (end - start) / 1000000 )) ms"
