@@ -111,6 +111,10 @@ beacon_c_test(test_ble_packets duktape "${CMAKE_CURRENT_LIST_DIR}/test_ble_packe
 # The flash record store on the simulated nRF52840 flash, power cuts at every operation included.
 beacon_c_test(test_records duktape "${CMAKE_CURRENT_LIST_DIR}/test_records.c"
               LIBS beacon_port_host beacon_world beacon_runtime)
+# The app store (installed app and staging slot) on the simulated flash beside the record store:
+# power cuts at every operation of a switch, bit flips, refused packages, the records untouched.
+beacon_c_test(test_app_store duktape "${CMAKE_CURRENT_LIST_DIR}/test_app_store.c"
+              LIBS beacon_port_host beacon_world beacon_runtime)
 
 
 # Location, NFC and UWB models: pure C, no engine needed (registered under duktape, which every

@@ -1,0 +1,172 @@
+/*
+ * rt_app_store.h: the installed app on flash. Two equal slots, each a flash area (hal_flash.h)
+ * that is also memory-mapped, because the engine runs the package's bytecode where it lies. At
+ * any time one slot holds the installed app and the other is the staging slot, where an upload
+ * lands; installing writes a small header into the staging slot, and the slots swap roles. The
+ * installed app is never erased or written while it is the installed one, so a power cut at any
+ * flash operation of an upload or a switch leaves the old app or the new one, complete.
+ *
+ * A slot (docs/upload.md has the same table and the reasoning):
+ *
+ *   off size
+ *     0    4 magic "BSLT"
+ *     4    2 format (RT_APP_STORE_FORMAT)
+ *     6    2 header size (32)
+ *     8    4 sequence number: 1 for the first install, one more than the highest in the store
+ *            for each later one
+ *    12    4 package length in bytes
+ *    16    4 the package's own CRC-32 (its header's bytes 36..39), to name it without reading it
+ *    20    4 CRC-32 of bytes 0..19
+ *    24    4 commit marker "CMIT", programmed last (the rest of its write block stays erased)
+ *    28    4 erased
+ *    32    . the package, padded with 0xFF to the write block (8-byte aligned: the slot starts
+ *            on a page)
+ *
+ * The upload writes the package at offset 32 of the staging slot (whose pages it erased first,
+ * page 0 first, so an older header there is gone before anything else changes); install checks
+ * the package where it lies (rt_package_check: layout, CRC, engine id/version/configuration, API
+ * version; then rt_signature_check against the trusted keys), then programs bytes 0..23 and
+ * reads them back, and then programs the commit marker. Until the marker's write block is
+ * complete and reads "CMIT", the slot is not installed; from then on it is, with the higher
+ * sequence number. Mount (at boot) writes nothing: it takes the committed slots, newest first,
+ * and checks each package again (same checks as install); the first that passes is the installed
+ * app. A newer slot whose package no longer passes (a bit flipped in flash, a firmware built for
+ * another engine, a key no longer trusted) is refused with the message the simulator gives for
+ * the same bytes, and the one before it runs on.
+ *
+ * No allocation, no globals: all state is in rt_app_store_t, which the caller owns. The same C
+ * runs on the device (two flash_map partitions, src/port/zephyr), on the emulated board
+ * (src/port/qemu/qemu_flash.c) and in the host's servers (one simulated flash cut into windows,
+ * rt_flash_window.h). Not thread safe: one caller (the SMP work or the JavaScript thread, which
+ * take turns) at a time.
+ */
+#ifndef RT_APP_STORE_H
+#define RT_APP_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hal_flash.h"
+#include "rt_package.h"
+#include "rt_smp.h"
+
+#define RT_APP_STORE_MAGIC "BSLT"
+#define RT_APP_STORE_FORMAT 1u
+#define RT_APP_STORE_HEADER_SIZE 32u
+#define RT_APP_STORE_COMMIT "CMIT"
+#define RT_APP_STORE_COMMIT_OFFSET 24u
+/* Bytes of the header covered by its CRC, and programmed before the commit marker. */
+#define RT_APP_STORE_HEADER_BODY 24u
+
+typedef enum rt_app_store_err {
+	RT_APP_STORE_OK = 0,
+	RT_APP_STORE_ENOAPP,       /* mount: no slot holds an app that passes the checks */
+	RT_APP_STORE_EREFUSED,     /* the package failed a check; msg says which (rt_package's words) */
+	RT_APP_STORE_ETOOBIG,      /* larger than a slot holds */
+	RT_APP_STORE_EINCOMPLETE,  /* install of a staged package that is not all there */
+	RT_APP_STORE_EFLASH,       /* the flash failed (or lost power); nothing installed */
+	RT_APP_STORE_EINVAL,       /* bad geometry or argument, a write out of order */
+	RT_APP_STORE_ENOTMOUNTED,
+} rt_app_store_err_t;
+
+/* One slot: its flash area and the same bytes as the CPU reads them (flash base + offset on the
+ * device; the simulated flash's memory on a host). */
+typedef struct rt_app_store_slot {
+	const hal_flash_t *flash;
+	const uint8_t *mapped;
+} rt_app_store_slot_t;
+
+/* Both slots must have the same page size and a write block of 1, 2, 4 or 8 bytes; the smaller
+ * slot sets the largest package. */
+typedef struct rt_app_store_config {
+	rt_app_store_slot_t slot[2];
+} rt_app_store_config_t;
+
+typedef struct rt_app_store {
+	rt_app_store_slot_t slot[2];
+	uint32_t capacity;      /* largest package, bytes */
+	int8_t active;          /* slot of the installed app, -1: none */
+	int8_t refused;         /* slot whose newer package mount refused, -1: none */
+	bool mounted;
+	bool staging;           /* an upload is open in the staging slot */
+	uint32_t active_seq;    /* the installed app's sequence number */
+	uint32_t top_seq;       /* highest sequence number of any committed slot */
+	uint32_t app_len;       /* the installed package's length */
+	uint32_t stage_total;   /* bytes the open upload will have */
+	uint32_t stage_off;     /* bytes it has (tail included) */
+	uint8_t tail[8];        /* bytes short of a whole write block, programmed with the next ones */
+	uint8_t tail_len;
+	int flash_error;        /* the flash driver's last error (HAL_FLASH_E*) */
+} rt_app_store_t;
+
+/*
+ * Mount the store: read both slot headers and find the installed app, checking its package as
+ * install does (so trust keys first: rt_signature_trust). Writes nothing to flash, so it is safe
+ * to cut too. Returns RT_APP_STORE_OK with an installed app, RT_APP_STORE_ENOAPP without one,
+ * RT_APP_STORE_EINVAL for a geometry it cannot use, RT_APP_STORE_EFLASH when a header cannot be
+ * read. When a newer committed package was refused, msg gets why (the words rt_package_check or
+ * rt_signature_check use for it) and store->refused its slot; otherwise msg is "".
+ */
+rt_app_store_err_t rt_app_store_mount(rt_app_store_t *store, const rt_app_store_config_t *config,
+				      char *msg, size_t msg_cap);
+
+/* The installed package, in place (8-byte aligned); false when there is none. */
+bool rt_app_store_installed(const rt_app_store_t *store, const uint8_t **package, size_t *len);
+/* Read len bytes of the installed package at off through the flash driver (for a caller that
+ * wants a copy rather than the mapped bytes). */
+rt_app_store_err_t rt_app_store_read(rt_app_store_t *store, uint32_t off, void *dst, size_t len);
+/* The installed app's sequence number (0: none); it grows by one or more with every install. */
+uint32_t rt_app_store_sequence(const rt_app_store_t *store);
+/* Largest package a slot holds. */
+uint32_t rt_app_store_capacity(const rt_app_store_t *store);
+
+/* Where the device's app comes from at boot. */
+typedef enum rt_app_store_source {
+	RT_APP_STORE_FROM_NONE = 0,
+	RT_APP_STORE_FROM_STORE,   /* the installed app */
+	RT_APP_STORE_FROM_FACTORY, /* the package linked into the image (BEACON_APP_PACKAGE) */
+} rt_app_store_source_t;
+
+/* The package to run at boot: the installed app, else the factory package (may be NULL), which
+ * is only the default of a store that holds no app that passes its checks. */
+rt_app_store_source_t rt_app_store_boot_package(const rt_app_store_t *store, const uint8_t *factory,
+						size_t factory_len, const uint8_t **package,
+						size_t *len);
+
+/*
+ * Staging: an upload of total bytes. begin erases the staging slot's pages the package needs
+ * (never the installed app's); write takes chunks in order (off is the bytes given so far; a
+ * chunk whose write failed may be given again at the same offset); read returns staged bytes.
+ */
+rt_app_store_err_t rt_app_store_stage_begin(rt_app_store_t *store, uint32_t total);
+rt_app_store_err_t rt_app_store_stage_write(rt_app_store_t *store, uint32_t off, const void *data,
+					    size_t len);
+rt_app_store_err_t rt_app_store_stage_read(const rt_app_store_t *store, uint32_t off, void *dst,
+					   size_t len);
+
+/*
+ * Check the staged package of len bytes where it lies and make it the installed app (see the
+ * protocol above). RT_APP_STORE_OK: *pkg describes it (bytecode in place) and msg is "";
+ * RT_APP_STORE_EREFUSED: msg is rt_package_check's or rt_signature_check's message and nothing
+ * changed; any other error: msg says what failed and the installed app is still the old one.
+ * Either way the staging slot must be begun again before the next install.
+ */
+rt_app_store_err_t rt_app_store_install(rt_app_store_t *store, uint32_t len, rt_package_t *pkg,
+					char *msg, size_t msg_cap);
+
+/* Check, stage and install a package held in RAM (a file given to a host tool, a factory
+ * package being installed). A package that fails the checks is refused before the staging slot
+ * is touched. */
+rt_app_store_err_t rt_app_store_install_buffer(rt_app_store_t *store, const uint8_t *package,
+					       size_t len, rt_package_t *pkg, char *msg,
+					       size_t msg_cap);
+
+/* The staging slot as the SMP server's staging area (rt_smp.h): begin, write and read go to the
+ * functions above; capacity is the store's. The server's install callback then calls
+ * rt_app_store_install. */
+void rt_app_store_smp_staging(rt_app_store_t *store, rt_smp_staging_t *out);
+
+const char *rt_app_store_strerror(rt_app_store_err_t err);
+
+#endif /* RT_APP_STORE_H */
