@@ -11,7 +11,10 @@ import { compileApp, Engine, generateKeyPair } from '../src/compiler';
 import { signPackage } from '../src/compiler/sign';
 import { deviceStatus, installPackage, openSerial, openUdp, SmpClient, uploadPackage } from '../src/smp';
 import { ListenDevice, startListen } from '../src/testing/listen';
+import { runChild } from './childProcess';
 import { APP_A, APP_B, cli, uploadScratch, withCrc } from './uploadFixtures';
+
+const beaconJs = path.resolve(__dirname, '../../bin/beacon.js');
 
 const { root: tmpRoot, devices, write } = uploadScratch('beacon-sim-listen-');
 
@@ -203,6 +206,44 @@ for (const { engine, skip } of engines) {
     try {
       // The same app, started from flash, finds the record its first run saved.
       await again.console.waitFor(/^a started, record 2$/);
+    } finally {
+      await again.stop();
+    }
+  });
+
+  test(`${engine}: a newer app damaged in the flash directory is refused at boot with beacon run's message; the one before runs`, { skip }, async () => {
+    const p = await packages(engine);
+    const flash = fs.mkdtempSync(path.join(tmpRoot, `${engine}-store-`));
+    const first = await start(engine, { pkg: p.aFile, flash });
+    await first.console.waitFor(/^a started, record 1$/);
+    const up = await cli(['upload', p.bFile, '--device', `udp:127.0.0.1:${first.udpPort}`]);
+    assert.equal(up.code, 0, up.err);
+    await first.console.waitFor(/^b started, record 1, 900 words, w7$/);
+    await first.stop();
+    // The app store's file: a 32-byte file header, then the two 512 KB slots; a went into the
+    // first, b into the second, each 32 bytes after its slot's start (docs/upload.md).
+    const file = path.join(flash, 'd0.apps.flash');
+    const image = fs.readFileSync(file);
+    const bAt = 32 + 512 * 1024 + 32;
+    assert.deepEqual(image.subarray(bAt, bAt + p.b.length), p.b);
+    assert.deepEqual(image.subarray(32 + 32, 32 + 32 + p.a.length), p.a);
+    image[bAt + 100] ^= 0x04;
+    fs.writeFileSync(file, image);
+    // What beacon run says of the same damaged bytes.
+    const damaged = Buffer.from(p.b);
+    damaged[100] ^= 0x04;
+    const damagedFile = path.join(tmpRoot, `${engine}-b-damaged.bapp`);
+    fs.writeFileSync(damagedFile, damaged);
+    const run = await runChild(process.execPath, [beaconJs, 'run', damagedFile], 60000);
+    assert.equal(run.status, 1, run.stderr);
+    const said = /^beacon-sim: [^\n]*?\.bapp: (package is damaged: [^\n]*)$/m.exec(run.stderr)?.[1];
+    assert.ok(said, run.stderr);
+
+    const again = await start(engine, { flash });
+    try {
+      await again.console.waitFor(/^a started, record 2$/);
+      assert.ok(again.stderr().includes(`beacon-sim: app store: ${said}\n`), again.stderr());
+      assert.ok(!again.console.lines.some((l) => l.startsWith('b started')));
     } finally {
       await again.stop();
     }

@@ -118,6 +118,9 @@ rt_app_store_err_t rt_app_store_mount(rt_app_store_t *s, const rt_app_store_conf
 		return RT_APP_STORE_EINVAL;
 	}
 	uint32_t size = hal_flash_size(a) < hal_flash_size(b) ? hal_flash_size(a) : hal_flash_size(b);
+	if (size <= RT_APP_STORE_HEADER_SIZE + RT_PACKAGE_HEADER_SIZE) {
+		return RT_APP_STORE_EINVAL; /* no room for a package */
+	}
 	s->capacity = size - RT_APP_STORE_HEADER_SIZE;
 
 	slot_head_t h[2];

@@ -832,6 +832,12 @@ static void test_geometry_and_sizes(void **state)
 	bad = r->config;
 	bad.slot[1].flash = &odd;
 	assert_int_equal(rt_app_store_mount(&r->store, &bad, r->msg, sizeof(r->msg)), RT_APP_STORE_EINVAL);
+	/* A slot of one 64-byte page has no room for a package after its header. */
+	hal_flash_t tiny[2] = {r->win[0].flash, r->win[1].flash};
+	tiny[0].page_size = tiny[1].page_size = 64;
+	tiny[0].page_count = tiny[1].page_count = 1;
+	bad = (rt_app_store_config_t){{{&tiny[0], r->mem}, {&tiny[1], r->mem + 64}}};
+	assert_int_equal(rt_app_store_mount(&r->store, &bad, r->msg, sizeof(r->msg)), RT_APP_STORE_EINVAL);
 	assert_int_equal(rt_app_store_stage_begin(&r->store, 10), RT_APP_STORE_ENOTMOUNTED);
 
 	/* The largest package fits exactly; one byte more does not. */

@@ -155,7 +155,7 @@ export const simSpec: CommandSpec = {
     { name: 'no-udp', help: 'no UDP transport' },
     { name: 'no-pty', help: 'no pseudo-terminal' },
     { name: 'baud', value: '<n>', help: 'simulate a serial line of this rate on the pseudo-terminal (e.g. 115200)' },
-    { name: 'flash', value: '<dir>', help: 'keep the device\'s flash in <dir> between runs: storage (d0.flash) and the installed app (d0.bapp)' },
+    { name: 'flash', value: '<dir>', help: 'keep the device\'s flash in <dir> between runs: storage (d0.flash) and the app store with the installed app (d0.apps.flash)' },
     { name: 'trust', value: '<key.pub>', repeatable: true, help: 'trust this signing key: only packages signed with a trusted key are installed' },
     { name: 'trace', value: '<file>', help: 'write the trace, one JSON object per line, flushed as it happens' },
     { name: 'heap', value: '<size>', help: "JS heap, bytes or KB ('64K')" },

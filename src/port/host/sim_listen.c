@@ -30,6 +30,8 @@
 #include "file_util.h"
 #include "host_io.h"
 #include "key_file.h"
+#include "rt_app_store.h"
+#include "rt_flash_window.h"
 #include "rt_package.h"
 #include "rt_signature.h"
 #include "rt_smp.h"
@@ -38,8 +40,10 @@
 #include "world.h"
 #include "world_script.h"
 
-/* The device's app partition: as large as the simulator's package limit needs. */
-#define STAGING_CAP (512u * 1024u)
+/* Each slot of the device's app store: as large as the simulator's package limit needs (the
+ * device's are 64 KB; Duktape's bytecode is larger than JerryScript's). */
+#define SLOT_PAGES 128u
+#define SLOT_PAGE_SIZE 4096u
 #define MAX_PACKET 2048u
 /* A serial line is one client; UDP clients are told apart by address and port. */
 #define SERIAL_CLIENT 0x5e71a1u
@@ -51,12 +55,13 @@
 
 typedef struct {
 	world_t *world;
-	uint8_t *staging;
-	uint32_t staging_total;
-	/* The package the device runs; world_install keeps a pointer to it, so it is only freed
-	 * once another one has replaced it. */
-	uint8_t *installed;
-	size_t installed_len;
+	/* The device's app store (rt_app_store.h): two slots on one simulated flash, kept in
+	 * DIR/<device>.apps.flash. The device runs its app where the store holds it: world_install
+	 * keeps a pointer into the installed slot, which no upload touches. */
+	sim_flash_t apps;
+	uint8_t *apps_mem;
+	rt_flash_window_t slots[2];
+	rt_app_store_t store;
 	const char *flash_dir;
 	FILE *trace;
 	int pty;              /* master side, or -1 */
@@ -163,55 +168,24 @@ static void info(const char *fmt, const char *detail)
 	fputc('\n', stderr);
 }
 
-/* --- staging area (RAM: the simulator's app partition) --- */
-
-static int st_begin(void *ctx, uint32_t total)
-{
-	listen_t *l = ctx;
-	memset(l->staging, 0xff, total);
-	l->staging_total = total;
-	return 0;
-}
-
-static int st_write(void *ctx, uint32_t off, const uint8_t *data, size_t len)
-{
-	listen_t *l = ctx;
-	if (off > l->staging_total || len > l->staging_total - off) {
-		return -1;
-	}
-	memcpy(l->staging + off, data, len);
-	return 0;
-}
-
-static int st_read(void *ctx, uint32_t off, uint8_t *data, size_t len)
-{
-	listen_t *l = ctx;
-	if (off > l->staging_total || len > l->staging_total - off) {
-		return -1;
-	}
-	memcpy(data, l->staging + off, len);
-	return 0;
-}
-
 /* --- flash kept in DIR --- */
 
-static void app_path(char *out, size_t cap, const listen_t *l)
+static void apps_path(char *out, size_t cap, const listen_t *l)
 {
-	snprintf(out, cap, "%s/%s.bapp", l->flash_dir, l->world->devices[0].name);
+	snprintf(out, cap, "%s/%s.apps.flash", l->flash_dir, l->world->devices[0].name);
 }
 
-/* The installed app goes to DIR through a temporary file and a rename: a crash leaves the old
- * app or the new one, never half of one. */
-static int save_app(const listen_t *l)
+/* The app store's flash goes to DIR after every install (sim_flash_save: a temporary file and a
+ * rename, so a crash leaves the file before the install or after it). */
+static int save_apps(listen_t *l)
 {
 	if (l->flash_dir == NULL) {
 		return 0;
 	}
-	char path[4096], tmp[4200];
-	app_path(path, sizeof(path), l);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (file_write(tmp, l->installed, l->installed_len) != 0 || rename(tmp, path) != 0) {
-		fprintf(stderr, "beacon-sim: --flash: cannot write %s: %s\n", path, strerror(errno));
+	char path[4096], msg[256];
+	apps_path(path, sizeof(path), l);
+	if (sim_flash_save(&l->apps, path, msg, sizeof(msg)) != 0) {
+		fprintf(stderr, "beacon-sim: --flash: %s\n", msg);
 		return -1;
 	}
 	return 0;
@@ -247,45 +221,31 @@ static void catch_up(listen_t *l)
 	}
 }
 
-/* Switch the device to a verified package (owned by l from here on). */
-static int switch_to(listen_t *l, uint8_t *pkg, size_t len, char *msg, size_t cap)
+/* Start the store's installed app on the device (stopping the one it ran). */
+static int start_installed(listen_t *l, char *msg, size_t cap)
 {
-	uint8_t *old = l->installed;
-	catch_up(l);
-	l->installed = pkg;
-	l->installed_len = len;
-	int rc = world_install(l->world, 0, pkg, len, msg, cap);
-	free(old);
-	save_app(l);
-	return rc;
-}
-
-static int verify(const uint8_t *pkg, size_t len, rt_package_t *out, char *msg, size_t cap)
-{
-	if (rt_package_check(pkg, len, out, msg, cap) != RT_PACKAGE_OK ||
-	    rt_signature_check(pkg, out, msg, cap) != RT_SIGNATURE_OK) {
+	const uint8_t *pkg;
+	size_t len;
+	if (!rt_app_store_installed(&l->store, &pkg, &len)) {
+		snprintf(msg, cap, "no app is installed");
 		return -1;
 	}
-	return 0;
+	catch_up(l);
+	return world_install(l->world, 0, pkg, len, msg, cap);
 }
 
 static int install(void *ctx, const rt_smp_staging_t *st, uint32_t len, char *msg, size_t cap)
 {
 	listen_t *l = ctx;
 	rt_package_t pkg;
-	(void)st; /* the staging area is this process's RAM: check it where it lies */
-	if (verify(l->staging, len, &pkg, msg, cap) != 0) {
+	(void)st; /* the store's staging slot */
+	if (rt_app_store_install(&l->store, len, &pkg, msg, cap) != RT_APP_STORE_OK) {
 		info("refused: %s", msg);
 		return -1;
 	}
-	uint8_t *copy = malloc(len);
-	if (copy == NULL) {
-		snprintf(msg, cap, "out of memory");
-		return -1;
-	}
-	memcpy(copy, l->staging, len);
+	save_apps(l);
 	char why[200];
-	if (switch_to(l, copy, len, why, sizeof(why)) != 0) {
+	if (start_installed(l, why, sizeof(why)) != 0) {
 		snprintf(msg, cap, "installed, but %s", why);
 		info("%s", msg);
 		return -1;
@@ -298,7 +258,13 @@ static int install(void *ctx, const rt_smp_staging_t *st, uint32_t len, char *ms
 static void status(void *ctx, rt_smp_app_status_t *out)
 {
 	listen_t *l = ctx;
-	rt_smp_status_of(out, l->installed, l->installed_len, world_app_state_name(l->world, 0));
+	const uint8_t *pkg;
+	size_t len;
+	if (!rt_app_store_installed(&l->store, &pkg, &len)) {
+		pkg = NULL;
+		len = 0;
+	}
+	rt_smp_status_of(out, pkg, len, world_app_state_name(l->world, 0));
 }
 
 /* --- transports --- */
@@ -448,38 +414,82 @@ static int parse(int argc, char **argv, listen_t *l, listen_options_t *o)
 	return 0;
 }
 
-/* The package the device starts with: the command line's, else the one kept in DIR. */
-static int boot_package(listen_t *l, const listen_options_t *o)
+/* Install a package file into the store, as an upload would (refused: the store keeps what it
+ * had); a package the store holds already is left as it is. Returns -1 when it cannot be read. */
+static int install_file(listen_t *l, const char *from)
 {
-	char path[4096];
-	const char *from = o->package;
-	if (from == NULL && l->flash_dir != NULL) {
-		app_path(path, sizeof(path), l);
-		if (access(path, F_OK) != 0) {
-			return 0;
-		}
-		from = path;
-	}
-	if (from == NULL) {
-		return 0;
-	}
 	size_t len;
 	uint8_t *pkg = file_read(from, &len);
 	if (pkg == NULL) {
 		fprintf(stderr, "beacon-sim: cannot read %s: %s\n", from, strerror(errno));
 		return -1;
 	}
-	rt_package_t info_;
-	char msg[256];
-	if (verify(pkg, len, &info_, msg, sizeof(msg)) != 0) {
-		/* Refused like an upload: the device waits for a good one. */
-		fprintf(stderr, "beacon-sim: %s: %s\n", from, msg);
-		free(pkg);
-		return 0;
+	const uint8_t *have;
+	size_t have_len;
+	if (!rt_app_store_installed(&l->store, &have, &have_len) || have_len != len ||
+	    memcmp(have, pkg, len) != 0) {
+		rt_package_t parsed;
+		char msg[256];
+		if (rt_app_store_install_buffer(&l->store, pkg, len, &parsed, msg, sizeof(msg)) != RT_APP_STORE_OK) {
+			fprintf(stderr, "beacon-sim: %s: %s\n", from, msg);
+		} else {
+			save_apps(l);
+		}
 	}
-	if (switch_to(l, pkg, len, msg, sizeof(msg)) != 0) {
+	free(pkg);
+	return 0;
+}
+
+/* The device's app store: loaded from DIR, mounted (a newer app it refuses is said so, and the
+ * one before it runs). A store that DIR kept as an app file (DIR/<device>.bapp, before the store)
+ * is moved into it. */
+static int open_store(listen_t *l)
+{
+	char path[4096], msg[256];
+	l->apps_mem = malloc((size_t)2u * SLOT_PAGES * SLOT_PAGE_SIZE);
+	if (l->apps_mem == NULL || !sim_flash_init(&l->apps, l->apps_mem, SLOT_PAGE_SIZE, 2u * SLOT_PAGES) ||
+	    rt_flash_window_init(&l->slots[0], &l->apps.flash, 0, SLOT_PAGES) != 0 ||
+	    rt_flash_window_init(&l->slots[1], &l->apps.flash, SLOT_PAGES, SLOT_PAGES) != 0) {
+		fprintf(stderr, "beacon-sim: out of memory\n");
+		return 1;
+	}
+	if (l->flash_dir != NULL) {
+		apps_path(path, sizeof(path), l);
+		if (sim_flash_load(&l->apps, path, msg, sizeof(msg)) < 0) {
+			fprintf(stderr, "beacon-sim: --flash: %s\n", msg);
+			return 2;
+		}
+	}
+	rt_app_store_config_t config = {{{&l->slots[0].flash, l->apps_mem},
+					 {&l->slots[1].flash, l->apps_mem + (size_t)SLOT_PAGES * SLOT_PAGE_SIZE}}};
+	rt_app_store_err_t err = rt_app_store_mount(&l->store, &config, msg, sizeof(msg));
+	if (msg[0] != '\0') {
+		fprintf(stderr, "beacon-sim: app store: %s\n", msg);
+	}
+	if (err != RT_APP_STORE_OK && err != RT_APP_STORE_ENOAPP) {
+		fprintf(stderr, "beacon-sim: app store: %s\n", rt_app_store_strerror(err));
+		return 1;
+	}
+	if (err == RT_APP_STORE_ENOAPP && l->flash_dir != NULL) {
+		snprintf(path, sizeof(path), "%s/%s.bapp", l->flash_dir, l->world->devices[0].name);
+		if (access(path, F_OK) == 0 && install_file(l, path) != 0) {
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The app the device starts with: the command line's (installed into the store), else the
+ * store's. */
+static int boot_package(listen_t *l, const listen_options_t *o)
+{
+	if (o->package != NULL && install_file(l, o->package) != 0) {
+		return -1;
+	}
+	char msg[256];
+	if (rt_app_store_sequence(&l->store) != 0 && start_installed(l, msg, sizeof(msg)) != 0) {
 		fflush(stdout);
-		fprintf(stderr, "beacon-sim: %s: %s\n", from, msg);
+		fprintf(stderr, "beacon-sim: %s: %s\n", o->package ? o->package : "app store", msg);
 	}
 	return 0;
 }
@@ -614,8 +624,7 @@ int sim_listen_main(int argc, char **argv)
 	io.trace = l.trace ? trace_line : NULL;
 	static world_t world;
 	l.world = &world;
-	l.staging = malloc(STAGING_CAP);
-	if (l.staging == NULL || world_init(&world, 1, &io) != 0) {
+	if (world_init(&world, 1, &io) != 0) {
 		fprintf(stderr, "beacon-sim: out of memory\n");
 		return 1;
 	}
@@ -672,7 +681,12 @@ int sim_listen_main(int argc, char **argv)
 		}
 	}
 
-	rt_smp_staging_t staging = {st_begin, st_write, st_read, STAGING_CAP, &l};
+	rc = open_store(&l);
+	if (rc != 0) {
+		return rc;
+	}
+	rt_smp_staging_t staging;
+	rt_app_store_smp_staging(&l.store, &staging);
 	rt_smp_config_t cfg = {
 		.staging = &staging,
 		.install = install,
@@ -704,6 +718,9 @@ int sim_listen_main(int argc, char **argv)
 
 	catch_up(&l);
 	int saved = save_storage(&l);
+	if (save_apps(&l) != 0) {
+		saved = -1;
+	}
 	world_free(&world);
 	if (l.trace) {
 		fclose(l.trace);
@@ -715,7 +732,6 @@ int sim_listen_main(int argc, char **argv)
 		close(l.pty);
 		close(slave);
 	}
-	free(l.installed);
-	free(l.staging);
+	free(l.apps_mem);
 	return saved != 0 ? 1 : 0;
 }

@@ -20,18 +20,21 @@
  * to the pseudo-terminal between SMP frames, as a device's UART console would carry them (dropped
  * while nobody reads it).
  *
- * Install goes through the project's SMP group: the staged package is verified (rt_package_check:
- * layout, CRC, engine, API version; rt_signature_check against the --trust keys) before anything
- * is touched; only then does the running app stop and the new one start (world_install). A refused
+ * Uploads land in the staging slot of the device's app store (rt_app_store.h, as on the device)
+ * and install goes through the project's SMP group: the staged package is verified
+ * (rt_package_check: layout, CRC, engine, API version; rt_signature_check against the --trust
+ * keys) before anything is touched; only then does the store switch to it, the running app stop
+ * and the new one start where the store holds it (world_install). A refused
  * or interrupted upload leaves the running app, its timers and its storage as they were. A package
  * that passes but whose top level throws is installed all the same (as on the device: it was
  * verified, the old app is gone) and the answer says so: "installed, but the app failed while
  * starting: ...", with the SMP error of a refusal so that the uploader exits 1.
  *
  * With --flash DIR the device keeps its flash between runs: the storage partition in DIR/d0.flash
- * (as `beacon-sim --flash`) and the installed app in DIR/d0.bapp (the app partition). At start, a
- * package given on the command line is installed (and kept in DIR); without one, the app kept in
- * DIR runs again.
+ * (as `beacon-sim --flash`) and the app store's two slots in DIR/d0.apps.flash (saved after each
+ * install). At start, a package given on the command line is installed into the store as an
+ * upload would be (refused: the store's app runs on); without one, the store's app runs again.
+ * (A DIR/d0.bapp kept before the store existed is installed into an empty store.)
  *
  * Device time runs at wall-clock speed. With --virtual it stands still until the control channel
  * advances it. --control reads commands from stdin, one per line, and ends the device at EOF:

@@ -1,7 +1,8 @@
 /*
  * beacon-smp-testd: the SMP server (rt_smp.h) on the host, for the upload tools' tests and
- * benchmarks. Not the simulator's integration (beacon sim --listen will serve a simulated device);
- * this one has a RAM staging area and an "installed" package only.
+ * benchmarks. Not the simulator's integration (beacon sim --listen serves a simulated device);
+ * this one has the device's app store (rt_app_store.h: a staging slot and the installed app) on a
+ * simulated flash in RAM, and runs nothing.
  *
  *   beacon-smp-testd [--udp-port N] [--no-udp] [--no-pty] [--trust KEY.pub]... [--baud N]
  *                    [--drop-after N] [--drop-count M] [--fail-once] [--idle-ms N]
@@ -15,9 +16,10 @@
  *   udp: 127.0.0.1:1337
  *   ready
  *
- * Install runs rt_package_check and rt_signature_check (with the --trust keys) on the staged
- * package; only a package that passes replaces the installed one. What happens is logged on
- * stderr, one line per upload start, install and fault.
+ * Install is the app store's (rt_app_store_install: rt_package_check and rt_signature_check
+ * with the --trust keys on the staged package, then the switch); only a package that passes
+ * replaces the installed one. What happens is logged on stderr, one line per upload start,
+ * install and fault.
  *
  * Fault switches for tests:
  *   --drop-after N   after N answered requests, the answers to the next M (--drop-count,
@@ -47,10 +49,13 @@
 #include "host_pty.h"
 #include "engine.h"
 #include "key_file.h"
+#include "rt_app_store.h"
+#include "rt_flash_window.h"
 #include "rt_package.h"
 #include "rt_signature.h"
 #include "rt_smp.h"
 #include "rt_smp_serial.h"
+#include "sim_flash.h"
 
 #define MAX_STAGING (1024u * 1024u)
 #define MAX_PACKET 4096u
@@ -58,10 +63,13 @@
 #define SERIAL_CLIENT 0x5e71a1u
 
 typedef struct {
-	uint8_t *staging;
-	uint32_t staging_total;
-	uint8_t *installed;
-	uint32_t installed_len;
+	/* The app store's two slots, each --staging-size bytes and its header, on one simulated
+	 * flash. */
+	sim_flash_t flash;
+	uint8_t *flash_mem;
+	rt_flash_window_t slots[2];
+	rt_app_store_t store;
+	rt_smp_staging_t store_staging;
 	bool fail_next_write;
 	unsigned long drop_after;
 	unsigned long drop_count;
@@ -109,8 +117,9 @@ static void line_delay(const testd_t *t, size_t n)
 static int st_begin(void *ctx, uint32_t total)
 {
 	testd_t *t = ctx;
-	memset(t->staging, 0xff, total);
-	t->staging_total = total;
+	if (t->store_staging.begin(t->store_staging.ctx, total) != 0) {
+		return -1;
+	}
 	fprintf(stderr, "beacon-smp-testd: upload of %lu bytes started\n", (unsigned long)total);
 	return 0;
 }
@@ -123,35 +132,24 @@ static int st_write(void *ctx, uint32_t off, const uint8_t *data, size_t len)
 		fprintf(stderr, "beacon-smp-testd: fault: staging write at %lu fails\n", (unsigned long)off);
 		return -1;
 	}
-	if (off > t->staging_total || len > t->staging_total - off) {
-		return -1;
-	}
-	memcpy(t->staging + off, data, len);
-	return 0;
+	return t->store_staging.write(t->store_staging.ctx, off, data, len);
 }
 
 static int st_read(void *ctx, uint32_t off, uint8_t *data, size_t len)
 {
 	testd_t *t = ctx;
-	if (off > t->staging_total || len > t->staging_total - off) {
-		return -1;
-	}
-	memcpy(data, t->staging + off, len);
-	return 0;
+	return t->store_staging.read(t->store_staging.ctx, off, data, len);
 }
 
 static int install(void *ctx, const rt_smp_staging_t *st, uint32_t len, char *msg, size_t cap)
 {
 	testd_t *t = ctx;
 	rt_package_t pkg;
-	(void)st; /* the staging area is this process's RAM: check it where it lies */
-	if (rt_package_check(t->staging, len, &pkg, msg, cap) != RT_PACKAGE_OK ||
-	    rt_signature_check(t->staging, &pkg, msg, cap) != RT_SIGNATURE_OK) {
+	(void)st; /* the store's staging slot */
+	if (rt_app_store_install(&t->store, len, &pkg, msg, cap) != RT_APP_STORE_OK) {
 		fprintf(stderr, "beacon-smp-testd: refused: %s\n", msg);
 		return -1;
 	}
-	memcpy(t->installed, t->staging, len);
-	t->installed_len = len;
 	rt_smp_installed_msg(&pkg, msg, cap);
 	fprintf(stderr, "beacon-smp-testd: %s\n", msg);
 	return 0;
@@ -160,7 +158,13 @@ static int install(void *ctx, const rt_smp_staging_t *st, uint32_t len, char *ms
 static void status(void *ctx, rt_smp_app_status_t *out)
 {
 	testd_t *t = ctx;
-	rt_smp_status_of(out, t->installed, t->installed_len, "running");
+	const uint8_t *pkg;
+	size_t len;
+	if (!rt_app_store_installed(&t->store, &pkg, &len)) {
+		pkg = NULL;
+		len = 0;
+	}
+	rt_smp_status_of(out, pkg, len, "running");
 }
 
 /* Whether the answer to this request is lost (--drop-after). */
@@ -255,12 +259,25 @@ int main(int argc, char **argv)
 		return usage("nothing to serve: both --no-udp and --no-pty");
 	}
 
-	t.staging = malloc(staging_size ? staging_size : 1);
-	t.installed = malloc(staging_size ? staging_size : 1);
-	if (!t.staging || !t.installed) {
+	/* Slots of the device's 4 KB pages, each with room for the slot header and the package. */
+	uint32_t slot_pages = (uint32_t)((RT_APP_STORE_HEADER_SIZE + staging_size + 4095u) / 4096u);
+	t.flash_mem = malloc((size_t)slot_pages * 2u * 4096u);
+	char why[160];
+	if (t.flash_mem == NULL || !sim_flash_init(&t.flash, t.flash_mem, 4096u, 2u * slot_pages) ||
+	    rt_flash_window_init(&t.slots[0], &t.flash.flash, 0, slot_pages) != 0 ||
+	    rt_flash_window_init(&t.slots[1], &t.flash.flash, slot_pages, slot_pages) != 0) {
 		fprintf(stderr, "beacon-smp-testd: out of memory\n");
 		return 1;
 	}
+	rt_app_store_config_t store_config = {{{&t.slots[0].flash, t.flash_mem},
+						{&t.slots[1].flash, t.flash_mem + (size_t)slot_pages * 4096u}}};
+	rt_app_store_err_t mounted = rt_app_store_mount(&t.store, &store_config, why, sizeof(why));
+	if (mounted != RT_APP_STORE_OK && mounted != RT_APP_STORE_ENOAPP) {
+		fprintf(stderr, "beacon-smp-testd: app store: %s\n", rt_app_store_strerror(mounted));
+		return 1;
+	}
+	rt_app_store_smp_staging(&t.store, &t.store_staging);
+	/* The largest package is the one asked for, not the slot's page-rounded room. */
 	rt_smp_staging_t staging = {st_begin, st_write, st_read, (uint32_t)staging_size, &t};
 	rt_smp_config_t cfg = {
 		.staging = &staging,
@@ -386,7 +403,6 @@ int main(int argc, char **argv)
 		close(pty);
 		close(slave);
 	}
-	free(t.staging);
-	free(t.installed);
+	free(t.flash_mem);
 	return 0;
 }

@@ -2,15 +2,20 @@
 # explains each figure; beacon-qemu.ld.in turns them into the link's memory regions, so an image
 # over budget does not link. Keep the two in step.
 #
-# nRF52840 (mps2-an386): 1 MB flash = MCUboot 48 KB + image slot + app slot 64 KB + storage 32 KB
-# (the update's secondary slot on the board's external QSPI flash); the image slot holds Zephyr's
+# nRF52840 (mps2-an386): 1 MB flash = MCUboot 48 KB + image slot + app store 128 KB (two 64 KB
+# slots, rt_app_store.h) + storage 32 KB (the update's secondary slot on the board's external
+# QSPI flash); the image slot holds Zephyr's
 # kernel and Bluetooth stack (reserved: 224 KB) and what this image carries. 256 KB RAM, of which
 # 128 KB are reserved for Zephyr's kernel, the Bluetooth controller and host and their buffers.
 # nRF9160 (mps2-an505): 1 MB flash, of which TF-M takes 64 KB and the LTE/GNSS modem library and
 # Zephyr 256 KB; 256 KB RAM, of which the modem's shared memory, TF-M and Zephyr take 128 KB.
 
 set(BUDGET_MCUBOOT 49152)
+# The app store: two slots of 64 KB, each holding the largest package an upload takes (65,504
+# bytes) after its 32-byte header; the installed app and the staging slot swap roles at each
+# install, and both are run from in place, so both are in the internal flash.
 set(BUDGET_APP_SLOT 65536)
+math(EXPR BUDGET_APP_STORE "2 * ${BUDGET_APP_SLOT}")
 set(BUDGET_STORAGE 32768)
 # The harness (the simulated world and the main that loads the app, which the device does not
 # have) lives in the board's 16 MB PSRAM, apart from the device's RAM and outside the budget:
@@ -34,8 +39,9 @@ else()
   message(FATAL_ERROR "BEACON_QEMU_BOARD: mps2-an386 or mps2-an505")
 endif()
 
-# What the image may take: the device less the bootloader, TF-M, the two areas and the system.
-math(EXPR BUDGET_IMAGE_FLASH "${BUDGET_DEVICE_FLASH} - ${BUDGET_MCUBOOT} - ${BUDGET_TFM_FLASH} - ${BUDGET_APP_SLOT} - ${BUDGET_STORAGE} - ${BUDGET_SYSTEM_FLASH}")
+# What the image may take: the device less the bootloader, TF-M, the app store, the storage and
+# the system.
+math(EXPR BUDGET_IMAGE_FLASH "${BUDGET_DEVICE_FLASH} - ${BUDGET_MCUBOOT} - ${BUDGET_TFM_FLASH} - ${BUDGET_APP_STORE} - ${BUDGET_STORAGE} - ${BUDGET_SYSTEM_FLASH}")
 
 # RAM of the image: data, bss (JerryScript's static heap is there), the device's state
 # (rt_device_t, reserved at its size: the world keeps it in its model of the device), the malloc

@@ -9,10 +9,8 @@
 
 #define PAGE_SIZE 4096u
 #define WRITE_BLOCK 4u
-/* The slot starts with the package's length (one write block), then the package. */
-#define SLOT_HEADER 4u
 
-extern uint8_t __app_slot_start[], __app_slot_end[], __storage_start[], __storage_end[];
+extern uint8_t __app_store_start[], __app_store_end[], __storage_start[], __storage_end[];
 extern uint8_t __heap_start[], __heap_end[];
 
 typedef struct {
@@ -66,9 +64,10 @@ static int area_erase(void *ctx, uint32_t page)
 
 static const hal_flash_ops_t area_ops = {area_read, area_program, area_erase};
 
-/* The port's own state: one board, one set of areas (a device has exactly one). */
-static area_t slot_area, storage_area, staging_area;
-static hal_flash_t slot_flash, storage_flash, staging_flash;
+/* The port's own state: one board, one set of areas (a device has exactly one). The app store's
+ * region is cut in two equal slots, as the device's two partitions. */
+static area_t slot_area[2], storage_area;
+static hal_flash_t slot_flash[2], storage_flash;
 static bool areas_ready;
 
 static void areas_init(void)
@@ -76,119 +75,80 @@ static void areas_init(void)
 	if (areas_ready) {
 		return;
 	}
-	slot_area = (area_t){__app_slot_start, (uint32_t)(__app_slot_end - __app_slot_start)};
+	uint32_t slot_size = (uint32_t)(__app_store_end - __app_store_start) / 2u;
+	for (int i = 0; i < 2; i++) {
+		slot_area[i] = (area_t){__app_store_start + (size_t)i * slot_size, slot_size};
+		slot_flash[i] = (hal_flash_t){&area_ops, &slot_area[i], PAGE_SIZE, WRITE_BLOCK, slot_size / PAGE_SIZE};
+	}
 	storage_area = (area_t){__storage_start, (uint32_t)(__storage_end - __storage_start)};
-	slot_flash = (hal_flash_t){&area_ops, &slot_area, PAGE_SIZE, WRITE_BLOCK, slot_area.size / PAGE_SIZE};
 	storage_flash = (hal_flash_t){&area_ops, &storage_area, PAGE_SIZE, WRITE_BLOCK,
 				      storage_area.size / PAGE_SIZE};
-	staging_area = (area_t){(uint8_t *)(uintptr_t)QEMU_EXT_FLASH_BASE, slot_area.size};
-	staging_flash = (hal_flash_t){&area_ops, &staging_area, PAGE_SIZE, WRITE_BLOCK,
-				      staging_area.size / PAGE_SIZE};
 	areas_ready = true;
 }
 
-int qemu_app_slot_install(const uint8_t *package, size_t len, char *msg, size_t msg_cap)
+static rt_app_store_t app_store;
+
+rt_app_store_t *qemu_app_store(void)
 {
-	areas_init();
-	rt_package_t parsed;
-	if (rt_package_check(package, len, &parsed, msg, msg_cap) != RT_PACKAGE_OK) {
-		return -1;
-	}
-	uint32_t size = hal_flash_size(&slot_flash);
-	if (len > size - SLOT_HEADER) {
-		snprintf(msg, msg_cap, "package of %u bytes does not fit the app slot (%u bytes)",
-			 (unsigned)len, (unsigned)(size - SLOT_HEADER));
-		return -1;
-	}
-	uint32_t pages = (uint32_t)((SLOT_HEADER + len + PAGE_SIZE - 1) / PAGE_SIZE);
-	for (uint32_t p = 0; p < pages; p++) {
-		if (hal_flash_erase(&slot_flash, p) != HAL_FLASH_OK) {
-			snprintf(msg, msg_cap, "app slot: erasing page %u failed", (unsigned)p);
-			return -1;
-		}
-	}
-	/* The package first and its length last: a slot cut while written reads as empty. */
-	size_t whole = len - len % WRITE_BLOCK;
-	int rc = hal_flash_program(&slot_flash, SLOT_HEADER, package, whole);
-	if (rc == HAL_FLASH_OK && whole < len) {
-		uint8_t tail[WRITE_BLOCK];
-		memset(tail, 0xFF, sizeof(tail));
-		memcpy(tail, package + whole, len - whole);
-		rc = hal_flash_program(&slot_flash, (uint32_t)(SLOT_HEADER + whole), tail, sizeof(tail));
-	}
-	uint32_t stored = (uint32_t)len;
-	if (rc == HAL_FLASH_OK) {
-		rc = hal_flash_program(&slot_flash, 0, &stored, sizeof(stored));
-	}
-	if (rc != HAL_FLASH_OK || memcmp(slot_area.base + SLOT_HEADER, package, len) != 0) {
-		snprintf(msg, msg_cap, "app slot: writing the package failed (%d)", rc);
-		return -1;
-	}
-	return 0;
+	return app_store.mounted ? &app_store : qemu_app_store_boot();
 }
 
-int qemu_app_slot_flash_file(FILE *file, char *msg, size_t msg_cap)
+rt_app_store_t *qemu_app_store_boot(void)
 {
 	areas_init();
-	for (uint32_t p = 0; p < slot_flash.page_count; p++) {
-		if (hal_flash_erase(&slot_flash, p) != HAL_FLASH_OK) {
-			snprintf(msg, msg_cap, "app slot: erasing page %u failed", (unsigned)p);
-			return -1;
-		}
+	rt_app_store_config_t config = {{{&slot_flash[0], slot_area[0].base}, {&slot_flash[1], slot_area[1].base}}};
+	char msg[160];
+	rt_app_store_err_t err = rt_app_store_mount(&app_store, &config, msg, sizeof(msg));
+	if (msg[0] != '\0') {
+		fflush(stdout);
+		fprintf(stderr, "beacon-qemu: app store: %s\n", msg);
+	}
+	return err == RT_APP_STORE_OK || err == RT_APP_STORE_ENOAPP ? &app_store : NULL;
+}
+
+int qemu_app_store_install_file(FILE *file, char *msg, size_t msg_cap)
+{
+	rt_app_store_t *store = qemu_app_store();
+	if (store == NULL) {
+		snprintf(msg, msg_cap, "the app store cannot be used");
+		return -1;
+	}
+	long size;
+	if (fseek(file, 0, SEEK_END) != 0 || (size = ftell(file)) < 0 || fseek(file, 0, SEEK_SET) != 0) {
+		snprintf(msg, msg_cap, "cannot tell the package's size");
+		return -1;
 	}
 	uint8_t chunk[256];
-	uint32_t len = 0, room = slot_area.size - SLOT_HEADER;
-	size_t got;
-	while ((got = fread(chunk, 1, sizeof(chunk), file)) > 0) {
-		if (got > room - len) {
-			snprintf(msg, msg_cap, "package does not fit the app slot (%u bytes)", (unsigned)room);
+	if (size < (long)RT_PACKAGE_HEADER_SIZE) {
+		/* Too short to stage: the check says so in the simulator's words. */
+		rt_package_t parsed;
+		size_t got = fread(chunk, 1, (size_t)size, file);
+		(void)rt_package_check(chunk, got, &parsed, msg, msg_cap);
+		return -1;
+	}
+	if ((unsigned long)size > rt_app_store_capacity(store)) {
+		snprintf(msg, msg_cap, "package of %ld bytes does not fit the app slot (%lu bytes)", size,
+			 (unsigned long)rt_app_store_capacity(store));
+		return -1;
+	}
+	rt_app_store_err_t err = rt_app_store_stage_begin(store, (uint32_t)size);
+	uint32_t off = 0;
+	while (err == RT_APP_STORE_OK && off < (uint32_t)size) {
+		size_t want = (uint32_t)size - off < sizeof(chunk) ? (uint32_t)size - off : sizeof(chunk);
+		size_t got = fread(chunk, 1, want, file);
+		if (got == 0) {
+			snprintf(msg, msg_cap, "reading the package failed");
 			return -1;
 		}
-		size_t padded = (got + WRITE_BLOCK - 1) / WRITE_BLOCK * WRITE_BLOCK;
-		memset(chunk + got, 0xFF, padded - got);
-		if (hal_flash_program(&slot_flash, SLOT_HEADER + len, chunk, padded) != HAL_FLASH_OK) {
-			snprintf(msg, msg_cap, "app slot: writing the package failed");
-			return -1;
-		}
-		len += (uint32_t)got;
-		if (got % WRITE_BLOCK) {
-			break; /* a short read is the end of the file */
-		}
+		err = rt_app_store_stage_write(store, off, chunk, got);
+		off += (uint32_t)got;
 	}
-	if (ferror(file)) {
-		snprintf(msg, msg_cap, "reading the package failed");
+	if (err != RT_APP_STORE_OK) {
+		snprintf(msg, msg_cap, "app store: staging the package failed: %s", rt_app_store_strerror(err));
 		return -1;
 	}
-	rt_package_t parsed;
-	if (rt_package_check(slot_area.base + SLOT_HEADER, len, &parsed, msg, msg_cap) != RT_PACKAGE_OK) {
-		return -1;
-	}
-	return hal_flash_program(&slot_flash, 0, &len, sizeof(len)) == HAL_FLASH_OK ? 0 : -1;
-}
-
-int qemu_app_slot_get(const uint8_t **package, size_t *len)
-{
-	areas_init();
-	uint32_t stored;
-	memcpy(&stored, slot_area.base, sizeof(stored));
-	if (stored == 0xFFFFFFFFu || stored == 0 || stored > slot_area.size - SLOT_HEADER) {
-		return -1;
-	}
-	*package = slot_area.base + SLOT_HEADER;
-	*len = stored;
-	return 0;
-}
-
-const hal_flash_t *qemu_staging_flash(void)
-{
-	areas_init();
-	return &staging_flash;
-}
-
-const uint8_t *qemu_staging_base(void)
-{
-	areas_init();
-	return staging_area.base;
+	rt_package_t pkg;
+	return rt_app_store_install(store, (uint32_t)size, &pkg, msg, msg_cap) == RT_APP_STORE_OK ? 0 : -1;
 }
 
 const hal_flash_t *qemu_storage_flash(void)

@@ -2,13 +2,14 @@
 #include "qemu_listen.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hal_clock.h"
 #include "qemu_flash.h"
 #include "qemu_uart.h"
+#include "rt_app_store.h"
 #include "rt_package.h"
-#include "rt_signature.h"
 #include "rt_smp.h"
 #include "rt_smp_serial.h"
 
@@ -25,81 +26,8 @@
 
 typedef struct {
 	world_t *world;
-	uint32_t staged_total;
+	rt_app_store_t *store;
 } listen_t;
-
-static int st_begin(void *ctx, uint32_t total)
-{
-	listen_t *l = ctx;
-	const hal_flash_t *f = qemu_staging_flash();
-	uint32_t pages = (total + f->page_size - 1u) / f->page_size;
-	for (uint32_t p = 0; p < pages; p++) {
-		if (hal_flash_erase(f, p) != HAL_FLASH_OK) {
-			return -1;
-		}
-	}
-	l->staged_total = total;
-	return 0;
-}
-
-/* Chunks arrive in order but of any length; the flash takes 4-byte blocks programmed once, so
- * a chunk's unaligned tail is held back and written with the next chunk (or at the end). */
-static uint8_t tail[4];
-static uint32_t tail_len;
-
-static int st_write(void *ctx, uint32_t off, const uint8_t *data, size_t len)
-{
-	listen_t *l = ctx;
-	const hal_flash_t *f = qemu_staging_flash();
-	if (off > l->staged_total || len > l->staged_total - off) {
-		return -1;
-	}
-	if (off == 0) {
-		tail_len = 0;
-	}
-	uint32_t at = off - tail_len;
-	while (len > 0) {
-		if (tail_len == 0 && len >= 4) {
-			size_t whole = len & ~(size_t)3u;
-			if (hal_flash_program(f, at, data, whole) != HAL_FLASH_OK) {
-				return -1;
-			}
-			at += (uint32_t)whole;
-			data += whole;
-			len -= whole;
-			continue;
-		}
-		tail[tail_len++] = *data++;
-		len--;
-		if (tail_len == 4) {
-			if (hal_flash_program(f, at, tail, 4) != HAL_FLASH_OK) {
-				return -1;
-			}
-			at += 4;
-			tail_len = 0;
-		}
-	}
-	/* The package's last bytes: pad the block with the erased value, as the slot does. */
-	if (tail_len > 0 && at + tail_len == l->staged_total) {
-		uint8_t block[4] = {0xFF, 0xFF, 0xFF, 0xFF};
-		memcpy(block, tail, tail_len);
-		if (hal_flash_program(f, at, block, 4) != HAL_FLASH_OK) {
-			return -1;
-		}
-		tail_len = 0;
-	}
-	return 0;
-}
-
-static int st_read(void *ctx, uint32_t off, uint8_t *data, size_t len)
-{
-	listen_t *l = ctx;
-	if (off > l->staged_total || len > l->staged_total - off) {
-		return -1;
-	}
-	memcpy(data, qemu_staging_base() + off, len);
-	return 0;
-}
 
 static void info(const char *what, const char *msg)
 {
@@ -111,25 +39,16 @@ static void info(const char *what, const char *msg)
 static int install(void *ctx, const rt_smp_staging_t *st, uint32_t len, char *msg, size_t cap)
 {
 	listen_t *l = ctx;
-	(void)st; /* memory-mapped: verified where it lies */
-	const uint8_t *staged = qemu_staging_base();
+	(void)st; /* the store's staging slot */
 	rt_package_t pkg;
-	if (rt_package_check(staged, len, &pkg, msg, cap) != RT_PACKAGE_OK ||
-	    rt_signature_check(staged, &pkg, msg, cap) != RT_SIGNATURE_OK) {
+	if (rt_app_store_install(l->store, len, &pkg, msg, cap) != RT_APP_STORE_OK) {
 		info("refused: ", msg);
 		return -1;
 	}
-	/* Verified: only now does the app slot change. */
-	if (qemu_app_slot_install(staged, len, msg, cap) != 0) {
-		info("refused: ", msg);
-		return -1;
-	}
+	/* Installed: the device runs it where the store holds it. */
 	const uint8_t *slot;
 	size_t slot_len;
-	if (qemu_app_slot_get(&slot, &slot_len) != 0) {
-		snprintf(msg, cap, "app slot: the package did not read back");
-		return -1;
-	}
+	(void)rt_app_store_installed(l->store, &slot, &slot_len);
 	char why[160];
 	if (world_install(l->world, 0, slot, slot_len, why, sizeof(why)) != 0) {
 		snprintf(msg, cap, "installed, but %s", why);
@@ -146,7 +65,7 @@ static void status(void *ctx, rt_smp_app_status_t *out)
 	listen_t *l = ctx;
 	const uint8_t *slot;
 	size_t len;
-	if (qemu_app_slot_get(&slot, &len) != 0) {
+	if (!rt_app_store_installed(l->store, &slot, &len)) {
 		slot = NULL;
 		len = 0;
 	}
@@ -160,8 +79,13 @@ void qemu_listen(world_t *world, const char *name, const uint8_t *slot, size_t s
 	static rt_smp_serial_dec_t dec;
 	static uint8_t request[MAX_REQUEST + 2], answer[MAX_ANSWER], frames[MAX_FRAMES];
 	l.world = world;
-	rt_smp_staging_t staging = {st_begin, st_write, st_read,
-				    hal_flash_size(qemu_staging_flash()) - 4u, &l};
+	l.store = qemu_app_store();
+	if (l.store == NULL) {
+		fprintf(stderr, "beacon-qemu: the app store cannot be used\n");
+		exit(70);
+	}
+	rt_smp_staging_t staging;
+	rt_app_store_smp_staging(l.store, &staging);
 	rt_smp_config_t cfg = {
 		.staging = &staging,
 		.install = install,

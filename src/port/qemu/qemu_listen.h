@@ -5,9 +5,10 @@
  * QEMU connects UART0 to what -serial names (a pseudo-terminal: -serial pty), so
  * `beacon upload --device serial:/dev/pts/N` talks to the firmware image itself: Zephyr's MCUmgr
  * serial framing (rt_smp_serial.h) and the SMP server (rt_smp.h) of the device's build, on its
- * core. An upload lands in the staging area (qemu_flash.h), is verified there (rt_package_check,
- * rt_signature_check) and only then written into the app slot and started; a refused package
- * leaves the running app, its slot and its storage alone.
+ * core. An upload lands in the app store's staging slot (qemu_flash.h, rt_app_store.h), is
+ * verified there (rt_package_check, rt_signature_check) and only then made the installed app (the
+ * slots swap roles) and started where it lies; a refused package leaves the running app, its slot
+ * and its storage alone.
  *
  * One thread, as on the device where the SMP work queue and the JavaScript thread take turns:
  * the loop runs the world up to the device clock (hal_clock_real_ms: instructions at the
@@ -20,8 +21,8 @@
 #include "world.h"
 
 /* Serve SMP on UART0 and run the world's one device. Prints "ready" on stdout once UART0 is
- * served (everything after it is the device's console), then starts the package in the app slot
- * (slot, len; named `name` in messages), if any. */
+ * served (everything after it is the device's console), then starts the app store's installed
+ * package (slot, len; named `name` in messages), if any. */
 void qemu_listen(world_t *world, const char *name, const uint8_t *slot, size_t len)
 	__attribute__((noreturn));
 

@@ -20,8 +20,8 @@
  *
  *   [beacon figure] instructions.first_line: 1234567 instructions
  *
- * The package is installed into the app slot (a flash area of the image, qemu_flash.h) and run
- * from there, verified as on the device. Exit status as beacon-sim's: 0 run ended, 1 the package
+ * The package is installed into the app store (two flash slots of the image, qemu_flash.h) as an
+ * upload would be, verified as on the device, and run from its slot. Exit status as beacon-sim's: 0 run ended, 1 the package
  * was refused or the app failed to start, 2 usage error, 70 fatal error of the image.
  */
 #include <errno.h>
@@ -34,6 +34,8 @@
 #include "qemu_listen.h"
 #include "qemu_port.h"
 #include "qemu_profile.h"
+#include "rt_app_store.h"
+#include "rt_package.h"
 #include "world.h"
 #include "world_cloud.h"
 #include "world_script.h"
@@ -54,6 +56,7 @@ typedef struct {
 	bool utc_given;
 	const char *world_path, *trace_path, *package;
 	uint64_t bench_records; /* --bench-records N: measure the record store, run no app */
+	bool bench_app_store;   /* --bench-app-store: measure the app store, run no app */
 	int cloud;              /* world_cloud_mode_t: loopback (the default) or none */
 } options_t;
 
@@ -112,6 +115,8 @@ static int parse_options(int argc, char **argv, options_t *o)
 			o->world_path = argv[++i];
 		} else if (strcmp(argv[i], "--trace") == 0 && i + 1 < argc) {
 			o->trace_path = argv[++i];
+		} else if (strcmp(argv[i], "--bench-app-store") == 0) {
+			o->bench_app_store = true;
 		} else if (strcmp(argv[i], "--bench-records") == 0 && i + 1 < argc) {
 			if (!parse_u64(argv[++i], &o->bench_records) || o->bench_records == 0 ||
 			    o->bench_records > 1000) {
@@ -142,7 +147,7 @@ static int parse_options(int argc, char **argv, options_t *o)
 			return usage("one package only: the emulated board is one device");
 		}
 	}
-	if (o->package == NULL && o->bench_records == 0 && !o->listen) {
+	if (o->package == NULL && o->bench_records == 0 && !o->bench_app_store && !o->listen) {
 		return usage("no package given");
 	}
 	return 0;
@@ -260,6 +265,73 @@ static int bench_records(uint64_t count)
 	return 0;
 }
 
+/*
+ * What the app store costs on the device's core (bench/app_store.sh): a typical package (8,553
+ * bytes, the asset tracker's size; its bytes do not matter to the store) staged in the SMP
+ * server's 933-byte chunks, installed (checked in place, switched to), and looked up as a boot
+ * does with an app in both slots.
+ */
+static int bench_app_store(void)
+{
+	rt_app_store_t *store = qemu_app_store();
+	/* Made here, in the harness's memory (rt_package_build would take the device's malloc). */
+	size_t code_len = 8513, len = RT_PACKAGE_HEADER_SIZE + code_len;
+	uint8_t *pkg = malloc(len);
+	if (store == NULL || pkg == NULL) {
+		fprintf(stderr, "beacon-qemu: the app store cannot be used\n");
+		return 1;
+	}
+	const uint32_t fields[] = {RT_PACKAGE_FORMAT | RT_PACKAGE_HEADER_SIZE << 16, 0x000206u, eng_id(),
+				   eng_version(), eng_config_hash(), (uint32_t)code_len, 3u * (uint32_t)code_len, 0};
+	memcpy(pkg, RT_PACKAGE_MAGIC, 4);
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		for (size_t b = 0; b < 4; b++) {
+			pkg[4 + 4 * i + b] = (uint8_t)(fields[i] >> (8 * b));
+		}
+	}
+	uint32_t x = 0x2545f491u;
+	for (size_t i = RT_PACKAGE_HEADER_SIZE; i < len; i++) {
+		x ^= x << 13;
+		x ^= x >> 17;
+		x ^= x << 5;
+		pkg[i] = (uint8_t)x;
+	}
+	uint32_t crc = rt_crc32(rt_crc32(0, pkg, 36), pkg + RT_PACKAGE_HEADER_SIZE, code_len);
+	for (size_t b = 0; b < 4; b++) {
+		pkg[36 + b] = (uint8_t)(crc >> (8 * b));
+	}
+	uint64_t staging = 0, installing = 0;
+	for (int round = 0; round < 2; round++) {
+		uint64_t t0 = qemu_instructions();
+		rt_app_store_err_t err = rt_app_store_stage_begin(store, (uint32_t)len);
+		for (size_t off = 0; err == RT_APP_STORE_OK && off < len; off += 933u) {
+			size_t n = len - off < 933u ? len - off : 933u;
+			err = rt_app_store_stage_write(store, (uint32_t)off, pkg + off, n);
+		}
+		uint64_t t1 = qemu_instructions();
+		rt_package_t parsed;
+		char msg[160];
+		if (err != RT_APP_STORE_OK || rt_app_store_install(store, (uint32_t)len, &parsed, msg, sizeof(msg)) != 0) {
+			fprintf(stderr, "beacon-qemu: app store: %s\n", err != RT_APP_STORE_OK ? rt_app_store_strerror(err) : msg);
+			return 1;
+		}
+		staging = t1 - t0;
+		installing = qemu_instructions() - t1;
+	}
+	uint64_t t2 = qemu_instructions();
+	store = qemu_app_store_boot();
+	uint64_t lookup = qemu_instructions() - t2;
+	if (store == NULL || rt_app_store_sequence(store) != 2) {
+		fprintf(stderr, "beacon-qemu: app store: the boot did not find the app\n");
+		return 1;
+	}
+	figure("app_store.stage_8553_bytes", staging, "instructions");
+	figure("app_store.install_8553_bytes", installing, "instructions");
+	figure("app_store.boot_lookup", lookup, "instructions");
+	free(pkg);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	options_t o;
@@ -271,6 +343,9 @@ int main(int argc, char **argv)
 
 	if (o.bench_records != 0) {
 		return bench_records(o.bench_records);
+	}
+	if (o.bench_app_store) {
+		return bench_app_store();
 	}
 
 	char *script = NULL;
@@ -289,7 +364,7 @@ int main(int argc, char **argv)
 		}
 	}
 
-	/* The package goes into the app slot first; the device runs it from flash. */
+	/* The package goes into the app store first; the device runs it from its slot. */
 	const uint8_t *slot = NULL;
 	size_t slot_len = 0;
 	if (o.package != NULL) {
@@ -299,17 +374,20 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		char msg[200];
-		int flashed = qemu_app_slot_flash_file(package, msg, sizeof(msg));
+		int installed = qemu_app_store_install_file(package, msg, sizeof(msg));
 		fclose(package);
-		if (flashed != 0 || qemu_app_slot_get(&slot, &slot_len) != 0) {
+		if (installed != 0) {
 			fflush(stdout);
 			fprintf(stderr, "beacon-qemu: %s: %s\n", o.package, msg);
 			/* A listening device waits for a good package instead, as the simulator's. */
 			if (!o.listen) {
 				return 1;
 			}
-			slot = NULL;
 		}
+	}
+	rt_app_store_t *store = qemu_app_store();
+	if (store != NULL) {
+		(void)rt_app_store_installed(store, &slot, &slot_len);
 	}
 
 	qemu_io_t qio = {.live = o.listen};
