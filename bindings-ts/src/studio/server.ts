@@ -161,11 +161,11 @@ export async function buildSource(source: string, name: string, api: string, eng
  * going to a directory of its own; diagnostics name files relative to `shownFrom`.
  */
 export async function buildFile(file: string, api: string, engine: string, shownFrom = path.dirname(file)): Promise<BuildReply> {
-  const compiler = await import('../compiler');
+  const compiler = await import('../compiler/light');
   const { sizeReport } = await import('../cli/build');
   const name = path.basename(file);
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-studio-out-'));
-  const shown = (d: import('../compiler').Diagnostic): BuildReply['diagnostics'][number] => ({
+  const shown = (d: import('../compiler/light').Diagnostic): BuildReply['diagnostics'][number] => ({
     severity: d.severity,
     message: d.message,
     ...(d.file !== undefined ? { file: path.basename(d.file) } : {}),
