@@ -4,10 +4,37 @@
 #                                                      examples/button-led.world.json: presses
 #                                                      of its buttons, the LED ring shown
 #   bash scripts/demo.sh app.ts [beacon run options]   any app
+#
+# Installs only what that needs (scripts/setup.sh installs everything the tests need): the apt
+# packages of the host tools (a C compiler, CMake, Duktape, zlib, libsodium, libmosquitto) and
+# the npm packages without their install scripts (the cloud's native SQLite binding is not built;
+# scripts/setup.sh builds it later). The host tools compile while npm installs and TypeScript
+# compiles the CLI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+source scripts/lib/apt.sh
+apt_install_missing "${HOST_TOOLS_APT_PACKAGES[@]}"
+
+# The simulator and the package tool, configured as the CLI configures them
+# (bindings-ts/src/compiler/hostTools.ts), in the background.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+( cmake -S . -B build/host -DCMAKE_BUILD_TYPE=Release && cmake --build build/host -j2 --target beacon-sim beacon-pack ) >"$log" 2>&1 &
+tools=$!
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  echo "demo: npm ci --ignore-scripts" >&2
+  npm ci --ignore-scripts --no-audit --no-fund >&2
+  touch "$PARTIAL_NPM_MARK"
+fi
+npm run --silent build >&2
+
+if ! wait "$tools"; then
+  cat "$log" >&2
+  echo "demo: building the host tools failed" >&2
+  exit 1
+fi
 if [ $# -eq 0 ]; then
-	set -- examples/button-led.ts --world examples/button-led.world.json --verbose
+  set -- examples/button-led.ts --world examples/button-led.world.json --verbose
 fi
 exec node bindings-ts/bin/beacon.js run "$@"

@@ -89,6 +89,7 @@ export async function buildCommand(args: ParsedArgs, io: CliIo): Promise<number>
         signedBy: r.signedBy ?? null,
         modules: r.modules,
         warnings: r.warnings,
+        cached: r.cached,
       };
       io.out(JSON.stringify(report) + '\n');
     }
