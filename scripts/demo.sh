@@ -5,11 +5,11 @@
 #                                                      of its buttons, the LED ring shown
 #   bash scripts/demo.sh app.ts [beacon run options]   any app
 #
-# Installs only what that needs (scripts/setup.sh installs everything the tests need): the apt
-# packages of the host tools (a C compiler, CMake, Duktape, zlib, libsodium, libmosquitto) and
-# the npm packages without their install scripts (the cloud's native SQLite binding is not built;
-# scripts/setup.sh builds it later). The host tools compile while npm installs and TypeScript
-# compiles the CLI.
+# Installs only what that needs (scripts/setup.sh installs everything the tests need, and
+# finishes what this left out): the apt packages of the host tools (scripts/lib/apt.sh: a C
+# compiler, CMake, Duktape, zlib, libsodium, libmosquitto, cmocka) and the npm packages without
+# their install scripts (the cloud's native SQLite binding is not built). The host tools compile
+# while npm installs and TypeScript compiles the CLI.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/apt.sh
@@ -19,6 +19,10 @@ apt_install_missing "${HOST_TOOLS_APT_PACKAGES[@]}"
 # (bindings-ts/src/compiler/hostTools.ts), in the background.
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+if [ ! -e build/host/CMakeCache.txt ] && [ -n "$(apt_missing "${ALL_APT_PACKAGES[@]}")" ]; then
+  mkdir -p build/host
+  touch "$PARTIAL_CONFIGURE_MARK"
+fi
 ( cmake -S . -B build/host -DCMAKE_BUILD_TYPE=Release && cmake --build build/host -j2 --target beacon-sim beacon-pack ) >"$log" 2>&1 &
 tools=$!
 

@@ -10,9 +10,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 source scripts/lib/apt.sh
-apt_install_missing "${HOST_TOOLS_APT_PACKAGES[@]}" libcmocka-dev libcbor-dev \
-  gcc-arm-none-eabi libnewlib-arm-none-eabi valgrind mosquitto postgresql chromium \
-  g++ python3 libgeographiclib-dev emscripten qemu-system-arm
+apt_install_missing "${ALL_APT_PACKAGES[@]}"
+if [ -e "$PARTIAL_CONFIGURE_MARK" ]; then
+  # Configured by scripts/demo.sh without the tests' optional packages: from scratch now.
+  rm -f build/host/CMakeCache.txt "$PARTIAL_CONFIGURE_MARK"
+fi
 
 # npm ci also compiles the TypeScript tools (the root "prepare" script).
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
