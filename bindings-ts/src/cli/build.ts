@@ -69,6 +69,7 @@ export async function buildCommand(args: ParsedArgs, io: CliIo): Promise<number>
       engine,
       outFile,
       keepEs5: flagOption(args, 'keep'),
+      cache: !flagOption(args, 'no-cache'),
       ...(signKey ? { signKey } : {}),
       ...(minify ? { minify } : {}),
       onNote: (line) => io.err(`beacon: ${line}\n`),

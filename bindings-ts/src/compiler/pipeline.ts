@@ -136,3 +136,22 @@ export async function runPipeline(opts: PipelineOptions): Promise<PipelineOutput
     fs.rmSync(workDir, { recursive: true, force: true });
   }
 }
+
+/**
+ * Load the compiler and run its front end once on a small app (type check, bundle, minify; no
+ * package), so that a long-lived process (`beacon studio`) answers its first real build with
+ * warm code: the build cache serves unchanged apps without loading the compiler at all, so the
+ * first changed one would otherwise pay for loading and optimising it.
+ */
+export async function warmCompiler(apiVersion: ApiVersion, typingsFile: string): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-warm-'));
+  try {
+    const entry = path.join(dir, 'warm-up.ts');
+    fs.writeFileSync(entry, 'const parts: string[] = [];\nfor (const n of [1, 2, 3]) parts.push(`n${n}`);\nclass Box { constructor(readonly v: number) {} }\nprint(parts.join(",") + new Box(1).v);\n');
+    const bundle = await bundleApp({ entry, apiVersion, typingsFile, outputFile: path.join(dir, 'warm-up.es5.js') });
+    checkEs5Syntax(bundle.code, 'warm-up.es5.js');
+    await minifyScript(bundle.code, bundle.map, { fileName: 'app.min.js', mode: 'lines' });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

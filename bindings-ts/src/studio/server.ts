@@ -16,7 +16,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { execFile } from 'child_process';
 import type { AddressInfo } from 'net';
-import { API_VERSIONS, ApiVersion, DEFAULT_API_VERSION, isApiVersion, toolsRoot } from '../codegen/versions';
+import { API_VERSIONS, ApiVersion, DEFAULT_API_VERSION, isApiVersion, toolsRoot, typingsFile } from '../codegen/versions';
 import { repoRoot } from '../compiler/hostTools';
 import { EditorService } from './languageService';
 
@@ -320,13 +320,25 @@ export async function startStudio(opts: StudioOptions = {}): Promise<StudioServe
     server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  // A warm compiler for the first Build (unchanged apps come from the build cache, which loads
+  // no compiler): loaded and run once in the background while the user reads the page.
+  const warming = new Promise<void>((resolve) => setImmediate(resolve))
+    .then(async () => {
+      const { warmCompiler } = await import('../compiler/pipeline');
+      await warmCompiler(api, typingsFile(api));
+    })
+    .catch(() => {
+      // only a slower first build
+    });
   return {
     url: `http://127.0.0.1:${port}/`,
     server,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+      await warming;
+    },
   };
 }
