@@ -13,7 +13,11 @@
 //   loop_run_source_edited_time         beacon run hello.ts edited before each run (a real build)
 //   loop_run_world_cached_time          beacon run examples/button-led.ts --world ... (the demo)
 //   loop_build_<app>_cached_time        beacon build of an unchanged example (build cache hit)
-//   loop_build_<app>_edited_time        beacon build of the example edited before each build
+//   loop_build_<app>_edited_time        beacon build of the example edited before each build, in a
+//                                       process of its own (a script, CI: no compile server)
+//   loop_build_<app>_edited_server_time the same with the compile server up (as in a terminal,
+//                                       where the first build starts it)
+//   loop_run_source_edited_server_time  beacon run hello.ts edited before each run, server up
 //   loop_build_first_time               beacon build hello.ts with an empty cache directory
 //   loop_hosttools_check_stamp_time     the host tools' freshness check (the stamp), in-process
 //   loop_hosttools_check_cmake_time     what it replaces: cmake --build of beacon-sim with nothing to do
@@ -30,8 +34,21 @@ const bin = path.join(root, 'node_modules', '.bin', 'beacon');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-bench-loop-'));
 process.on('exit', () => fs.rmSync(work, { recursive: true, force: true }));
 // A cache of the bench's own: the first build below starts it empty.
-const env = { ...process.env, BEACON_CACHE_DIR: path.join(work, 'cache') };
+const env = { ...process.env, BEACON_CACHE_DIR: path.join(work, 'cache'), BEACON_COMPILE_SERVER: 'off' };
 delete env.BEACON_BUILD_CACHE;
+// The same, with the compile server a terminal session would have (started below, ended at exit).
+const serverEnv = { ...env, BEACON_COMPILE_SERVER: 'on' };
+process.on('exit', () => {
+  const dir = path.join(work, 'cache', 'server');
+  for (const f of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+    if (!f.endsWith('.pid')) continue;
+    try {
+      process.kill(Number(fs.readFileSync(path.join(dir, f), 'utf8')), 'SIGTERM');
+    } catch {
+      // ended already
+    }
+  }
+});
 const APPS = ['hello', 'timers', 'asset-tracker', 'button-led', 'telemetry', 'cloud-report'];
 
 function line(name, value, unit) {
@@ -101,6 +118,20 @@ for (const app of APPS) {
   editedBuild[app] = medianOf(5, () => timed(bin, ['build', path.join(editDir, `${app}.ts`), '-o', out]), () => edited(app));
   line(`loop_build_${app}_edited_time`, ms(editedBuild[app]), 'ms');
 }
+
+// The compile server: started by a first build, then warm (its first builds warm it further).
+timed(bin, ['build', edited('hello'), '-o', path.join(work, 'hello.bapp')], { env: serverEnv });
+const socketDir = path.join(work, 'cache', 'server');
+for (let i = 0; i < 600 && !(fs.existsSync(socketDir) && fs.readdirSync(socketDir).some((f) => f.endsWith('.pid'))); i++) {
+  spawnSync('sleep', ['0.1']);
+}
+for (const app of APPS) timed(bin, ['build', edited(app), '-o', path.join(work, `${app}.bapp`)], { env: serverEnv });
+for (const app of APPS) {
+  const out = path.join(work, `${app}.bapp`);
+  const t = medianOf(5, () => timed(bin, ['build', path.join(editDir, `${app}.ts`), '-o', out], { env: serverEnv }), () => edited(app));
+  line(`loop_build_${app}_edited_server_time`, ms(t), 'ms');
+}
+line('loop_run_source_edited_server_time', ms(medianOf(5, () => timed(bin, ['run', path.join(editDir, 'hello.ts')], { env: serverEnv }), () => edited('hello'))), 'ms');
 line('loop_build_first_time', ms(first), 'ms');
 
 // The host tools' freshness check: the stamp, against the cmake run it replaces.

@@ -91,6 +91,7 @@ export async function buildCommand(args: ParsedArgs, io: CliIo): Promise<number>
         modules: r.modules,
         warnings: r.warnings,
         cached: r.cached,
+        compiledOnServer: r.compiledOnServer,
       };
       io.out(JSON.stringify(report) + '\n');
     }

@@ -10,6 +10,7 @@ import { BuildError, Diagnostic } from './diagnostics';
 import { DEFAULT_ENGINE, Engine, ENGINES, ensureHostTools, isEngine } from './hostTools';
 import type { MinifyMode } from './minify';
 import type { PackReport } from './pack';
+import type { PipelineOptions } from './pipeline';
 import { keyId, rawPublicKey, readPrivateKey, signPackage } from './sign';
 
 export interface CompileOptions {
@@ -30,6 +31,11 @@ export interface CompileOptions {
   signKey?: string;
   /** Use the build cache (default true; BEACON_BUILD_CACHE=off turns it off everywhere). */
   cache?: boolean;
+  /**
+   * Let a compile server (compileServer.ts) run the stages when it is up, and start one where
+   * that is wanted (default true; BEACON_COMPILE_SERVER=off turns it off everywhere).
+   */
+  server?: boolean;
   /** Progress lines for slow steps (building the host tools). */
   onNote?: (line: string) => void;
 }
@@ -70,6 +76,8 @@ export interface CompileResult {
   warnings: Diagnostic[];
   /** Whether the package came from the build cache (nothing was compiled). */
   cached: boolean;
+  /** Whether a compile server (compileServer.ts) compiled it. */
+  compiledOnServer: boolean;
 }
 
 /**
@@ -135,9 +143,9 @@ export async function compileApp(opts: CompileOptions): Promise<CompileResult> {
     built = await cache.lookup(key, entry, outDir, async () => (await ensureHostTools(['beacon-pack'], engine, { onNote: opts.onNote }))[0]);
   }
   const cached = built !== undefined;
+  let compiledOnServer = false;
   if (!built) {
-    const { runPipeline } = await import('./pipeline');
-    const out = await runPipeline({
+    const stages: PipelineOptions = {
       entry,
       apiVersion: apiVersion as ApiVersion,
       engine,
@@ -149,7 +157,17 @@ export async function compileApp(opts: CompileOptions): Promise<CompileResult> {
       mode,
       scriptName: SCRIPT_NAME,
       ...(opts.onNote ? { onNote: opts.onNote } : {}),
-    });
+    };
+    // A warm compiler in a server of its own if there is one (compileServer.ts), else this
+    // process's, and a server started for the next build where that is wanted.
+    const server = opts.server === false ? undefined : await import('./compileServer');
+    let out = server ? await server.compileOnServer(stages) : undefined;
+    compiledOnServer = out !== undefined;
+    if (!out) {
+      const { runPipeline } = await import('./pipeline');
+      out = await runPipeline(stages);
+      if (server?.mayStartServer()) server.startServerInBackground();
+    }
     built = {
       report: {
         pack: out.pack,
@@ -204,5 +222,6 @@ export async function compileApp(opts: CompileOptions): Promise<CompileResult> {
     usesCloud: built.report.usesCloud,
     warnings: built.report.warnings,
     cached,
+    compiledOnServer,
   };
 }

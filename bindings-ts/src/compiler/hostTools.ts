@@ -134,6 +134,11 @@ export interface EnsureOptions {
 // Targets built by this process: one build per command is enough.
 const ensured = new Set<string>();
 
+/** Check the tools again at the next ensureHostTools (a long-lived process, between requests). */
+export function forgetEnsuredHostTools(): void {
+  ensured.clear();
+}
+
 /**
  * Configure the host build if needed, build the given tools for `engine`, and return their
  * paths in the order asked for.

@@ -174,7 +174,8 @@ export async function buildFile(file: string, api: string, engine: string, shown
     text: compiler.formatDiagnostic(d, shownFrom),
   });
   try {
-    const r = await compiler.compileApp({ entry: file, apiVersion: api, engine: engine as 'duktape', outFile: path.join(out, name.replace(/\.[^.]+$/, '.bapp')) });
+    // The studio keeps its own compiler warm (startStudio): no compile server.
+    const r = await compiler.compileApp({ entry: file, apiVersion: api, engine: engine as 'duktape', outFile: path.join(out, name.replace(/\.[^.]+$/, '.bapp')), server: false });
     const map = JSON.parse(fs.readFileSync(r.mapFile, 'utf8')) as { sources: string[] };
     map.sources = map.sources.map((s) => path.basename(s));
     return {

@@ -1,0 +1,11 @@
+// The compile server's process (compileServer.ts): started detached by a command that compiled
+// without one; ends when idle.
+import { runServer, serverSocketPath } from './compileServer';
+
+const socket = serverSocketPath();
+if (socket) {
+  runServer(socket).then(
+    () => process.exit(0),
+    () => process.exit(1),
+  );
+}
