@@ -32,11 +32,11 @@ const path = require('path');
 const root = path.resolve(__dirname, '..');
 const bin = path.join(root, 'node_modules', '.bin', 'beacon');
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-bench-loop-'));
-process.on('exit', () => fs.rmSync(work, { recursive: true, force: true }));
 // A cache of the bench's own: the first build below starts it empty.
 const env = { ...process.env, BEACON_CACHE_DIR: path.join(work, 'cache'), BEACON_COMPILE_SERVER: 'off' };
 delete env.BEACON_BUILD_CACHE;
-// The same, with the compile server a terminal session would have (started below, ended at exit).
+// The same, with the compile server a terminal session would have (started below, ended at exit,
+// before the work directory with its pid file goes).
 const serverEnv = { ...env, BEACON_COMPILE_SERVER: 'on' };
 process.on('exit', () => {
   const dir = path.join(work, 'cache', 'server');
@@ -48,6 +48,7 @@ process.on('exit', () => {
       // ended already
     }
   }
+  fs.rmSync(work, { recursive: true, force: true });
 });
 const APPS = ['hello', 'timers', 'asset-tracker', 'button-led', 'telemetry', 'cloud-report'];
 
