@@ -25,7 +25,8 @@ const FILES: Record<string, string> = {
   'CMakeLists.txt': `cmake_minimum_required(VERSION 3.20)
 project(stamp C)
 file(GLOB LIB_SOURCES CONFIGURE_DEPENDS lib/*.c)
-add_library(parts STATIC \${LIB_SOURCES})
+file(GLOB_RECURSE DEEP_SOURCES CONFIGURE_DEPENDS deep/*.c)
+add_library(parts STATIC \${LIB_SOURCES} \${DEEP_SOURCES})
 target_include_directories(parts PUBLIC include)
 add_executable(tool main.c)
 target_link_libraries(tool parts m)
@@ -33,6 +34,7 @@ add_executable(other other.c)
 `,
   'include/parts.h': 'int part(int x);\n',
   'lib/part.c': '#include "parts.h"\nint part(int x) { return x + 1; }\n',
+  'deep/a/b/deep.c': 'int deep(void) { return 4; }\n',
   'main.c': '#include <math.h>\n#include "parts.h"\nint main(void) { return part(0) + (int)sqrt(0.0) - 1; }\n',
   'other.c': 'int main(void) { return 0; }\n',
 };
@@ -46,7 +48,7 @@ function builtProject(): { src: string; build: string } {
     fs.writeFileSync(path.join(src, name), text);
   }
   const past = new Date(Date.now() - 60_000);
-  for (const name of [...Object.keys(FILES), 'lib', 'include']) fs.utimesSync(path.join(src, name), past, past);
+  for (const name of [...Object.keys(FILES), 'lib', 'include', 'deep', 'deep/a', 'deep/a/b']) fs.utimesSync(path.join(src, name), past, past);
   const build = path.join(src, 'build');
   execFileSync('cmake', ['-S', src, '-B', build, '-DCMAKE_BUILD_TYPE=Release'], { stdio: 'ignore' });
   rebuild(build);
@@ -89,6 +91,7 @@ test('after a build the stamp says current, and its inputs are what make looks a
   assert.ok(inputs.files.some((f) => f.startsWith('/usr/include/')), 'system headers are inputs');
   assert.ok(inputs.files.includes(path.join(build, 'tool')), 'the tool itself is an input');
   assert.ok(inputs.dirs.includes(path.join(src, 'lib')), 'the glob directory is an input');
+  assert.ok(inputs.dirs.includes(path.join(src, 'deep', 'a', 'b')), 'so is every directory under a recursive glob');
   assert.ok(!inputs.files.includes(path.join(src, 'other.c')), 'a target the tool does not need is not');
 });
 
@@ -103,6 +106,7 @@ test('any change make would rebuild for makes the stamp stale; a rebuild stamps 
       edit(path.join(src, 'lib/gone.c'), 'int gone(void) { return 3; }\n');
       fs.rmSync(path.join(src, 'lib/gone.c'));
     }],
+    ['a new source deep in a recursively globbed directory', (src) => edit(path.join(src, 'deep/a/b/more.c'), 'int more(void) { return 5; }\n')],
     ['the tool deleted', (_src, build) => fs.rmSync(path.join(build, 'tool'))],
     ['the cache edited', (_src, build) => fs.appendFileSync(path.join(build, 'CMakeCache.txt'), '\n')],
   ];
@@ -115,7 +119,7 @@ test('any change make would rebuild for makes the stamp stale; a rebuild stamps 
       // Built right after the change, the change is too recent to stamp (it may have been made
       // while make was reading); the next build stamps.
       const past = new Date(Date.now() - 60_000);
-      for (const f of ['main.c', 'lib/part.c', 'include/parts.h', 'CMakeLists.txt', 'lib', 'lib/extra.c']) {
+      for (const f of ['main.c', 'lib/part.c', 'include/parts.h', 'CMakeLists.txt', 'lib', 'lib/extra.c', 'deep/a/b', 'deep/a/b/more.c']) {
         if (fs.existsSync(path.join(src, f))) fs.utimesSync(path.join(src, f), past, past);
       }
       assert.equal(rebuild(build), true);
