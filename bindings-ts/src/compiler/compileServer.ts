@@ -123,12 +123,16 @@ export function compileOnServer(options: PipelineOptions): Promise<PipelineOutpu
 export function startServerInBackground(): void {
   // (A server already listening makes the new one end at once; a socket left by one that died is
   // taken over.)
-  if (!serverSocketPath()) return;
+  const socket = serverSocketPath();
+  if (!socket) return;
   try {
+    fs.mkdirSync(path.dirname(socket), { recursive: true, mode: 0o700 });
     const child = spawn(process.execPath, [path.join(__dirname, 'compileServerMain.js')], {
       detached: true,
       stdio: 'ignore',
       env: process.env,
+      // Not the command's directory, which the server would keep busy for a quarter of an hour.
+      cwd: path.dirname(socket),
     });
     child.on('error', () => {});
     child.unref();

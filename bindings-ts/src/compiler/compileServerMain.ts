@@ -2,6 +2,7 @@
 // without one; ends when idle.
 import { runServer, serverSocketPath } from './compileServer';
 
+process.title = 'beacon compile server';
 const socket = serverSocketPath();
 if (socket) {
   runServer(socket).then(
