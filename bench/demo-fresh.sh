@@ -42,7 +42,20 @@ ln -sf ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/bin/npx"
 [ -f "$HOME/.npmrc" ] && cp "$HOME/.npmrc" "$root/root/.npmrc"
 in_root bash -c 'apt-get clean; rm -rf /var/lib/apt/lists/*'
 git clone -q "$repo" "$root/work/repo"
-cp "$root/var/lib/dpkg/status" "$root/work/status.fresh"
+
+# What apt fetches for the demo, and for scripts/setup.sh, on this base (then no lists again).
+cat >"$root/work/apt-sizes.sh" <<'EOF'
+cd /work/repo
+source scripts/lib/apt.sh
+apt-get update -qq
+for set in demo full; do
+  if [ $set = demo ]; then p=("${HOST_TOOLS_APT_PACKAGES[@]}"); else p=("${ALL_APT_PACKAGES[@]}"); fi
+  apt-get install -y --no-install-recommends --print-uris "${p[@]}" 2>/dev/null |
+    awk -v s=$set '/^.http/ { n++; b += $3 } END { printf "demo_fresh_apt_download_%s: %d packages, %.0f MB\n", s, n, b / 1e6 }'
+done
+rm -rf /var/lib/apt/lists/*
+EOF
+sizes=$(in_root bash /work/apt-sizes.sh)
 
 # The demo, each line of its output stamped with the seconds since it started.
 cat >"$root/work/timed.sh" <<'EOF'
@@ -64,15 +77,4 @@ if [ -z "$led" ]; then
 fi
 echo "demo_fresh_first_led: $led s"
 echo "demo_fresh_load_average: $(cut -d' ' -f1-3 /proc/loadavg)"
-# What apt fetched for the demo, and what scripts/setup.sh would fetch, on the fresh base.
-cat >"$root/work/apt-sizes.sh" <<'EOF'
-cd /work/repo
-source scripts/lib/apt.sh
-apt-get update -qq
-for set in demo full; do
-  if [ $set = demo ]; then p=("${HOST_TOOLS_APT_PACKAGES[@]}"); else p=("${ALL_APT_PACKAGES[@]}"); fi
-  apt-get install -y --no-install-recommends --print-uris -o Dir::State::status=/work/status.fresh "${p[@]}" 2>/dev/null |
-    awk -v s=$set '/^.http/ { n++; b += $3 } END { printf "demo_fresh_apt_download_%s: %d packages, %.0f MB\n", s, n, b / 1e6 }'
-done
-EOF
-in_root bash /work/apt-sizes.sh
+echo "$sizes"
