@@ -36,6 +36,8 @@ fi
 cmake "${configure[@]}" >/dev/null
 cmake --build "$build" -j2 --target "${targets[@]}" >/dev/null
 export BEACON_HOST_BUILD="$PWD/$build"
+# Whole builds, every time: neither the build cache nor a compile server (bench/loop.sh measures those).
+export BEACON_BUILD_CACHE=off BEACON_COMPILE_SERVER=off
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

@@ -9,19 +9,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-APT_PACKAGES=(cmake make gcc libc6-dev zlib1g-dev pkg-config libsodium-dev duktape-dev libcmocka-dev libcbor-dev libmosquitto-dev
-              gcc-arm-none-eabi libnewlib-arm-none-eabi valgrind mosquitto postgresql chromium
-              g++ python3 libgeographiclib-dev emscripten qemu-system-arm)
-missing=()
-for p in "${APT_PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}" >&2
-  SUDO=""
-  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+source scripts/lib/apt.sh
+apt_install_missing "${ALL_APT_PACKAGES[@]}"
+if [ -e "$PARTIAL_CONFIGURE_MARK" ]; then
+  # Configured by scripts/demo.sh without the tests' optional packages: from scratch now.
+  rm -f build/host/CMakeCache.txt "$PARTIAL_CONFIGURE_MARK"
 fi
 
 # npm ci also compiles the TypeScript tools (the root "prepare" script).
@@ -31,5 +23,11 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   # builds its two translation units side by side with JOBS=max.
   JOBS=max npm ci --no-audit --no-fund >&2
 else
+  if [ -e "$PARTIAL_NPM_MARK" ]; then
+    # scripts/demo.sh installed without the packages' install scripts: run them now.
+    echo "setup: npm rebuild (the native packages scripts/demo.sh left unbuilt)" >&2
+    JOBS=max npm rebuild --no-audit --no-fund >&2
+    rm -f "$PARTIAL_NPM_MARK"
+  fi
   npm run --silent build >&2
 fi

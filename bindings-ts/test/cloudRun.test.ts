@@ -14,7 +14,8 @@ import { toolsRoot } from '../src/codegen/versions';
 import { openStore } from '../src/cloud';
 import type { CloudStore, StoredEvent } from '../src/cloud';
 import { POSTGRES_MISSING, postgresBin, startCloudProcess, startPostgres, tmpDir, waitFor } from '../src/cloud/testkit';
-import { mergeTrace, packageUsesCloud, scriptUsesCloud, simDeviceId } from '../src/cli/runCloud';
+import { mergeTrace, packageUsesCloud, simDeviceId } from '../src/cli/runCloud';
+import { scriptUsesCloud } from '../src/compiler/cloudUse';
 import { lowerScenario, parseScenario, withoutCloudMessages } from '../src/world/scenario';
 import { allEvents as eventsOfDevice, runChild } from './childProcess';
 

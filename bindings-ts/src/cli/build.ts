@@ -2,7 +2,7 @@
 //  [--minify lines|dense|none] [--keep]`
 import * as fs from 'fs';
 import * as path from 'path';
-import type { CompileResult, MinifyMode } from '../compiler';
+import type { CompileResult, MinifyMode } from '../compiler/light';
 import { flagOption, ParsedArgs, stringOption, UsageError } from './args';
 import { apiOption, engineOption, existingFile, isSource, printDiagnostics, reportFailure } from './common';
 import { CliIo } from './io';
@@ -61,7 +61,7 @@ export async function buildCommand(args: ParsedArgs, io: CliIo): Promise<number>
   }
   const minify = minifyArg as MinifyMode | undefined;
 
-  const { compileApp, formatDiagnostic, formatEngineVersion } = await import('../compiler');
+  const { compileApp, formatDiagnostic, formatEngineVersion } = await import('../compiler/light');
   try {
     const r = await compileApp({
       entry: source,
@@ -69,6 +69,7 @@ export async function buildCommand(args: ParsedArgs, io: CliIo): Promise<number>
       engine,
       outFile,
       keepEs5: flagOption(args, 'keep'),
+      cache: !flagOption(args, 'no-cache'),
       ...(signKey ? { signKey } : {}),
       ...(minify ? { minify } : {}),
       onNote: (line) => io.err(`beacon: ${line}\n`),
@@ -89,6 +90,8 @@ export async function buildCommand(args: ParsedArgs, io: CliIo): Promise<number>
         signedBy: r.signedBy ?? null,
         modules: r.modules,
         warnings: r.warnings,
+        cached: r.cached,
+        compiledOnServer: r.compiledOnServer,
       };
       io.out(JSON.stringify(report) + '\n');
     }

@@ -2,7 +2,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { API_VERSIONS, ApiVersion, DEFAULT_API_VERSION, isApiVersion } from '../codegen/versions';
-import type { BuildError, Diagnostic, Engine, HostToolsError } from '../compiler';
+import type { BuildError, Diagnostic, Engine, HostToolsError } from '../compiler/light';
 import { ParsedArgs, stringOption, UsageError } from './args';
 import { CliIo } from './io';
 
@@ -60,7 +60,7 @@ function isHostToolsError(err: unknown): err is HostToolsError {
  */
 export async function reportFailure(io: CliIo, command: string, err: unknown): Promise<number> {
   if (isBuildError(err)) {
-    const { formatDiagnostic } = await import('../compiler');
+    const { formatDiagnostic } = await import('../compiler/diagnostics');
     printDiagnostics(io, err.diagnostics, (d) => formatDiagnostic(d));
     const n = err.errorCount;
     const outcome = command === 'build' ? 'no package written' : 'nothing was run';

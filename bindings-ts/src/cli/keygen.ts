@@ -13,7 +13,7 @@ export async function keygenCommand(args: ParsedArgs, io: CliIo): Promise<number
   for (const f of [privateFile, publicFile]) {
     if (fs.existsSync(f)) throw new UsageError(`${f} exists; not overwriting a key`, false);
   }
-  const { generateKeyPair } = await import('../compiler');
+  const { generateKeyPair } = await import('../compiler/light');
   const keys = generateKeyPair();
   // The private key is readable by its owner only; 'wx' fails rather than replace a file that
   // appeared meanwhile.

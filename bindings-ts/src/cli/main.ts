@@ -4,32 +4,24 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { toolsRoot } from '../codegen/versions';
 import { commandHelp, CommandSpec, parseArgs, ParsedArgs, UsageError } from './args';
-import { buildCommand } from './build';
-import { cloudCommand } from './cloud';
-import { codegenCommand } from './codegen';
 import { CliIo, processIo } from './io';
-import { keygenCommand } from './keygen';
-import { runCommand } from './run';
-import { simCommand } from './sim';
-import { studioCommand } from './studio';
-import { testCommand } from './test';
 import { buildSpec, cloudSpec, codegenSpec, COMMANDS, keygenSpec, mainHelp, runSpec, simSpec, studioSpec, testSpec, traceSpec, uploadSpec } from './specs';
-import { traceCommand } from './trace';
-import { uploadCommand } from './upload';
 
 type Handler = (args: ParsedArgs, io: CliIo) => Promise<number>;
 
-const HANDLERS: ReadonlyMap<CommandSpec, Handler> = new Map<CommandSpec, Handler>([
-  [buildSpec, buildCommand],
-  [runSpec, runCommand],
-  [simSpec, simCommand],
-  [testSpec, testCommand],
-  [uploadSpec, uploadCommand],
-  [studioSpec, studioCommand],
-  [traceSpec, (args, io) => traceCommand(args, io)],
-  [keygenSpec, keygenCommand],
-  [codegenSpec, codegenCommand],
-  [cloudSpec, cloudCommand],
+// Each command's module is loaded when the command runs: a run of a prebuilt package loads
+// neither the compiler nor the cloud, the studio or the uploader.
+const HANDLERS: ReadonlyMap<CommandSpec, () => Promise<Handler>> = new Map<CommandSpec, () => Promise<Handler>>([
+  [buildSpec, async () => (await import('./build')).buildCommand],
+  [runSpec, async () => (await import('./run')).runCommand],
+  [simSpec, async () => (await import('./sim')).simCommand],
+  [testSpec, async () => (await import('./test')).testCommand],
+  [uploadSpec, async () => (await import('./upload')).uploadCommand],
+  [studioSpec, async () => (await import('./studio')).studioCommand],
+  [traceSpec, async () => (await import('./trace')).traceCommand],
+  [keygenSpec, async () => (await import('./keygen')).keygenCommand],
+  [codegenSpec, async () => (await import('./codegen')).codegenCommand],
+  [cloudSpec, async () => (await import('./cloud')).cloudCommand],
 ]);
 
 function toolsVersion(): string {
@@ -77,7 +69,8 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       io.out(commandHelp(spec));
       return 0;
     }
-    return await (HANDLERS.get(spec) as Handler)(args, io);
+    const handler = await HANDLERS.get(spec)!();
+    return await handler(args, io);
   } catch (err) {
     if (err instanceof UsageError) {
       const hint = err.helpHint ? ` (see 'beacon ${spec.name} --help')` : '';

@@ -6,13 +6,13 @@ import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import type { PackageMap } from '../compiler';
+import type { PackageMap } from '../compiler/light';
 import type { QemuBoard } from '../compiler/qemuImage';
 import { flagOption, listOption, ParsedArgs, stringOption, UsageError } from './args';
 import { apiOption, engineOption, existingFile, isSource, printDiagnostics, reportFailure } from './common';
 import { parseInterval, parseUtc } from './interval';
 import { CliIo } from './io';
-import { packageUsesCloud, RunCloud, scriptUsesCloud, startRunCloud, summaryLines } from './runCloud';
+import { packageUsesCloud, RunCloud, startRunCloud, summaryLines } from './runCloud';
 import type { LoweredWorld } from '../world/scenario';
 
 /** Where `beacon run` runs apps: the host simulator, or the firmware image on QEMU's Cortex-M. */
@@ -250,8 +250,10 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   let engine = engineOption(args);
   const engineAsked = engine !== undefined;
   const worldFile = stringOption(args, 'world');
-  const { loadScenario, lowerScenario, ScenarioError, withoutCloudMessages } = await import('../world/scenario');
-  const compiler = await import('../compiler');
+  // Only what this run needs is loaded: the scenario checks with a world, TypeScript with a source
+  // to build (and only when the build cache has nothing current).
+  const scenario = worldFile !== undefined ? await import('../world/scenario') : undefined;
+  const compiler = await import('../compiler/light');
 
   let workDir: string | undefined;
   let runCloud: RunCloud | undefined;
@@ -262,7 +264,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     let deviceNames: string[] | undefined;
     let cloudMessages: LoweredWorld['cloudMessages'] = [];
     if (worldFile !== undefined) {
-      const lowered = lowerScenario(loadScenario(existingFile(worldFile)), worldFile);
+      const lowered = scenario!.lowerScenario(scenario!.loadScenario(existingFile(worldFile)), worldFile);
       script = lowered.script;
       deviceNames = lowered.devices.map((d) => d.name);
       cloudMessages = lowered.cloudMessages;
@@ -301,7 +303,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
           onNote: (line) => io.err(`beacon: ${line}\n`),
         });
         printDiagnostics(io, r.warnings, (d) => compiler.formatDiagnostic(d));
-        usesCloud ||= r.modules.some((m) => !/\.d\.ts$/.test(m) && fs.existsSync(m) && scriptUsesCloud(fs.readFileSync(m, 'utf8')));
+        usesCloud ||= r.usesCloud;
         packages.set(app, pkg);
       } else {
         const bytes = fs.readFileSync(app);
@@ -381,7 +383,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       sim.cloud = runCloud.mqttUrl;
       sim.cloudSecret = runCloud.secret;
       // The cloud has the scenario's messages; the loopback cloud does not run.
-      if (script !== undefined) script = withoutCloudMessages(script);
+      if (script !== undefined) script = scenario!.withoutCloudMessages(script);
     }
     if (!embedded && cloudWanted.mode === 'auto' && (cloudWanted.db !== undefined || cloudWanted.port !== undefined) && target === 'sim' && !usesCloud) {
       io.err('beacon run: no app uses the cloud, so no cloud was started (--cloud embedded starts one all the same)\n');
@@ -410,7 +412,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     }
     return status;
   } catch (err) {
-    if (err instanceof ScenarioError) {
+    if (scenario && err instanceof scenario.ScenarioError) {
       io.err(`beacon run: ${err.message}\n`);
       return 1;
     }

@@ -114,7 +114,7 @@ export async function simCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   if (input !== undefined && !isSource(input) && !input.endsWith('.bapp')) {
     throw new UsageError(`${args.positionals[0]}: expected a .ts or .js source or a .bapp package`);
   }
-  const compiler = await import('../compiler');
+  const compiler = await import('../compiler/light');
   let engine = engineOption(args);
   let workDir: string | undefined;
   try {

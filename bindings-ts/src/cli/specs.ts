@@ -28,9 +28,11 @@ export const buildSpec: CommandSpec = {
     { name: 'json', help: 'print the build report as one JSON object on stdout' },
     { name: 'minify', value: '<lines|dense|none>', help: 'lines (default): a statement per line, for error locations on engines that report lines; dense: the smallest Duktape bytecode; none' },
     { name: 'keep', help: 'keep the ES5 and the minified script next to the package (<name>.es5.js, <name>.min.js)' },
+    { name: 'no-cache', help: 'compile even if the build cache has the package (BEACON_BUILD_CACHE=off: no cache for any command)' },
   ],
   details:
-    'Device errors name the minified script (app.min.js:<line>); `beacon run` shows them at their place in the source, and `beacon trace <package>` does the same for a device log.',
+    'Device errors name the minified script (app.min.js:<line>); `beacon run` shows them at their place in the source, and `beacon trace <package>` does the same for a device log. ' +
+    'An app built before with the same sources, options, typings, compiler and package tool comes from the build cache (~/.cache/beacon-tools, or $BEACON_CACHE_DIR): see docs/compiler.md.',
 };
 
 export const runSpec: CommandSpec = {

@@ -18,7 +18,7 @@ export async function traceCommand(args: ParsedArgs, io: CliIo, stdin: () => Pro
   const pkg = existingFile(args.positionals[0]);
   const mapArg = stringOption(args, 'map');
   const logArg = stringOption(args, 'log');
-  const { loadPackageMap, mapFileFor, rewriteLocations } = await import('../compiler');
+  const { loadPackageMap, mapFileFor, rewriteLocations } = await import('../compiler/light');
   const map = loadPackageMap(pkg, mapArg === undefined ? mapFileFor(pkg) : existingFile(mapArg));
   if (typeof map === 'string') throw new UsageError(map, false);
   const log = logArg === undefined ? await stdin() : fs.readFileSync(existingFile(logArg), 'utf8');

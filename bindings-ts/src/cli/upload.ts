@@ -82,7 +82,7 @@ export async function uploadCommand(args: ParsedArgs, io: CliIo): Promise<number
     transport = await smp.openDevice(device);
     let pkgFile = input;
     if (isSource(input)) {
-      const compiler = await import('../compiler');
+      const compiler = await import('../compiler/light');
       workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-upload-'));
       pkgFile = path.join(workDir, path.basename(input).replace(/\.[^.]+$/, '') + '.bapp');
       const r = await compiler.compileApp({
@@ -96,7 +96,7 @@ export async function uploadCommand(args: ParsedArgs, io: CliIo): Promise<number
       printDiagnostics(io, r.warnings, (d) => compiler.formatDiagnostic(d));
     }
     const data = new Uint8Array(fs.readFileSync(pkgFile));
-    const { readPackageHeader } = await import('../compiler');
+    const { readPackageHeader } = await import('../compiler/light');
     const header = readPackageHeader(data);
     if (typeof header === 'string') return fail(`${args.positionals[0]}: ${header}`);
 

@@ -38,6 +38,11 @@ export interface BundleResult {
   /** Bytes of the modules' source files, tslib's helpers not counted. */
   sourceBytes: number;
   warnings: Diagnostic[];
+  /**
+   * Every file the type checker and the bundler read (the modules, the typings, declaration
+   * files of packages), absolute; not the device lib, which only the compiler's version decides.
+   */
+  inputs: string[];
 }
 
 const SOURCE_EXTENSIONS = ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'];
@@ -327,7 +332,12 @@ export async function bundleApp(opts: BundleOptions): Promise<BundleResult> {
         names: chunk.map.names,
         mappings: chunk.map.mappings,
       };
-      return { code: chunk.code, map, modules, sourceBytes, warnings: sortDiagnostics(diagnostics) };
+      const inputs = new Set(modules.filter((m) => !m.startsWith('\0')));
+      for (const sf of program?.getSourceFiles() ?? []) {
+        const file = path.resolve(sf.fileName);
+        if (!isDeviceLib(file) && !file.startsWith(workDir + path.sep)) inputs.add(file);
+      }
+      return { code: chunk.code, map, modules, sourceBytes, warnings: sortDiagnostics(diagnostics), inputs: [...inputs] };
     } finally {
       await bundle.close();
     }

@@ -9,10 +9,17 @@
 //
 // Declarations are selected by name with TypeScript's parser, so a newer TypeScript only changes
 // the lib where its own declarations of these built-ins change.
+//
+// Selecting takes a cold process about 0.15 s (parsing lib.es5.d.ts), so each lib is also kept in
+// the tools' cache directory (toolsCache.ts) under the compiler's fingerprint (buildCache.ts: this
+// code, iteration.d.ts and the installed TypeScript among it), with a SHA-256 of its text: a new
+// compiler or TypeScript makes new libs, and a damaged file is made again.
 import * as fs from 'fs';
 import * as path from 'path';
 import * as ts from 'typescript';
 import { ApiVersion, toolsRoot } from '../codegen/versions';
+import { cacheRoot, readVerified, writeVerified } from '../toolsCache';
+import { compilerFingerprint } from './buildCache';
 import { hasBuiltin } from './languageLevel';
 
 function typescriptLib(name: string): string {
@@ -52,10 +59,17 @@ const COLLECTION_NAMES = ['Map', 'MapConstructor', 'ReadonlyMap', 'Set', 'SetCon
 
 const cache = new Map<ApiVersion, string>();
 
+function libCacheFile(api: ApiVersion): string {
+  return path.join(cacheRoot(), 'lib', `beacon-${api}-${compilerFingerprint().slice(0, 24)}.d.ts`);
+}
+
 /** Text of the lib for an API version. */
 export function deviceLibText(api: ApiVersion): string {
-  const cached = cache.get(api);
-  if (cached !== undefined) return cached;
+  const cached = cache.get(api) ?? readVerified(libCacheFile(api));
+  if (cached !== undefined) {
+    cache.set(api, cached);
+    return cached;
+  }
   const dataView = hasBuiltin(api, 'DataView');
   const parts = [
     '/// <reference no-default-lib="true"/>\n',
@@ -76,6 +90,7 @@ export function deviceLibText(api: ApiVersion): string {
   parts.push('\n// ---- bindings-ts/lib/iteration.d.ts\n', fs.readFileSync(path.join(toolsRoot(), 'lib', 'iteration.d.ts'), 'utf8'));
   const text = parts.join('');
   cache.set(api, text);
+  writeVerified(libCacheFile(api), text);
   return text;
 }
 

@@ -1,11 +1,13 @@
 // The native host tools (beacon-pack: ES5 to a bytecode package; beacon-sim: the simulator) are
 // built from this repository with CMake. Every use goes through ensureHostTools so they are
 // never stale: configure once, then `cmake --build` for the needed targets, which is a no-op when
-// they are current.
+// they are current. The stamp of hostToolsStamp.ts answers "current" without running cmake
+// when none of the files make would look at has changed since the last build.
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { toolsRoot } from '../codegen/versions';
+import { nowNs, removeStamp, stampSaysCurrent, writeStamp } from './hostToolsStamp';
 
 export const ENGINES = ['duktape', 'jerryscript'] as const;
 export type Engine = (typeof ENGINES)[number];
@@ -132,6 +134,11 @@ export interface EnsureOptions {
 // Targets built by this process: one build per command is enough.
 const ensured = new Set<string>();
 
+/** Check the tools again at the next ensureHostTools (a long-lived process, between requests). */
+export function forgetEnsuredHostTools(): void {
+  ensured.clear();
+}
+
 /**
  * Configure the host build if needed, build the given tools for `engine`, and return their
  * paths in the order asked for.
@@ -146,6 +153,10 @@ export async function ensureHostTools(
   const targets = tools.map((t) => toolTarget(t, engine));
   const paths = tools.map((t) => toolPath(t, engine, buildDir));
   if (targets.every((t) => ensured.has(`${buildDir}\0${t}`))) return paths;
+  if (targets.every((t) => stampSaysCurrent(buildDir, t))) {
+    for (const t of targets) ensured.add(`${buildDir}\0${t}`);
+    return paths;
+  }
 
   if (!fs.existsSync(path.join(root, 'CMakeLists.txt'))) {
     throw new HostToolsError(`cannot build the host tools: no CMakeLists.txt in ${root}`);
@@ -180,10 +191,13 @@ export async function ensureHostTools(
       }
     }
     const buildArgs = ['--build', buildDir, '-j2', '--target', ...targets];
+    const started = nowNs();
+    for (const t of targets) removeStamp(buildDir, t);
     const r = await runCaptured('cmake', buildArgs);
     if (r.code !== 0) {
       throw new HostToolsError(`building ${targets.join(', ')} failed (cmake ${buildArgs.join(' ')})`, r.output);
     }
+    for (const t of targets) writeStamp(buildDir, t, started);
   });
 
   for (const p of paths) {

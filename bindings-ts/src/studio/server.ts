@@ -16,7 +16,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { execFile } from 'child_process';
 import type { AddressInfo } from 'net';
-import { API_VERSIONS, ApiVersion, DEFAULT_API_VERSION, isApiVersion, toolsRoot } from '../codegen/versions';
+import { API_VERSIONS, ApiVersion, DEFAULT_API_VERSION, isApiVersion, toolsRoot, typingsFile } from '../codegen/versions';
 import { repoRoot } from '../compiler/hostTools';
 import { EditorService } from './languageService';
 
@@ -161,11 +161,11 @@ export async function buildSource(source: string, name: string, api: string, eng
  * going to a directory of its own; diagnostics name files relative to `shownFrom`.
  */
 export async function buildFile(file: string, api: string, engine: string, shownFrom = path.dirname(file)): Promise<BuildReply> {
-  const compiler = await import('../compiler');
+  const compiler = await import('../compiler/light');
   const { sizeReport } = await import('../cli/build');
   const name = path.basename(file);
   const out = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-studio-out-'));
-  const shown = (d: import('../compiler').Diagnostic): BuildReply['diagnostics'][number] => ({
+  const shown = (d: import('../compiler/light').Diagnostic): BuildReply['diagnostics'][number] => ({
     severity: d.severity,
     message: d.message,
     ...(d.file !== undefined ? { file: path.basename(d.file) } : {}),
@@ -174,7 +174,8 @@ export async function buildFile(file: string, api: string, engine: string, shown
     text: compiler.formatDiagnostic(d, shownFrom),
   });
   try {
-    const r = await compiler.compileApp({ entry: file, apiVersion: api, engine: engine as 'duktape', outFile: path.join(out, name.replace(/\.[^.]+$/, '.bapp')) });
+    // The studio keeps its own compiler warm (startStudio): no compile server.
+    const r = await compiler.compileApp({ entry: file, apiVersion: api, engine: engine as 'duktape', outFile: path.join(out, name.replace(/\.[^.]+$/, '.bapp')), server: false });
     const map = JSON.parse(fs.readFileSync(r.mapFile, 'utf8')) as { sources: string[] };
     map.sources = map.sources.map((s) => path.basename(s));
     return {
@@ -320,13 +321,25 @@ export async function startStudio(opts: StudioOptions = {}): Promise<StudioServe
     server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
+  // A warm compiler for the first Build (unchanged apps come from the build cache, which loads
+  // no compiler): loaded and run once in the background while the user reads the page.
+  const warming = new Promise<void>((resolve) => setImmediate(resolve))
+    .then(async () => {
+      const { warmCompiler } = await import('../compiler/pipeline');
+      await warmCompiler(api, typingsFile(api));
+    })
+    .catch(() => {
+      // only a slower first build
+    });
   return {
     url: `http://127.0.0.1:${port}/`,
     server,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+      await warming;
+    },
   };
 }

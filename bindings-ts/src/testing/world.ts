@@ -282,7 +282,7 @@ export class World {
   }
 
   private async build(dir: string): Promise<Map<string, string>> {
-    const compiler = await import('../compiler');
+    const compiler = await import('../compiler/light');
     const api = (this.opts.api ?? process.env.BEACON_TEST_API ?? DEFAULT_API_VERSION) as ApiVersion;
     const out = new Map<string, string>();
     for (const [i, d] of this.devices.entries()) {
@@ -306,7 +306,7 @@ export class World {
   }
 
   private async simulate(dir: string, packages: Map<string, string>, ms: number): Promise<WorldResult> {
-    const { ensureHostTools } = await import('../compiler');
+    const { ensureHostTools } = await import('../compiler/light');
     const scenarioFile = path.join(dir, 'world.json');
     const text = JSON.stringify(this.scenario(packages, ms), null, 2);
     fs.writeFileSync(scenarioFile, text);

@@ -4,9 +4,10 @@
 // first, with the JSON path and the reason, before anything runs.
 import * as fs from 'fs';
 import * as path from 'path';
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
 import { toolsRoot } from '../codegen/versions';
 import { GpxError, readGpxFile } from './gpx';
+import { schemaValidator } from './schemaValidator';
 
 export type Interval = number | string;
 export type Vector = [number, number, number];
@@ -197,10 +198,7 @@ export function schemaPath(): string {
 let validator: ValidateFunction | undefined;
 
 function validate(): ValidateFunction {
-  if (!validator) {
-    const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
-    validator = ajv.compile(JSON.parse(fs.readFileSync(schemaPath(), 'utf8')));
-  }
+  validator ??= schemaValidator(schemaPath());
   return validator;
 }
 

@@ -1,0 +1,46 @@
+# Debian packages of the two entry points, and the function that installs them. Sourced by
+# scripts/setup.sh (everything the tests need) and scripts/demo.sh (what running an app on the
+# simulator needs).
+
+# The simulator and the package tool (CMakeLists.txt): a C compiler, CMake, Duktape's
+# amalgamation, zlib, libsodium (signatures), libmosquitto (the simulated device's MQTT client;
+# optional in CMake, installed so that the demo's simulator is the tests' one) and cmocka (the
+# host build's configure includes the C unit tests, and stops without it).
+HOST_TOOLS_APT_PACKAGES=(cmake make gcc libc6-dev pkg-config zlib1g-dev libsodium-dev duktape-dev libmosquitto-dev libcmocka-dev)
+
+# Everything the tests need besides: libcbor (the CBOR tests' reference decoder), the Cortex-M
+# toolchain, valgrind (benchmarks), GeographicLib and g++ (the geodesic test's reference), the
+# cloud's test servers and browser (mosquitto, postgresql, chromium), emscripten (the
+# WebAssembly simulator of `beacon studio`), QEMU (the firmware image on an emulated Cortex-M4),
+# python3 (node-gyp, when npm builds better-sqlite3 from source).
+ALL_APT_PACKAGES=("${HOST_TOOLS_APT_PACKAGES[@]}" libcbor-dev gcc-arm-none-eabi libnewlib-arm-none-eabi valgrind
+                  mosquitto postgresql chromium g++ python3 libgeographiclib-dev emscripten qemu-system-arm)
+
+# apt_missing PACKAGE...: prints those not installed.
+apt_missing() {
+  local p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
+  done
+}
+
+# apt_install_missing PACKAGE...: installs those not installed (apt-get update first, only when
+# something is missing).
+apt_install_missing() {
+  local missing sudo=""
+  mapfile -t missing < <(apt_missing "$@")
+  [ ${#missing[@]} -gt 0 ] || return 0
+  echo "setup: installing ${missing[*]}" >&2
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+# Marks a node_modules installed by scripts/demo.sh with `npm ci --ignore-scripts` (no native
+# builds: better-sqlite3, the cloud's SQLite store, is left unbuilt); scripts/setup.sh finishes it.
+PARTIAL_NPM_MARK=node_modules/.beacon-partial-install
+
+# Marks a build/host that scripts/demo.sh configured before the full set was installed: CMake
+# keeps what it did not find (g++, libcbor, GeographicLib) in its cache, so scripts/setup.sh
+# configures it again from scratch.
+PARTIAL_CONFIGURE_MARK=build/host/.beacon-partial-configure
