@@ -12,9 +12,12 @@ HOST_TOOLS_APT_PACKAGES=(cmake make gcc libc6-dev pkg-config zlib1g-dev libsodiu
 # toolchain, valgrind (benchmarks), GeographicLib and g++ (the geodesic test's reference), the
 # cloud's test servers and browser (mosquitto, postgresql, chromium), emscripten (the
 # WebAssembly simulator of `beacon studio`), QEMU (the firmware image on an emulated Cortex-M4),
-# python3 (node-gyp, when npm builds better-sqlite3 from source).
+# python3 (node-gyp, when npm builds better-sqlite3 from source), ccache (the firmware's builds
+# share their Zephyr objects: scripts/firmware.sh; Zephyr uses it when installed). Zephyr's own
+# build dependencies come with its workspace (../shared/zephyr/setup.sh).
 ALL_APT_PACKAGES=("${HOST_TOOLS_APT_PACKAGES[@]}" libcbor-dev gcc-arm-none-eabi libnewlib-arm-none-eabi valgrind
-                  mosquitto postgresql chromium g++ python3 libgeographiclib-dev emscripten qemu-system-arm)
+                  mosquitto postgresql chromium g++ python3 libgeographiclib-dev emscripten qemu-system-arm
+                  ccache)
 
 # apt_missing PACKAGE...: prints those not installed.
 apt_missing() {
