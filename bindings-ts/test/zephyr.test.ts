@@ -149,7 +149,7 @@ test('nrf52_bsim: an app switch cut at any flash write boots the old app or the 
   const { image, a, b } = await bsimStoreFixture();
   const flash = path.join(tempDir, 'cut.flash');
   const base = path.join(tempDir, 'cut-base.flash');
-  const run = (args: string[]) => runZephyrFirmware('bsim', image, args, { flashFile: flash });
+  const run = (args: string[]) => runZephyrFirmware('bsim', image, ['--storage', 'board', ...args], { flashFile: flash });
   // A installed and booted once: its records are written.
   fs.rmSync(base, { force: true });
   fs.rmSync(flash, { force: true });
@@ -184,7 +184,7 @@ test('nrf52_bsim: a damaged or wrong-engine package is refused at install and at
   const { image, a, b, duk } = await bsimStoreFixture();
   const flash = path.join(tempDir, 'refuse.flash');
   fs.rmSync(flash, { force: true });
-  const run = (args: string[]) => runZephyrFirmware('bsim', image, args, { flashFile: flash });
+  const run = (args: string[]) => runZephyrFirmware('bsim', image, ['--storage', 'board', ...args], { flashFile: flash });
   assert.equal((await run([a])).stdout, 'a boot 1, note: none\n');
   // At install: the simulator's words for the same bytes, and A stays installed.
   const reason = (s: string): string | undefined => /: (package [^\n]*|built for [^\n]*|[^\n]*engine[^\n]*)$/m.exec(s)?.[1];

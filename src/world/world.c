@@ -563,6 +563,14 @@ uint32_t world_start(world_t *world)
 	return failed;
 }
 
+uint64_t world_next_deadline(const world_t *world)
+{
+	uint64_t device_at = world->device_count ? world->devices[world->wake_heap[0]].next_wake
+						 : WORLD_FOREVER;
+	uint64_t event_at = world->event_count ? world->events[0].at : WORLD_FOREVER;
+	return device_at < event_at ? device_at : event_at;
+}
+
 world_end_t world_run(world_t *world, uint64_t until, uint32_t *failed)
 {
 	*failed = world_start(world);

@@ -243,6 +243,9 @@ uint32_t world_start(world_t *world);
 /* Run until world time `until` (ms) or until nothing can happen; may be called again with a
  * later time (a test or a control channel driving the world). Returns why it stopped. */
 world_end_t world_run_until(world_t *world, uint64_t until);
+/* The world time of the next thing scheduled (an input or a device's deadline), WORLD_FOREVER
+ * when nothing is: how long a host driving the world in real time may sleep. */
+uint64_t world_next_deadline(const world_t *world);
 /* world_start, then world_run_until. */
 world_end_t world_run(world_t *world, uint64_t until, uint32_t *failed);
 

@@ -494,13 +494,6 @@ static int boot_package(listen_t *l, const listen_options_t *o)
 	return 0;
 }
 
-static uint64_t next_deadline(const world_t *w)
-{
-	uint64_t device_at = w->device_count ? w->devices[w->wake_heap[0]].next_wake : WORLD_FOREVER;
-	uint64_t event_at = w->event_count ? w->events[0].at : WORLD_FOREVER;
-	return device_at < event_at ? device_at : event_at;
-}
-
 static void serve(listen_t *l, rt_smp_server_t *server, int udp, int control)
 {
 	static uint8_t rx[MAX_PACKET + 2], rsp[MAX_PACKET], frames[MAX_PACKET * 2];
@@ -514,7 +507,7 @@ static void serve(listen_t *l, rt_smp_server_t *server, int udp, int control)
 		if (!l->virtual_time) {
 			uint64_t now = real_now(l);
 			world_run_until(l->world, now);
-			uint64_t next = next_deadline(l->world);
+			uint64_t next = world_next_deadline(l->world);
 			if (next != WORLD_FOREVER) {
 				uint64_t wait = next > now ? next - now : 0;
 				timeout = wait < 1000 ? (int)wait : 1000;

@@ -2,8 +2,9 @@
 # the configuration (the top-level CMakeLists.txt includes this file first). boards/<board>.conf
 # holds what is one board's own; the fragments here are shared by several boards.
 #
-#   ble.conf  Bluetooth LE with Zephyr's own controller: the nRF52840 DK. (nrf52_bsim's firmware
-#             runs the world's air model instead, for now: docs/firmware.md, "Test boards".)
+#   upload.conf  the upload service (MCUmgr's SMP server): the DKs and nrf52_bsim.
+#   ble.conf     Bluetooth LE with Zephyr's own controller, the upload service over it: the boards
+#                with an nRF52 radio.
 
 if(DEFINED BOARD)
   set(_beacon_board "${BOARD}")
@@ -13,6 +14,9 @@ endif()
 # The board's name without a revision (nrf52840dk@2.0.0/nrf52840 names the same board).
 string(REGEX REPLACE "@[^/]*" "" _beacon_board "${_beacon_board}")
 
-if(_beacon_board MATCHES "^nrf52840dk/nrf52840(/.*)?$")
+if(_beacon_board MATCHES "^(nrf52840dk/nrf52840|nrf9160dk/nrf9160|nrf52_bsim)(/.*)?$")
+  list(APPEND EXTRA_CONF_FILE "${CMAKE_CURRENT_LIST_DIR}/../../../upload.conf")
+endif()
+if(_beacon_board MATCHES "^(nrf52840dk/nrf52840|nrf52_bsim)(/.*)?$")
   list(APPEND EXTRA_CONF_FILE "${CMAKE_CURRENT_LIST_DIR}/../../../ble.conf")
 endif()

@@ -5,7 +5,9 @@
  * The installed app is the app store's (rt_app_store.h, on the devicetree's two app partitions:
  * app_store_zephyr.c): the package an upload installed last, checked again at each boot. A
  * package linked into the image at build time (CMake variable BEACON_APP_PACKAGE, zephyr.cmake)
- * is only the factory default, run while the store holds no app that passes its checks.
+ * is only the factory default, run while the store holds no app that passes its checks. Uploads
+ * come through MCUmgr (smp_zephyr.c) while the app runs; an install switches to the new package
+ * on this thread.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -23,6 +25,7 @@
 #include "rt_device.h"
 #include "rt_reset.h"
 #include "rt_signature.h"
+#include "smp_zephyr.h"
 
 LOG_MODULE_DECLARE(beacon, CONFIG_BEACON_LOG_LEVEL);
 
@@ -34,30 +37,23 @@ static _Alignas(8) const uint8_t app_package[] = {
 };
 #endif
 
-/* The package to run: the store's installed app, else the factory default. */
+static rt_app_store_t *store;
+
+/* The package to run at boot: the store's installed app, else the factory default. */
 static bool installed_package(const uint8_t **package, size_t *len)
 {
 	const uint8_t *factory = NULL;
 	size_t factory_len = 0;
-	char msg[160] = "";
 
 #if defined(BEACON_HAVE_APP_PACKAGE)
 	factory = app_package;
 	factory_len = sizeof(app_package);
 #endif
-	rt_app_store_t *store = port_zephyr_app_store(NULL, msg, sizeof(msg));
-
 	if (store == NULL) {
 		/* Without the store only the factory default can run. */
-		LOG_WRN("app store: %s", msg);
 		*package = factory;
 		*len = factory_len;
 		return factory != NULL;
-	}
-	if (msg[0] != '\0') {
-		/* A newer install no longer passes its checks (a flipped bit, a key no longer
-		 * trusted, a firmware for another engine): the one before it runs. */
-		LOG_ERR("the newest installed app was refused: %s", msg);
 	}
 	switch (rt_app_store_boot_package(store, factory, factory_len, package, len)) {
 	case RT_APP_STORE_FROM_STORE:
@@ -70,23 +66,6 @@ static bool installed_package(const uint8_t **package, size_t *len)
 	default:
 		return false;
 	}
-}
-
-static const char *run_result_text(rt_run_result_t result)
-{
-	switch (result) {
-	case RT_RUN_APP_STOPPED:
-		return "the app stopped";
-	case RT_RUN_TIME_UP:
-		return "time is up";
-	case RT_RUN_IDLE:
-		return "nothing left that could run";
-	case RT_RUN_RESTART:
-		return "restart";
-	case RT_RUN_CONTINUE:
-		return "still running";
-	}
-	return "unknown result";
 }
 
 /* The one device this firmware is. */
@@ -104,29 +83,90 @@ static void port_zephyr_drivers_init(rt_device_t *dev)
 	port_zephyr_nfc_init(dev);
 }
 
-/* After app.stop(): the app may be started again by a LONG press of the side button (the main
- * one without a side button), which rt_io marks and which wakes this thread. Returns true to
- * restart, false if the app cannot run again. */
-static bool wait_for_restart(void)
-{
-	while (rt_app_state() == RT_APP_STOPPED) {
-		uint64_t next_ms;
+/* The package the device runs, and the record of the reset before this boot. */
+static const uint8_t *running_package;
+static size_t running_len;
+static rt_reset_record_t *reset;
 
-		if (rt_app_step(&next_ms) == RT_RUN_RESTART) {
-			return true;
-		}
-		(void)hal_clock_wait_until(HAL_CLOCK_FOREVER, true);
+/* Start (again) the package the device runs: a fresh engine, its top level. A refused package
+ * or a failing top level is logged by hal_console_app_event. */
+static int start(char *msg, size_t msg_cap)
+{
+	return glue_app_install(running_package, running_len, msg, msg_cap);
+}
+
+/* An upload was installed (smp_zephyr.c, on this thread): the new package runs from now on. */
+static int switch_to(void *ctx, const uint8_t *package, size_t len, char *msg, size_t msg_cap)
+{
+	ARG_UNUSED(ctx);
+	running_package = package;
+	running_len = len;
+	/* An upload starts the app again, whatever stopped it (the reboot-loop guard included). */
+	rt_reset_record_cleared(reset);
+	return start(msg, msg_cap);
+}
+
+static const char *app_state(void *ctx)
+{
+	ARG_UNUSED(ctx);
+	switch (rt_app_state()) {
+	case RT_APP_RUNNING:
+		return "running";
+	case RT_APP_FAILED:
+		return "failed";
+	default:
+		return "stopped";
 	}
-	return false;
+}
+
+static void wake(void *ctx)
+{
+	ARG_UNUSED(ctx);
+	hal_clock_wake();
+}
+
+/*
+ * The JavaScript thread's loop, for as long as the device runs: what is due, then a sleep until
+ * the next deadline or until a driver, the radio or the upload service wakes it. A stopped app
+ * waits for a LONG press of the side button (the main one without a side button), which rt_io
+ * marks and which makes rt_app_step() answer RT_RUN_RESTART; app.restart() does the same. A
+ * failed or removed app, or none, waits for an upload.
+ */
+static void run(void)
+{
+	for (;;) {
+		uint64_t next = HAL_CLOCK_FOREVER;
+		rt_app_state_t state = rt_app_state();
+		rt_run_result_t result = state == RT_APP_RUNNING || state == RT_APP_STOPPED
+						 ? rt_app_step(&next)
+						 : RT_RUN_APP_STOPPED;
+
+		if (port_zephyr_smp_poll()) {
+			continue; /* a new app: its first turn now */
+		}
+		if (result == RT_RUN_RESTART) {
+			char msg[160];
+
+			if (reset->app_stopped) {
+				/* The side button started the app the reboot-loop guard stopped. */
+				rt_reset_record_cleared(reset);
+			}
+			(void)start(msg, sizeof(msg));
+			continue;
+		}
+		if (result != RT_RUN_CONTINUE) {
+			next = HAL_CLOCK_FOREVER;
+		}
+		(void)hal_clock_wait_until(next, next == HAL_CLOCK_FOREVER);
+	}
 }
 
 int main(void)
 {
-	const uint8_t *package;
-	size_t package_len;
+	char msg[160] = "";
 
 	LOG_INF("beacon runtime on %s", hal_device_hardware());
-	rt_reset_record_t *reset = port_zephyr_reset_boot();
+	reset = port_zephyr_reset_boot();
 	port_zephyr_watchdog_init();
 	rt_device_init(&device, 0);
 	rt_device_select(&device);
@@ -136,45 +176,40 @@ int main(void)
 		LOG_ERR("CONFIG_BEACON_TRUSTED_KEYS is malformed: no app runs");
 		return 0;
 	}
-	if (!installed_package(&package, &package_len)) {
+	store = port_zephyr_app_store(NULL, msg, sizeof(msg));
+	if (store == NULL) {
+		LOG_WRN("app store: %s", msg);
+	} else {
+		if (msg[0] != '\0') {
+			/* A newer install no longer passes its checks (a flipped bit, a key no longer
+			 * trusted, a firmware for another engine): the one before it runs. */
+			LOG_ERR("the newest installed app was refused: %s", msg);
+		}
+		const smp_zephyr_app_t app = {
+			.switch_to = switch_to,
+			.state = app_state,
+			.wake = wake,
+		};
+		port_zephyr_smp_init(store, &app);
+		port_zephyr_upload_service_start();
+	}
+	if (!installed_package(&running_package, &running_len)) {
 		LOG_WRN("no app installed (upload one, or build with -DBEACON_APP_PACKAGE=<app.bapp> "
 			"for a factory default)");
-		return 0;
-	}
-
-	if (reset->app_stopped) {
+	} else if (reset->app_stopped) {
 		/* The reboot-loop guard stopped the app: it waits for a long press of the side
 		 * button (or an upload) instead of resetting the device again. */
 		LOG_ERR("ESR0002 Reboot loop detected: %u resets in a row within %u min of boot; the "
 			"app is stopped", RT_RESET_LOOP_COUNT, RT_RESET_LOOP_WINDOW_MS / 60000u);
 		device.app.state = RT_APP_STOPPED;
-		if (!wait_for_restart()) {
-			return 0;
-		}
-		rt_reset_record_cleared(reset);
 		rt_app_reset_notice((rt_reset_cause_t)reset->cause, reset->detail, true);
-	} else if (reset->cause != RT_RESET_NONE) {
-		/* The app's error handler hears of the reset once it has set one. */
-		rt_app_reset_notice((rt_reset_cause_t)reset->cause, reset->detail, false);
+	} else {
+		if (reset->cause != RT_RESET_NONE) {
+			/* The app's error handler hears of the reset once it has set one. */
+			rt_app_reset_notice((rt_reset_cause_t)reset->cause, reset->detail, false);
+		}
+		(void)start(msg, sizeof(msg));
 	}
-
-	for (;;) {
-		char msg[160] = "";
-
-		/* A refused package or a failing top level is logged by hal_console_app_event. */
-		if (glue_app_install(package, package_len, msg, sizeof(msg)) != 0) {
-			return 0;
-		}
-		rt_run_result_t result = rt_app_run(HAL_CLOCK_FOREVER);
-
-		if (result == RT_RUN_APP_STOPPED && rt_app_state() == RT_APP_STOPPED) {
-			result = wait_for_restart() ? RT_RUN_RESTART : RT_RUN_APP_STOPPED;
-		}
-		if (result != RT_RUN_RESTART) {
-			LOG_INF("app ended: %s", run_result_text(result));
-			return 0;
-		}
-		/* app.restart() or the side button: a fresh engine and the same package from the
-		 * top. */
-	}
+	run();
+	return 0;
 }

@@ -41,6 +41,11 @@ void port_zephyr_gnss_init(struct rt_device *device);
 void port_zephyr_modem_init(struct rt_device *device);
 void port_zephyr_nfc_init(struct rt_device *device);
 
+/* Offer the upload service on the air (upload_service_zephyr.c): Bluetooth on, and a connectable
+ * advertisement naming MCUmgr's SMP service in an advertising set beside the app's. Nothing
+ * without CONFIG_MCUMGR_TRANSPORT_BT. */
+void port_zephyr_upload_service_start(void);
+
 /* 64 random bits (entropy_zephyr.c): the chip's generator where the build has a driver for it,
  * else a hash of the device id and the boot's timing, which differs between devices and boots but
  * is no secret. */

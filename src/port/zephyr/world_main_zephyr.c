@@ -12,14 +12,23 @@
  *
  *   [--for MS] [--utc MS | --no-utc] [--world SCRIPT] [--trace FILE] [--stdout FILE]
  *   [--stderr FILE] [--verbose] [--heap BYTES] [--cloud loopback|none]
- *   [--power-cut-after N] [app.bapp]
+ *   [--power-cut-after N] [--storage model|board] [--listen] [app.bapp]
  *
  * A package given is installed through the device's app store (checked, written to the staging
  * slot, switched: rt_app_store.h), as an upload is, and runs from flash; without one the device
- * runs what the store holds, as at a boot. The storage records live in the board's storage
- * partition. With the board's flash kept in a file (nrf52_bsim's -flash=FILE), both outlive the
- * process, and --power-cut-after N ends it, as a cut power would, just before the store's Nth
- * flash write or erase: the test of a switch cut at each of its writes.
+ * runs what the store holds, as at a boot. The storage records are the world's model of flash
+ * (its scripted power cuts and faults included), as on the simulator; with --storage board they
+ * also go through to the board's storage partition, and the model starts as its copy. With the
+ * board's flash kept in a file (nrf52_bsim's -flash=FILE), the app store and such storage outlive
+ * the process, and --power-cut-after N ends it, as a cut power would, just before the store's Nth
+ * flash write or erase: the test of a switch cut at each of its writes. (The board's flash takes
+ * its real time on nrf52_bsim, 85 ms a page erase, so board storage is for the tests that need
+ * records to outlive the process.)
+ *
+ * Uploads: on a board with MCUmgr (nrf52_bsim: SMP over Bluetooth, smp_zephyr.c), the device
+ * takes packages while it runs, as a device does; an install switches the world's device to the
+ * new package. With --listen the run goes on until --for even when the app ends or there is none
+ * yet, so that an upload can come.
  *
  * print() goes to the host's stdout (or --stdout FILE), the runtime's messages to its stderr (or
  * --stderr FILE), the trace to --trace FILE. After the run the firmware adds its figures on
@@ -44,7 +53,7 @@
 #define USAGE                                                                                      \
 	"options: [--for MS] [--utc MS | --no-utc] [--world SCRIPT] [--trace FILE] "              \
 	"[--stdout FILE] [--stderr FILE] [--verbose] [--heap BYTES] [--cloud loopback|none] "      \
-	"[--power-cut-after N] [app.bapp]"
+	"[--power-cut-after N] [--storage model|board] [--listen] [app.bapp]"
 
 /* Without --utc the world starts at this UTC, 2026-01-01T00:00:00Z (the host's tools always
  * pass the host's clock). */
@@ -60,6 +69,8 @@ typedef struct {
 	const char *world_path, *trace_path, *stdout_path, *stderr_path, *package;
 	int cloud; /* world_cloud_mode_t */
 	uint64_t cut_after;
+	bool board_storage;
+	bool listen;
 } options_t;
 
 typedef struct {
@@ -143,6 +154,8 @@ static int parse_options(int argc, char **argv, options_t *o)
 			o->utc_given = true;
 		} else if (strcmp(a, "--no-utc") == 0) {
 			o->synced = false;
+		} else if (strcmp(a, "--listen") == 0) {
+			o->listen = true;
 		} else if (strcmp(a, "--verbose") == 0) {
 			o->verbose = true;
 		} else if (strcmp(a, "--heap") == 0 && has_value) {
@@ -167,6 +180,14 @@ static int parse_options(int argc, char **argv, options_t *o)
 			} else {
 				return usage("--cloud takes loopback or none (the board has no network "
 					     "for mqtt://)");
+			}
+		} else if (strcmp(a, "--storage") == 0 && has_value) {
+			const char *where = argv[++i];
+
+			if (strcmp(where, "board") == 0 || strcmp(where, "model") == 0) {
+				o->board_storage = where[0] == 'b';
+			} else {
+				return usage("--storage takes model or board");
 			}
 		} else if (strcmp(a, "--power-cut-after") == 0 && has_value) {
 			if (!parse_u64(argv[++i], &o->cut_after) || o->cut_after == 0) {
@@ -262,13 +283,6 @@ static void verbose_line(void *ctx, const char *text)
 	err_printf("%s\n", text);
 }
 
-/* The world's next moment has come when the kernel's uptime has reached it. */
-static void wait_until(void *ctx, uint64_t at)
-{
-	ARG_UNUSED(ctx);
-	world_zephyr_sleep_until(at);
-}
-
 static void figure(const char *name, unsigned long long value, const char *unit)
 {
 	err_printf("[beacon figure] %s: %llu %s\n", name, value, unit);
@@ -348,7 +362,10 @@ static int run(void)
 		}
 	} else if (world_zephyr_boot_package(&package, &package_len, msg, sizeof(msg)) != 0) {
 		err_printf("beacon firmware: %s\n", msg);
-		return 1;
+		if (!o.listen) {
+			return 1;
+		}
+		package = NULL; /* waits for an upload */
 	} else if (msg[0] != '\0') {
 		/* A newer install was refused at boot; the one before it runs. */
 		err_printf("[beacon warning] the newest installed app was refused: %s\n", msg);
@@ -360,7 +377,7 @@ static int run(void)
 		.log = log_line,
 		.trace = rio.trace >= 0 ? trace_line : NULL,
 		.verbose = o.verbose ? verbose_line : NULL,
-		.wait_until = wait_until,
+		.wait_until = NULL, /* run() paces the world by the kernel's clock */
 	};
 	static world_t world;
 
@@ -389,8 +406,11 @@ static int run(void)
 	if (o.heap != 0) {
 		world.devices[0].rt.engine_config.heap_size = (size_t)o.heap;
 	}
-	world.devices[0].storage_backing = world_zephyr_storage();
+	if (o.board_storage) {
+		world.devices[0].storage_backing = world_zephyr_storage();
+	}
 	world_device_package(&world, 0, package, package_len);
+	world_zephyr_uploads(&world);
 
 	uint32_t failed = world_start(&world);
 
@@ -398,7 +418,7 @@ static int run(void)
 		err_printf("beacon firmware: %s: %s\n", o.package != NULL ? o.package : "the installed app",
 			   world.devices[0].failure);
 	}
-	world_end_t end = world_run_until(&world, o.for_ms);
+	world_end_t end = world_zephyr_run(&world, o.for_ms, o.listen);
 	uint64_t run_end = world_zephyr_busy_instructions();
 	const char *ending = end == WORLD_END_TIME_UP ? "the time given ran out"
 			     : end == WORLD_END_IDLE  ? "nothing more can happen"

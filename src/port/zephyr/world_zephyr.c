@@ -11,29 +11,109 @@
 #include <string.h>
 
 #include <zephyr/kernel.h>
+#include <zephyr/logging/log.h>
 
 #include <zephyr/storage/flash_map.h>
 
 #include "app_store_zephyr.h"
+#include "port_zephyr.h"
+#include "smp_zephyr.h"
 #include "hal_clock.h"
 #include "hal_flash_zephyr.h"
 #include "host_link.h"
 #include "rt_package.h"
 #include "world.h"
 
-/* Kernel uptime (ms) when the world's time began. */
-static int64_t world_origin_ms = -1;
+/* The port's log module (on a device, hal_console_zephyr.c registers it). */
+LOG_MODULE_REGISTER(beacon, CONFIG_BEACON_LOG_LEVEL);
 
-void world_zephyr_sleep_until(uint64_t at_ms)
+/* Kernel uptime (ms) when the world's time began, and what wakes the JavaScript thread early:
+ * an upload waiting for its install. */
+static int64_t world_origin_ms = -1;
+static K_SEM_DEFINE(wake_sem, 0, 1);
+
+static uint64_t world_now(void)
 {
 	if (world_origin_ms < 0) {
 		world_origin_ms = k_uptime_get();
 	}
-	int64_t until = world_origin_ms + (int64_t)at_ms;
+	return (uint64_t)(k_uptime_get() - world_origin_ms);
+}
 
-	if (k_uptime_get() < until) {
-		(void)k_sleep(K_TIMEOUT_ABS_MS(until));
+static void wake(void *ctx)
+{
+	ARG_UNUSED(ctx);
+	k_sem_give(&wake_sem);
+}
+
+world_end_t world_zephyr_run(world_t *world, uint64_t until, bool listen)
+{
+	for (;;) {
+		uint64_t now = world_now();
+
+		if (now > until) {
+			now = until;
+		}
+		/* What was due by now, each at its own world time: outputs do not depend on how
+		 * late the kernel got here. */
+		world_end_t end = world_run_until(world, now);
+
+		if (port_zephyr_smp_poll()) {
+			continue; /* a new app: its first turn now */
+		}
+		if (now >= until) {
+			return WORLD_END_TIME_UP;
+		}
+		if (end != WORLD_END_TIME_UP && !listen) {
+			return end; /* nothing more can happen, as on the simulator */
+		}
+		uint64_t next = world_next_deadline(world);
+
+		if (next > until) {
+			next = until;
+		}
+		k_timeout_t timeout = next == WORLD_FOREVER
+					      ? K_FOREVER
+					      : K_TIMEOUT_ABS_MS(world_origin_ms + (int64_t)next);
+		(void)k_sem_take(&wake_sem, timeout);
 	}
+}
+
+/* ------------------------------------------------------------------ uploads */
+
+static world_t *upload_world;
+
+static int switch_to(void *ctx, const uint8_t *package, size_t len, char *msg, size_t msg_cap)
+{
+	ARG_UNUSED(ctx);
+	upload_world->now = world_now() > upload_world->now ? world_now() : upload_world->now;
+	return world_install(upload_world, 0, package, len, msg, msg_cap);
+}
+
+static const char *app_state(void *ctx)
+{
+	ARG_UNUSED(ctx);
+	return world_app_state_name(upload_world, 0);
+}
+
+static rt_app_store_t *store(char *msg, size_t msg_cap);
+
+void world_zephyr_uploads(world_t *world)
+{
+	char msg[160];
+	rt_app_store_t *s = store(msg, sizeof(msg));
+
+	upload_world = world;
+	if (s == NULL) {
+		return;
+	}
+	const smp_zephyr_app_t app = {.switch_to = switch_to, .state = app_state, .wake = wake};
+
+	port_zephyr_smp_init(s, &app);
+	/* The service's name is the device's public id: the world's device is the one asked. */
+	world_select(world, &world->devices[0]);
+	port_zephyr_upload_service_start();
+	world_select(world, NULL);
 }
 
 bool world_zephyr_counts_instructions(void)

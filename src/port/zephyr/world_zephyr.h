@@ -9,9 +9,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Sleep until the kernel's clock reaches world time at_ms (ms since the world began, which is
- * when this was first called). */
-void world_zephyr_sleep_until(uint64_t at_ms);
+#include "world.h"
+
+/* Run the world until world time `until` (ms; WORLD_FOREVER: no end), paced by the kernel's clock:
+ * world time 0 is the kernel's uptime at the first call, and the JavaScript thread sleeps until
+ * the kernel reaches the world's next moment, or until an upload wakes it (its install is then
+ * carried out: port_zephyr_smp_poll). Without listen the run ends, as the simulator's, when
+ * nothing more can happen; with it, only at `until`. */
+world_end_t world_zephyr_run(world_t *world, uint64_t until, bool listen);
+
+/* Serve uploads into the world's device 0 (nothing without CONFIG_MCUMGR): the upload server on
+ * the app store, an install switching the device to the new package, and the upload service's
+ * advertisement. */
+void world_zephyr_uploads(world_t *world);
 
 /* Whether the board counts instructions (QEMU with -icount: one instruction a nanosecond), and the
  * instructions the CPU has executed outside the idle thread since boot. */
