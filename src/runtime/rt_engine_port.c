@@ -1,4 +1,4 @@
-/* The hooks the engine layer calls back into: time and fatal errors, served by the HAL. */
+/* The hooks the engine layer calls back into: time, randomness and fatal errors, served by the HAL. */
 #include "engine.h"
 #include "hal_clock.h"
 #include "hal_console.h"
@@ -18,6 +18,11 @@ double eng_port_utc_now_ms(void)
 		hal_log(HAL_LOG_WARN, "ESR0005 Time is not valid: UTC is not synced yet");
 	}
 	return (double)hal_clock_ms();
+}
+
+void eng_port_random(void *buf, size_t len)
+{
+	hal_device_random(buf, len);
 }
 
 void eng_port_fatal(const char *message)

@@ -31,6 +31,14 @@ double eng_port_utc_now_ms(void)
 	return fake_utc_ms;
 }
 
+/* Math.random's seed: settable, so a test can prove that the seed alone decides the sequence. */
+static uint8_t fake_random_byte = 1;
+
+void eng_port_random(void *buf, size_t len)
+{
+	memset(buf, fake_random_byte, len);
+}
+
 
 /* A test that expects a fatal error sets fatal_expected and a jump back; anything else is a bug. */
 static jmp_buf fatal_jump;

@@ -129,6 +129,9 @@ set(BEACON_JERRY_PRIVATE_INCLUDES
 
 set(BEACON_JERRY_BACKEND_DIR "${CMAKE_CURRENT_LIST_DIR}")
 file(GLOB BEACON_JERRY_BACKEND_SOURCES CONFIGURE_DEPENDS "${BEACON_JERRY_BACKEND_DIR}/*.c")
+# What both backends share: Math.random's generator and the number formatting (engine.h's layer).
+list(APPEND BEACON_JERRY_BACKEND_SOURCES "${BEACON_JERRY_BACKEND_DIR}/../eng_random.c"
+     "${BEACON_JERRY_BACKEND_DIR}/../eng_number_format.c")
 
 if(NOT DEFINED BEACON_WARNINGS)
   set(BEACON_WARNINGS -Wall -Wextra -Werror -Wno-unused-parameter)
