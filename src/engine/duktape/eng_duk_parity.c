@@ -17,10 +17,15 @@
  * - Number.prototype.toFixed, toExponential, toPrecision, toString: eng_number_format.h.
  * - String.fromCharCode: Duktape keeps code points above 0xFFFF whole; ES converts each argument
  *   with ToUint16.
+ * - Date.prototype.toString, toUTCString, toDateString, toTimeString and the toLocale* ones:
+ *   Duktape writes ISO-like text ("2024-02-29 13:05:09.007+00:00"); these write ES2018's forms
+ *   as JerryScript does ("Thu Feb 29 2024 13:05:09 GMT+0000", "Thu, 29 Feb 2024 13:05:09 GMT"),
+ *   local time being UTC on the device.
  */
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "eng_duk.h"
@@ -308,6 +313,93 @@ static duk_ret_t parity_from_char_code(duk_context *ctx)
 	return 1;
 }
 
+/* ------------------------------------------------------------------ Date.prototype.to*String */
+
+enum { DATE_FULL, DATE_UTC, DATE_DATE, DATE_TIME };
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
+
+static duk_ret_t date_text(duk_context *ctx, int form)
+{
+	static const char days[7][4] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+	static const char months[12][4] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+					   "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+	double t;
+	char buf[80];
+
+	duk_push_this(ctx);
+	if (!eng_duk_date_value(ctx, -1, &t)) {
+		return duk_type_error(ctx, "Argument 'this' is not a Date object");
+	}
+	if (isnan(t)) {
+		duk_push_string(ctx, "Invalid Date");
+		return 1;
+	}
+	int64_t ms = (int64_t)t;
+	int64_t day = floor_div(ms, 86400000);
+	int64_t in_day = ms - day * 86400000;
+	int weekday = (int)(((day % 7) + 11) % 7); /* 1970-01-01 was a Thursday */
+	/* Civil date from days since 1970 (Howard Hinnant's days_from_civil, inverted). */
+	int64_t z = day + 719468;
+	int64_t era = floor_div(z, 146097);
+	int64_t doe = z - era * 146097;
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t year = yoe + era * 400;
+	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	int64_t mp = (5 * doy + 2) / 153;
+	int mday = (int)(doy - (153 * mp + 2) / 5 + 1);
+	int month = (int)(mp < 10 ? mp + 3 : mp - 9);
+	if (month <= 2) {
+		year++;
+	}
+	int hh = (int)(in_day / 3600000), mm = (int)(in_day / 60000 % 60), ss = (int)(in_day / 1000 % 60);
+	const char *sign = year < 0 ? "-" : "";
+	long long ay = year < 0 ? -year : year;
+
+	switch (form) {
+	case DATE_UTC:
+		snprintf(buf, sizeof(buf), "%s, %02d %s %s%04lld %02d:%02d:%02d GMT", days[weekday], mday,
+			 months[month - 1], sign, ay, hh, mm, ss);
+		break;
+	case DATE_DATE:
+		snprintf(buf, sizeof(buf), "%s %s %02d %s%04lld", days[weekday], months[month - 1], mday,
+			 sign, ay);
+		break;
+	case DATE_TIME:
+		snprintf(buf, sizeof(buf), "%02d:%02d:%02d GMT+0000", hh, mm, ss);
+		break;
+	default:
+		snprintf(buf, sizeof(buf), "%s %s %02d %s%04lld %02d:%02d:%02d GMT+0000", days[weekday],
+			 months[month - 1], mday, sign, ay, hh, mm, ss);
+		break;
+	}
+	duk_push_string(ctx, buf);
+	return 1;
+}
+
+static duk_ret_t parity_date_string(duk_context *ctx)
+{
+	return date_text(ctx, DATE_FULL);
+}
+
+static duk_ret_t parity_date_utc(duk_context *ctx)
+{
+	return date_text(ctx, DATE_UTC);
+}
+
+static duk_ret_t parity_date_date(duk_context *ctx)
+{
+	return date_text(ctx, DATE_DATE);
+}
+
+static duk_ret_t parity_date_time(duk_context *ctx)
+{
+	return date_text(ctx, DATE_TIME);
+}
+
 /* ------------------------------------------------------------------ installation */
 
 /* Replace a built-in method, keeping its attributes (writable, configurable, not enumerable),
@@ -348,6 +440,17 @@ void eng_duk_parity_setup(duk_context *ctx, duk_idx_t stash)
 	replace_method(ctx, -1, "toExponential", parity_to_exponential, 1, 1);
 	replace_method(ctx, -1, "toPrecision", parity_to_precision, 1, 1);
 	replace_method(ctx, -1, "toString", parity_to_string, 1, 1);
+	duk_pop_2(ctx);
+
+	duk_get_global_string(ctx, "Date");
+	duk_get_prop_string(ctx, -1, "prototype");
+	replace_method(ctx, -1, "toString", parity_date_string, 0, 0);
+	replace_method(ctx, -1, "toLocaleString", parity_date_string, 0, 0);
+	replace_method(ctx, -1, "toUTCString", parity_date_utc, 0, 0);
+	replace_method(ctx, -1, "toDateString", parity_date_date, 0, 0);
+	replace_method(ctx, -1, "toLocaleDateString", parity_date_date, 0, 0);
+	replace_method(ctx, -1, "toTimeString", parity_date_time, 0, 0);
+	replace_method(ctx, -1, "toLocaleTimeString", parity_date_time, 0, 0);
 	duk_pop_2(ctx);
 
 	duk_get_global_string(ctx, "String");
