@@ -17,6 +17,10 @@
  * - Number.prototype.toFixed, toExponential, toPrecision, toString: eng_number_format.h.
  * - String.fromCharCode: Duktape keeps code points above 0xFFFF whole; ES converts each argument
  *   with ToUint16.
+ * - Function.prototype.toString: packages hold bytecode, so neither engine has the source; this
+ *   writes JerryScript's text (a script function's body is the comment "ecmascript", natives and
+ *   bound functions read "function () { [native code] }") where Duktape writes
+ *   "[ecmascript code]" and names natives.
  * - Date.prototype.toString, toUTCString, toDateString, toTimeString and the toLocale* ones:
  *   Duktape writes ISO-like text ("2024-02-29 13:05:09.007+00:00"); these write ES2018's forms
  *   as JerryScript does ("Thu Feb 29 2024 13:05:09 GMT+0000", "Thu, 29 Feb 2024 13:05:09 GMT"),
@@ -191,15 +195,19 @@ static duk_ret_t parity_sort(duk_context *ctx)
 
 /* ------------------------------------------------------------------ Number.prototype */
 
-/* thisNumberValue: a number, or a Number object through the original valueOf (which throws the
- * TypeError for anything else). */
+/* thisNumberValue: a number, or a Number object through the original valueOf; anything else is
+ * a TypeError worded as on JerryScript (eng_jerry_parity.c). */
+#define NOT_A_NUMBER "Number.prototype method called on a value that is not a number"
+
 static double this_number(duk_context *ctx)
 {
 	duk_push_this(ctx);
 	if (!duk_is_number(ctx, -1)) {
 		duk_push_heapptr(ctx, eng_duk->fn_number_value_of);
 		duk_insert(ctx, -2);
-		duk_call_method(ctx, 0);
+		if (duk_pcall_method(ctx, 0) != DUK_EXEC_SUCCESS) {
+			(void)duk_type_error(ctx, NOT_A_NUMBER);
+		}
 	}
 	double x = duk_get_number(ctx, -1);
 	duk_pop(ctx);
@@ -400,6 +408,19 @@ static duk_ret_t parity_date_time(duk_context *ctx)
 	return date_text(ctx, DATE_TIME);
 }
 
+/* ------------------------------------------------------------------ Function.prototype.toString */
+
+static duk_ret_t parity_function_to_string(duk_context *ctx)
+{
+	duk_push_this(ctx);
+	if (!duk_is_function(ctx, -1)) {
+		return duk_type_error(ctx, "Function.prototype.toString called on a value that is not a function");
+	}
+	bool script = duk_is_ecmascript_function(ctx, -1) && !duk_is_bound_function(ctx, -1);
+	duk_push_string(ctx, script ? "function () { /* ecmascript */ }" : "function () { [native code] }");
+	return 1;
+}
+
 /* ------------------------------------------------------------------ installation */
 
 /* Replace a built-in method, keeping its attributes (writable, configurable, not enumerable),
@@ -440,6 +461,11 @@ void eng_duk_parity_setup(duk_context *ctx, duk_idx_t stash)
 	replace_method(ctx, -1, "toExponential", parity_to_exponential, 1, 1);
 	replace_method(ctx, -1, "toPrecision", parity_to_precision, 1, 1);
 	replace_method(ctx, -1, "toString", parity_to_string, 1, 1);
+	duk_pop_2(ctx);
+
+	duk_get_global_string(ctx, "Function");
+	duk_get_prop_string(ctx, -1, "prototype");
+	replace_method(ctx, -1, "toString", parity_function_to_string, 0, 0);
 	duk_pop_2(ctx);
 
 	duk_get_global_string(ctx, "Date");

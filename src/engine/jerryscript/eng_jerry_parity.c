@@ -26,7 +26,7 @@ static jerry_value_t parity_random(const jerry_call_info_t *call, const jerry_va
 	return jerry_number(eng_random_double(&eng_jerry->random));
 }
 
-/* thisNumberValue into *x; an exception (the original valueOf's TypeError) or undefined. */
+/* thisNumberValue into *x; a TypeError, or undefined. */
 static jerry_value_t this_number(const jerry_call_info_t *call, double *x)
 {
 	if (jerry_value_is_number(call->this_value)) {
@@ -35,7 +35,10 @@ static jerry_value_t this_number(const jerry_call_info_t *call, double *x)
 	}
 	jerry_value_t v = jerry_call(eng_jerry->intrinsics.number_value_of, call->this_value, NULL, 0);
 	if (jerry_value_is_exception(v)) {
-		return v;
+		/* Worded as on Duktape (eng_duk_parity.c), not as JerryScript's valueOf words it. */
+		jerry_value_free(v);
+		return jerry_throw_sz(JERRY_ERROR_TYPE,
+				      "Number.prototype method called on a value that is not a number");
 	}
 	*x = jerry_value_as_number(v);
 	jerry_value_free(v);

@@ -160,6 +160,9 @@ function(beacon_jerry_engine target heap_kb heap_objects)
                              JERRY_GLOBAL_HEAP_SIZE=${heap_kb}
                              $<$<NOT:$<CONFIG:Debug>>:JERRY_NDEBUG>)
   target_compile_options(${target} PRIVATE ${BEACON_WARNINGS})
+  # JerryScript's remainder is inexact; eng_jerry_remainder.c replaces it in whatever links the
+  # engine (a wrap of a function JerryScript calls across files, so its sources stay untouched).
+  target_link_options(${target} INTERFACE "-Wl,--wrap=ecma_number_remainder")
   if(TARGET zephyr_interface)
     target_link_libraries(${target} PRIVATE zephyr_interface)
   else()
