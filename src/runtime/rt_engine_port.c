@@ -13,7 +13,7 @@ double eng_port_utc_now_ms(void)
 	}
 	/* Not synced: say so once, and count from the epoch so that time still moves forward. */
 	rt_device_t *dev = rt_device();
-	if (dev != NULL && !dev->utc_warned) {
+	if (dev != NULL && !dev->utc_warned && !dev->engine_starting) {
 		dev->utc_warned = true;
 		hal_log(HAL_LOG_WARN, "ESR0005 Time is not valid: UTC is not synced yet");
 	}
