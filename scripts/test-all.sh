@@ -38,16 +38,21 @@ bash scripts/qemu-build.sh
 step "Firmware image on QEMU's Cortex-M33 (mps2-an505, the nRF9160's core): linked within its budget"
 BEACON_QEMU_BOARD=mps2-an505 bash scripts/qemu-build.sh
 
-step "TypeScript: codegen, compiler, CLI, micro-apps on the simulator and on the emulated core, the studio in chromium"
+step "TypeScript: codegen, compiler, CLI, micro-apps on the simulator and on the emulated core, the studio in chromium, engine parity (probes, generated programs, apps and examples on both engines and twice)"
 if [ -z "${JERRYSCRIPT_DIR:-}" ]; then
   echo "note: JERRYSCRIPT_DIR is not set: JerryScript tests are skipped (Duktape runs them all)"
 fi
 node --test --test-concurrency=2 bindings-ts/dist/test/
 
-step "Conformance suite (tests/rig) on the simulator, on each engine built"
-node bindings-ts/bin/beacon.js test tests/rig examples/testing --engine duktape
+step "Conformance suite (tests/rig) on the simulator, on each engine built, and the engines' traces compared"
+# Each run keeps the trace of every world it simulates (BEACON_TEST_RECORD); the two engines'
+# traces must be the same, byte for byte (docs/compiler.md, "Two engines, one language").
+records="$(mktemp -d)"
+trap 'rm -rf "$records"' EXIT
+BEACON_TEST_RECORD="$records/duktape" node bindings-ts/bin/beacon.js test tests/rig examples/testing --engine duktape
 if [ -n "${JERRYSCRIPT_DIR:-}" ]; then
-  node bindings-ts/bin/beacon.js test tests/rig examples/testing --engine jerryscript
+  BEACON_TEST_RECORD="$records/jerryscript" node bindings-ts/bin/beacon.js test tests/rig examples/testing --engine jerryscript
+  node scripts/compare-traces.js "$records/duktape" "$records/jerryscript"
 else
   echo "note: JERRYSCRIPT_DIR is not set: the conformance suite on JerryScript is skipped"
 fi
