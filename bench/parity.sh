@@ -20,7 +20,7 @@ count() { # build engine app -> instructions of the run
   [ "$engine" = jerryscript ] && sim=beacon-sim-jerryscript && pack=beacon-pack-jerryscript
   # Each build packs with its own beacon-pack (a firmware from before refuses today's flag bit 1).
   "$dir/$pack" --api 0.2.6 -o "$work/$app-$engine-$tag.bapp" "bench/apps/$app.js" >/dev/null
-  bash bench/callgrind.sh "$dir/$sim" "$work/$app-$engine-$tag.bapp"
+  bash bench/callgrind.sh "$dir/$sim" --heap 262144 "$work/$app-$engine-$tag.bapp"
 }
 
 for engine in "${engines[@]}"; do

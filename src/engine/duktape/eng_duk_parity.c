@@ -49,7 +49,7 @@ static duk_ret_t parity_random(duk_context *ctx)
 
 typedef struct {
 	duk_idx_t compare; /* the comparator's index, or -1 for the default order */
-	duk_idx_t values;  /* the array holding the values being sorted */
+	duk_idx_t values;  /* the array of the values being sorted */
 } sort_ctx_t;
 
 /* ToString both and compare as JerryScript does: by code units (CESU-8 bytes order alike). */
@@ -136,22 +136,24 @@ static duk_ret_t parity_sort(duk_context *ctx)
 	duk_pop(ctx);
 	uint32_t len = !(dlen > 0) ? 0 : dlen >= 4294967295.0 ? 4294967295u : (uint32_t)dlen;
 
-	/* The own index properties, in index order (holes and inherited ones are not sorted). */
-	duk_push_array(ctx);
-	duk_idx_t indices = duk_get_top_index(ctx);
+	/* The own index properties, in index order (holes and inherited ones are not sorted): counted,
+	 * then listed in a buffer of exactly that many. */
 	uint32_t count = 0;
 	for (uint32_t i = 0; i < len; i++) {
+		count += eng_duk_has_own_index(ctx, obj, i) ? 1u : 0u;
+	}
+	uint32_t *indices = duk_push_fixed_buffer(ctx, (duk_size_t)count * sizeof(uint32_t) + 1u);
+	for (uint32_t i = 0, k = 0; i < len && k < count; i++) {
 		if (eng_duk_has_own_index(ctx, obj, i)) {
-			duk_push_uint(ctx, i);
-			duk_put_prop_index(ctx, indices, count++);
+			indices[k++] = i;
 		}
 	}
-	/* Their values, read in that order (getters run here). */
+	/* Their values, read in that order (getters run here), into an array that is garbage once
+	 * the sort returns (the value stack would keep its grown size). */
 	duk_push_array(ctx);
 	s.values = duk_get_top_index(ctx);
 	for (uint32_t k = 0; k < count; k++) {
-		duk_get_prop_index(ctx, indices, k);
-		duk_get_prop(ctx, obj);
+		duk_get_prop_index(ctx, obj, indices[k]);
 		duk_put_prop_index(ctx, s.values, k);
 	}
 	if (count > 1) {
@@ -182,11 +184,8 @@ static duk_ret_t parity_sort(duk_context *ctx)
 	}
 	/* ...then the holes: own indices at or past count are deleted. */
 	for (uint32_t k = 0; k < count; k++) {
-		duk_get_prop_index(ctx, indices, k);
-		uint32_t index = duk_get_uint(ctx, -1);
-		duk_pop(ctx);
-		if (index >= count && index < len) {
-			duk_del_prop_index(ctx, obj, index);
+		if (indices[k] >= count && indices[k] < len) {
+			duk_del_prop_index(ctx, obj, indices[k]);
 		}
 	}
 	duk_dup(ctx, this_idx);
