@@ -3,6 +3,8 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ------------------------------------------------------------------ exact decimal digits */
@@ -105,7 +107,16 @@ static uint32_t big_take_above(big_t *b, int at)
  */
 #define DIGITS_MAX 440
 
+static int exact_digits_more(double x, int want, char *digits, int *point, bool *more);
+
 static int exact_digits(double x, int want, char *digits, int *point)
+{
+	bool more;
+	return exact_digits_more(x, want, digits, point, &more);
+}
+
+/* As exact_digits, and *more says whether a non-zero digit follows those returned. */
+static int exact_digits_more(double x, int want, char *digits, int *point, bool *more)
 {
 	int e2;
 	double frac = frexp(x, &e2); /* x = frac * 2^e2, 0.5 <= frac < 1 */
@@ -146,8 +157,13 @@ static int exact_digits(double x, int want, char *digits, int *point)
 		int_digits--;
 	}
 	*point = int_digits;
-	for (int i = int_digits - 1; i >= 0 && count <= want; i--) {
+	int i = int_digits - 1;
+	for (; i >= 0 && count <= want; i--) {
 		digits[count++] = tmp[i];
+	}
+	*more = false;
+	for (; i >= 0; i--) {
+		*more = *more || tmp[i] != '0';
 	}
 	/* The fraction, most significant first; leading zeros move the point when there is no
 	 * integer part. */
@@ -160,6 +176,7 @@ static int exact_digits(double x, int want, char *digits, int *point)
 		}
 		digits[count++] = (char)('0' + d);
 	}
+	*more = *more || fp.n > 0;
 	return count;
 }
 
@@ -194,6 +211,79 @@ static int rounded_digits(double x, int n, char *out, int *point)
 		}
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------------ shortest digits */
+
+/* Whether 0.digits[0..n) * 10^point reads back (strtod, correctly rounded) as x. */
+static bool reads_back(const char *digits, int n, int point, double x)
+{
+	char text[40];
+	int len = 0;
+
+	text[len++] = '0';
+	text[len++] = '.';
+	memcpy(text + len, digits, (size_t)n);
+	len += n;
+	len += snprintf(text + len, sizeof(text) - (size_t)len, "e%d", point);
+	return strtod(text, NULL) == x;
+}
+
+int eng_format_shortest(double x, char *out, int *point)
+{
+	/* For each length from 1 digit, the two candidates around x (its digits cut there, and one
+	 * more in the last place); the first length at which one reads back wins. */
+	char d[DIGITS_MAX];
+	bool more;
+	int pt;
+	int have = exact_digits_more(x, 17, d, &pt, &more);
+
+	for (int p = 1; p <= 17; p++) {
+		char down[20], up[20];
+		int up_point = pt;
+		for (int i = 0; i < p; i++) {
+			down[i] = up[i] = i < have ? d[i] : '0';
+		}
+		bool exact = have <= p && !more;
+		/* up: down plus one in the last place */
+		int i = p - 1;
+		while (i >= 0 && up[i] == '9') {
+			up[i--] = '0';
+		}
+		if (i >= 0) {
+			up[i]++;
+		} else {
+			memmove(up + 1, up, (size_t)p - 1u);
+			up[0] = '1';
+			up_point++;
+		}
+		bool down_ok = exact || reads_back(down, p, pt, x);
+		bool up_ok = !exact && reads_back(up, p, up_point, x);
+		if (!down_ok && !up_ok) {
+			continue;
+		}
+		bool take_up = up_ok && !down_ok;
+		if (down_ok && up_ok) {
+			/* Both read back: the closer one. An exact tie goes up, as Duktape rounds (its
+			 * conversion is the amalgamation's own, which nothing can replace); ECMA-262's note
+			 * and V8 take the even one (898997786922725.25: Duktape and both engines here
+			 * write .3, node .2). */
+			char first = p < have ? d[p] : '0';
+			take_up = first >= '5';
+		}
+		const char *chosen = take_up ? up : down;
+		int k = p;
+		while (k > 1 && chosen[k - 1] == '0') {
+			k--;
+		}
+		memcpy(out, chosen, (size_t)k);
+		*point = take_up ? up_point : pt;
+		return k;
+	}
+	/* Not reached: 17 digits always read back. */
+	memcpy(out, d, 17);
+	*point = pt;
+	return 17;
 }
 
 /* ------------------------------------------------------------------ helpers */

@@ -34,6 +34,10 @@ size_t eng_format_fixed(double x, int digits, char *buf);
 size_t eng_format_exponential(double x, int digits, const char *shortest, char *buf);
 /* x finite; precision 1..100. */
 size_t eng_format_precision(double x, int precision, char *buf);
+/* ToString's digits of x > 0 (finite): the fewest that read back as x, the closest to x when
+ * several do (ECMA-262 Number::toString and its note), an exact tie rounded up as Duktape does. k digits into
+ * out (at most 17, no NUL), *point: the value is 0.out * 10^point. Returns k. */
+int eng_format_shortest(double x, char *out, int *point);
 /* x finite; radix 2..36 but not 10. */
 size_t eng_format_radix(double x, int radix, char *buf);
 

@@ -17,3 +17,4 @@ for (var k = 0; k < 300; k++) {
   var v = (seed - 1073741824) / Math.pow(10, seed % 23) * (seed % 2 ? 1 : 1e-9);
   print(String(v) + ' ' + v.toFixed(seed % 21) + ' ' + v.toPrecision(1 + seed % 21) + ' ' + v.toExponential(seed % 21) + ' ' + v.toString(2 + seed % 35));
 }
+print('shortest: ' + [1111992791193304000, -1 / 9007199254740992, 898997786922725.25, -111990908702941.625, 2 ** 60, 123e-20, 4.35 * 100, 1 / 3 * 3].join(' '));
