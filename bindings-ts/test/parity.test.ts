@@ -64,7 +64,7 @@ for (const file of [...probes(parityDir), ...probes(path.join(parityDir, 'regres
     const [jerry1, jerry2] = await runSource(source, 'jerryscript', 2);
     assert.equal(duk1.status, 0, duk1.stderr);
     assert.equal(jerry1.status, 0, jerry1.stderr);
-    assert.ok(duk1.stdout.split('\n').length > 2, 'the probe printed its lines');
+    assert.ok(duk1.stdout.trim().length > 0, 'the probe printed its lines');
     assert.equal(duk2.stdout, duk1.stdout, 'Duktape: a second run prints the same');
     assert.equal(jerry2.stdout, jerry1.stdout, 'JerryScript: a second run prints the same');
     assert.equal(jerry1.stdout, duk1.stdout, 'JerryScript (expected) against Duktape (actual)');
