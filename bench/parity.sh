@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Engine parity (docs/compiler.md, "Two engines, one language"): what the engine layer's
 # built-ins cost, one line per figure.
-#  - instructions (callgrind) of a whole simulator run of bench/apps/sort-*.js and
-#    number-format.js on each engine, less the run of sort-baseline.js (the same data, not
+#  - instructions (callgrind) of a whole simulator run of bench/apps/sort-*.js,
+#    number-format.js and number-tostring.js on each engine, less the run of sort-baseline.js (the same data, not
 #    sorted); with BEACON_BASELINE_BUILD=DIR (a build/host of the sources before engine parity)
 #    the same figures for the engines' own built-ins, in one run, for the ratio;
 #  - code size (host objects; the firmware image's split is scripts/qemu-build.sh's).
@@ -29,7 +29,7 @@ for engine in "${engines[@]}"; do
   for label in "now:$build" ${BEACON_BASELINE_BUILD:+"before:$BEACON_BASELINE_BUILD"}; do
     tag=${label%%:*}; dir=${label#*:}
     base=$(count "$dir" "$engine" sort-baseline)
-    for app in sort-numbers sort-default number-format; do
+    for app in sort-numbers sort-default number-format number-tostring; do
       n=$(count "$dir" "$engine" "$app")
       echo "parity.$app.$engine.$tag: $((n - base)) instructions"
     done

@@ -229,61 +229,89 @@ static bool reads_back(const char *digits, int n, int point, double x)
 	return strtod(text, NULL) == x;
 }
 
+/* The two candidates of p digits around x: its digits cut there (down) and one more in the last
+ * place (up); *up_point is up's point (one more when 99.9 became 100). */
+static void candidates(const char *d, int have, int p, int pt, char *down, char *up, int *up_point)
+{
+	for (int i = 0; i < p; i++) {
+		down[i] = up[i] = i < have ? d[i] : '0';
+	}
+	*up_point = pt;
+	int i = p - 1;
+	while (i >= 0 && up[i] == '9') {
+		up[i--] = '0';
+	}
+	if (i >= 0) {
+		up[i]++;
+	} else {
+		memmove(up + 1, up, (size_t)p - 1u);
+		up[0] = '1';
+		(*up_point)++;
+	}
+}
+
 int eng_format_shortest(double x, char *out, int *point)
 {
-	/* For each length from 1 digit, the two candidates around x (its digits cut there, and one
-	 * more in the last place); the first length at which one reads back wins. */
 	char d[DIGITS_MAX];
+	char down[20], up[20];
 	bool more;
-	int pt;
+	int pt, up_point;
 	int have = exact_digits_more(x, 17, d, &pt, &more);
 
-	for (int p = 1; p <= 17; p++) {
-		char down[20], up[20];
-		int up_point = pt;
-		for (int i = 0; i < p; i++) {
-			down[i] = up[i] = i < have ? d[i] : '0';
-		}
-		bool exact = have <= p && !more;
-		/* up: down plus one in the last place */
-		int i = p - 1;
-		while (i >= 0 && up[i] == '9') {
-			up[i--] = '0';
-		}
-		if (i >= 0) {
-			up[i]++;
-		} else {
-			memmove(up + 1, up, (size_t)p - 1u);
-			up[0] = '1';
-			up_point++;
-		}
-		bool down_ok = exact || reads_back(down, p, pt, x);
-		bool up_ok = !exact && reads_back(up, p, up_point, x);
-		if (!down_ok && !up_ok) {
-			continue;
-		}
-		bool take_up = up_ok && !down_ok;
-		if (down_ok && up_ok) {
-			/* Both read back: the closer one. An exact tie goes up, as Duktape rounds (its
-			 * conversion is the amalgamation's own, which nothing can replace); ECMA-262's note
-			 * and V8 take the even one (898997786922725.25: Duktape and both engines here
-			 * write .3, node .2). */
-			char first = p < have ? d[p] : '0';
-			take_up = first >= '5';
-		}
-		const char *chosen = take_up ? up : down;
-		int k = p;
-		while (k > 1 && chosen[k - 1] == '0') {
+	/* Exactly representable in at most 15 digits: those digits, without trailing zeros (no
+	 * shorter decimal is within half an ulp of it; with 16 or 17 one may be). */
+	if (have <= 15 && !more) {
+		int k = have;
+		while (k > 1 && d[k - 1] == '0') {
 			k--;
 		}
-		memcpy(out, chosen, (size_t)k);
-		*point = take_up ? up_point : pt;
+		memcpy(out, d, (size_t)k);
+		*point = pt;
 		return k;
 	}
-	/* Not reached: 17 digits always read back. */
-	memcpy(out, d, 17);
-	*point = pt;
-	return 17;
+	/* The closest candidate of p digits reads back for every p from some length on (a longer
+	 * one is nearer x): find that length by bisection, a few strtod calls instead of one per
+	 * length. An exact tie goes up, as Duktape rounds (its conversion is the amalgamation's own,
+	 * which nothing can replace); ECMA-262's note and V8 take the even one (898997786922725.25:
+	 * both engines here write .3, node .2). */
+	int lo = 1, hi = 17;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		candidates(d, have, mid, pt, down, up, &up_point);
+		bool take_up = mid < have && d[mid] >= '5';
+		if (take_up ? reads_back(up, mid, up_point, x) : reads_back(down, mid, pt, x)) {
+			hi = mid;
+		} else {
+			lo = mid + 1;
+		}
+	}
+	int p = lo;
+	/* One shorter, the farther candidate may still read back where x's interval is lopsided
+	 * (at a power of two); then it is the shortest. */
+	if (p > 1) {
+		candidates(d, have, p - 1, pt, down, up, &up_point);
+		bool closer_up = p - 1 < have && d[p - 1] >= '5';
+		if (closer_up ? reads_back(down, p - 1, pt, x) : reads_back(up, p - 1, up_point, x)) {
+			const char *c = closer_up ? down : up;
+			int k = p - 1;
+			while (k > 1 && c[k - 1] == '0') {
+				k--;
+			}
+			memcpy(out, c, (size_t)k);
+			*point = closer_up ? pt : up_point;
+			return k;
+		}
+	}
+	candidates(d, have, p, pt, down, up, &up_point);
+	bool take_up = p < have && d[p] >= '5';
+	const char *chosen = take_up ? up : down;
+	int k = p;
+	while (k > 1 && chosen[k - 1] == '0') {
+		k--;
+	}
+	memcpy(out, chosen, (size_t)k);
+	*point = take_up ? up_point : pt;
+	return k;
 }
 
 /* ------------------------------------------------------------------ helpers */
