@@ -13,6 +13,7 @@ import * as os from 'os';
 import * as path from 'path';
 import * as zlib from 'zlib';
 import { compileApp, Engine, ensureHostTools } from '../src/compiler';
+import { FLAG_PARITY } from '../src/compiler/appPackage';
 import { toolsRoot } from '../src/codegen/versions';
 import { generateProgram, minimise, programSource } from './programGenerator';
 
@@ -115,9 +116,9 @@ for (const engine of ['duktape', 'jerryscript'] as const) {
     const pkg = path.join(dir, 'new.bapp');
     await compileApp({ entry, apiVersion: '0.2.6', engine, outFile: pkg });
     const bytes = fs.readFileSync(pkg);
-    assert.equal(bytes.readUInt32LE(32) & 0x2, 0x2, 'beacon-pack marks new packages (flag bit 1)');
+    assert.equal(bytes.readUInt32LE(32) & FLAG_PARITY, FLAG_PARITY, 'beacon-pack marks new packages (flag bit 1)');
     const old = Buffer.from(bytes);
-    old.writeUInt32LE(bytes.readUInt32LE(32) & ~0x2, 32);
+    old.writeUInt32LE(bytes.readUInt32LE(32) & ~FLAG_PARITY, 32);
     old.writeUInt32LE(zlib.crc32(old.subarray(40), zlib.crc32(old.subarray(0, 36))) >>> 0, 36);
     const oldFile = path.join(dir, 'old.bapp');
     fs.writeFileSync(oldFile, old);
