@@ -17,10 +17,15 @@ typedef struct {
 	uint32_t s[4];
 } eng_random_t;
 
-/* Seed from 16 bytes (any bytes: an all-zero seed is replaced by a fixed non-zero state). */
+/* Seed from 16 bytes (any bytes: they are spread over the state with splitmix64). */
 void eng_random_seed(eng_random_t *r, const uint8_t seed[16]);
-/* A double in [0, 1) with 53 random bits, as Math.random returns. */
-double eng_random_double(eng_random_t *r);
+/* 31 random bits (0 .. ENG_RANDOM_MAX): what JerryScript's Math.random gets from rand(). */
+#define ENG_RANDOM_MAX 2147483647u
+uint32_t eng_random_u31(eng_random_t *r);
+/* Math.random on both engines: JerryScript's formula over rand(), (r / M) * (M - 1) / M with
+ * M = ENG_RANDOM_MAX (the C library's RAND_MAX on every target here), so both engines return
+ * the same doubles from the same seed: [0, 1), 31 bits. */
+double eng_random_math(eng_random_t *r);
 /* Seed r from eng_port_random(). */
 void eng_random_seed_from_port(eng_random_t *r);
 

@@ -18,3 +18,4 @@ for (var k = 0; k < 300; k++) {
   print(String(v) + ' ' + v.toFixed(seed % 21) + ' ' + v.toPrecision(1 + seed % 21) + ' ' + v.toExponential(seed % 21) + ' ' + v.toString(2 + seed % 35));
 }
 print('shortest: ' + [9007199254740993 * 123.456 + 123.456 + 0.5, -1 / 9007199254740992, 898997786922725.25, -111990908702941.625, 2 ** 60, 123e-20, 4.35 * 100, 1 / 3 * 3].join(' '));
+print('replaced methods: ' + [(1).toFixed.name, (1).toFixed.length, (1).toString.length, [].sort.name, [].sort.length, String.fromCharCode.name, String.fromCharCode.length, Math.random.name, Math.random.length].join(' '));

@@ -13,7 +13,8 @@
  *   returns NaN or booleans, or one with side effects sees the same calls in the same order),
  *   undefined values last, holes after them.
  * - Math.random: Duktape seeds its own generator from the time and the heap's address. This one is
- *   eng_random.h's, seeded by the port (the world's seed in the simulator), as on JerryScript.
+ *   eng_random.h's, seeded by the port (the world's seed in the simulator), with JerryScript's
+ *   formula over it, so both engines draw the same numbers.
  * - Number.prototype.toFixed, toExponential, toPrecision, toString: eng_number_format.h.
  * - String.fromCharCode: Duktape keeps code points above 0xFFFF whole; ES converts each argument
  *   with ToUint16.
@@ -41,7 +42,7 @@
 
 static duk_ret_t parity_random(duk_context *ctx)
 {
-	duk_push_number(ctx, eng_random_double(&eng_duk->random));
+	duk_push_number(ctx, eng_random_math(&eng_duk->random));
 	return 1;
 }
 
@@ -423,16 +424,23 @@ static duk_ret_t parity_function_to_string(duk_context *ctx)
 /* ------------------------------------------------------------------ installation */
 
 /* Replace a built-in method, keeping its attributes (writable, configurable, not enumerable),
- * with its name and length. */
+ * with the name and length it has on JerryScript: its own where JerryScript keeps its built-in,
+ * "" and 0 (named false) for the Number.prototype methods eng_jerry_parity.c replaces without
+ * them, to save the device's heap. */
 static void replace_method(duk_context *ctx, duk_idx_t object, const char *name, duk_c_function fn,
 			   duk_int_t nargs, duk_int_t length)
 {
+	bool named = length >= 0;
 	object = duk_require_normalize_index(ctx, object);
 	duk_push_string(ctx, name);
 	duk_push_c_function(ctx, fn, nargs);
-	duk_push_string(ctx, "name");
-	duk_push_string(ctx, name);
-	duk_def_prop(ctx, -3, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_FORCE | DUK_DEFPROP_SET_CONFIGURABLE);
+	if (named) {
+		duk_push_string(ctx, "name");
+		duk_push_string(ctx, name);
+		duk_def_prop(ctx, -3, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_FORCE | DUK_DEFPROP_SET_CONFIGURABLE);
+	} else {
+		length = 0;
+	}
 	duk_push_string(ctx, "length");
 	duk_push_int(ctx, length);
 	duk_def_prop(ctx, -3, DUK_DEFPROP_HAVE_VALUE | DUK_DEFPROP_FORCE | DUK_DEFPROP_SET_CONFIGURABLE);
@@ -456,10 +464,10 @@ void eng_duk_parity_setup(duk_context *ctx, duk_idx_t stash)
 	duk_get_prop_string(ctx, -1, "valueOf");
 	eng_duk->fn_number_value_of = duk_get_heapptr(ctx, -1);
 	duk_put_prop_string(ctx, stash, "numberValueOf");
-	replace_method(ctx, -1, "toFixed", parity_to_fixed, 1, 1);
-	replace_method(ctx, -1, "toExponential", parity_to_exponential, 1, 1);
-	replace_method(ctx, -1, "toPrecision", parity_to_precision, 1, 1);
-	replace_method(ctx, -1, "toString", parity_to_string, 1, 1);
+	replace_method(ctx, -1, "toFixed", parity_to_fixed, 1, -1);
+	replace_method(ctx, -1, "toExponential", parity_to_exponential, 1, -1);
+	replace_method(ctx, -1, "toPrecision", parity_to_precision, 1, -1);
+	replace_method(ctx, -1, "toString", parity_to_string, 1, -1);
 	duk_pop_2(ctx);
 
 	duk_get_global_string(ctx, "Function");

@@ -3,8 +3,10 @@
  * engines behave the same and as the specification says (see eng_duk_parity.c for Duktape's).
  *
  * - Math.random: JerryScript's calls the C library's rand(), which nobody seeds: the same
- *   sequence after every boot and on every device. This one is eng_random.h's, seeded once per
- *   engine instance from the port (the hardware's entropy on a device).
+ *   sequence after every boot and on every device. The engine's rand() is replaced at link time
+ *   (-Wl,--wrap=rand, jerryscript.cmake) by eng_random.h's generator, seeded once per engine
+ *   instance from the port (the hardware's entropy on a device); JerryScript's own Math.random
+ *   stays, so no function object is added to the heap for it.
  * - Number.prototype.toFixed, toExponential, toPrecision, toString: JerryScript rounds the
  *   shortest decimal form instead of the exact value and stops at 17 digits
  *   (eng_number_format.h).
@@ -17,13 +19,13 @@
 #include "eng_number_format.h"
 #include "eng_random.h"
 
-static jerry_value_t parity_random(const jerry_call_info_t *call, const jerry_value_t args[],
-				   const jerry_length_t argc)
+/* rand() as JerryScript's Math.random calls it: 31 bits of the instance's generator (the
+ * engine's formula over RAND_MAX is reproduced on Duktape, eng_duk_parity.c). */
+int __wrap_rand(void);
+
+int __wrap_rand(void)
 {
-	(void)call;
-	(void)args;
-	(void)argc;
-	return jerry_number(eng_random_double(&eng_jerry->random));
+	return (int)eng_random_u31(&eng_jerry->random);
 }
 
 /* thisNumberValue into *x; a TypeError, or undefined. */
@@ -167,10 +169,11 @@ static jerry_value_t parity_to_string(const jerry_call_info_t *call, const jerry
 	return jerry_string_sz(buf);
 }
 
-/* Replace a built-in method: writable, configurable, not enumerable, with its name and length
- * (read-only, configurable), as the built-in it replaces. */
-static void replace_method(jerry_value_t object, const char *name, jerry_external_handler_t fn,
-			   double length)
+/* Replace a built-in method: writable, configurable, not enumerable, as the built-in it
+ * replaces. Its own name and length are left out: 160 bytes of the device's 64 KB heap for six
+ * functions, which the tightest apps need (the replacement reads "" and 0 for them, on both
+ * engines). */
+static void replace_method(jerry_value_t object, const char *name, jerry_external_handler_t fn)
 {
 	jerry_value_t function = jerry_function_external(fn);
 	jerry_property_descriptor_t desc = {
@@ -181,16 +184,6 @@ static void replace_method(jerry_value_t object, const char *name, jerry_externa
 		.setter = jerry_undefined(),
 	};
 	jerry_value_t key;
-
-	desc.value = jerry_string_sz(name);
-	key = jerry_string_sz("name");
-	jerry_value_free(jerry_object_define_own_prop(function, key, &desc));
-	jerry_value_free(key);
-	jerry_value_free(desc.value);
-	desc.value = jerry_number(length);
-	key = jerry_string_sz("length");
-	jerry_value_free(jerry_object_define_own_prop(function, key, &desc));
-	jerry_value_free(key);
 
 	desc.flags |= JERRY_PROP_IS_WRITABLE;
 	desc.value = function;
@@ -211,19 +204,16 @@ static jerry_value_t get_sz(jerry_value_t object, const char *name)
 void eng_jerry_parity_setup(void)
 {
 	jerry_value_t global = jerry_current_realm();
-	jerry_value_t math = get_sz(global, "Math");
 	jerry_value_t number = get_sz(global, "Number");
 	jerry_value_t proto = get_sz(number, "prototype");
 
 	eng_random_seed_from_port(&eng_jerry->random);
-	replace_method(math, "random", parity_random, 0);
 	eng_jerry->intrinsics.number_value_of = get_sz(proto, "valueOf");
-	replace_method(proto, "toFixed", parity_to_fixed, 1);
-	replace_method(proto, "toExponential", parity_to_exponential, 1);
-	replace_method(proto, "toPrecision", parity_to_precision, 1);
-	replace_method(proto, "toString", parity_to_string, 1);
+	replace_method(proto, "toFixed", parity_to_fixed);
+	replace_method(proto, "toExponential", parity_to_exponential);
+	replace_method(proto, "toPrecision", parity_to_precision);
+	replace_method(proto, "toString", parity_to_string);
 	jerry_value_free(proto);
 	jerry_value_free(number);
-	jerry_value_free(math);
 	jerry_value_free(global);
 }

@@ -160,11 +160,12 @@ function(beacon_jerry_engine target heap_kb heap_objects)
                              JERRY_GLOBAL_HEAP_SIZE=${heap_kb}
                              $<$<NOT:$<CONFIG:Debug>>:JERRY_NDEBUG>)
   target_compile_options(${target} PRIVATE ${BEACON_WARNINGS})
-  # JerryScript's remainder is inexact and its number-to-digits not the shortest;
-  # eng_jerry_remainder.c and eng_jerry_dtoa.c replace them in whatever links the engine (wraps of
+  # JerryScript's remainder is inexact, its number-to-digits not the shortest, and its
+  # Math.random reads an unseeded rand(); eng_jerry_remainder.c, eng_jerry_dtoa.c and
+  # eng_jerry_parity.c replace them in whatever links the engine (wraps of
   # functions JerryScript calls across its files, so its sources stay untouched).
   target_link_options(${target} INTERFACE "-Wl,--wrap=ecma_number_remainder"
-                      "-Wl,--wrap=ecma_errol0_dtoa")
+                      "-Wl,--wrap=ecma_errol0_dtoa" "-Wl,--wrap=rand")
   if(TARGET zephyr_interface)
     target_link_libraries(${target} PRIVATE zephyr_interface)
   else()
