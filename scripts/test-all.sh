@@ -70,9 +70,14 @@ for target in nrf52840dk/nrf52840:jerryscript nrf9160dk/nrf9160:jerryscript \
 	bash scripts/firmware.sh "${target%%:*}" --engine "${target##*:}" | grep -E "\.(flash|ram)\.(total|free)|built"
 done
 
-step "TypeScript: codegen, compiler, CLI, micro-apps on the simulator, on the emulated core and on the Zephyr firmware, the studio in chromium"
+step "TypeScript: codegen, compiler, CLI, micro-apps on the simulator, on the emulated core and on the Zephyr firmware, the studio in chromium, engine parity (probes, generated programs, apps and examples on both engines and twice)"
 node --test --test-concurrency=2 bindings-ts/dist/test/
 
-step "Conformance suite (tests/rig) on the simulator, on each engine built"
-node bindings-ts/bin/beacon.js test tests/rig examples/testing --engine duktape
-node bindings-ts/bin/beacon.js test tests/rig examples/testing --engine jerryscript
+step "Conformance suite (tests/rig) on each engine, and the engines' traces compared"
+# Each run keeps the trace of every world it simulates (BEACON_TEST_RECORD); the two engines'
+# traces must be the same, byte for byte (docs/compiler.md, "Two engines, one language").
+records="$(mktemp -d)"
+BEACON_TEST_RECORD="$records/duktape" node bindings-ts/bin/beacon.js test tests/rig examples/testing --engine duktape
+BEACON_TEST_RECORD="$records/jerryscript" node bindings-ts/bin/beacon.js test tests/rig examples/testing --engine jerryscript
+node scripts/compare-traces.js "$records/duktape" "$records/jerryscript"
+rm -rf "$records"

@@ -1,6 +1,8 @@
 // Runs every micro-app of tests/apps on the simulator through the `beacon` CLI, on each engine
 // that is built, and compares what it prints with <name>.expected and, where <name>.trace exists,
-// what its trace holds (see tests/apps/README.md).
+// what its trace holds (see tests/apps/README.md). Then the engines against each other: every
+// app's output and whole trace must be the same on Duktape and JerryScript, byte for byte, and
+// a set of apps run a second time must repeat their first run exactly.
 import { spawnSync } from 'child_process';
 import * as assert from 'assert/strict';
 import * as fs from 'fs';
@@ -16,6 +18,8 @@ const cli = path.join(toolsRoot(), 'bin', 'beacon.js');
 interface AppSpec {
   file: string;
   args: string[];
+  /** The scenario's file, if any. */
+  world?: string;
   exit: number;
   stderr: string[];
   expected: string;
@@ -34,7 +38,10 @@ function readSpec(file: string): AppSpec {
     }
     if (m[1] === 'run') spec.args.push(...m[2].trim().split(/\s+/));
     else if (m[1] === 'exit') spec.exit = Number(m[2]);
-    else if (m[1] === 'world') spec.args.push('--world', path.join(path.dirname(file), m[2].trim()));
+    else if (m[1] === 'world') {
+      spec.world = path.join(path.dirname(file), m[2].trim());
+      spec.args.push('--world', spec.world);
+    }
     else spec.stderr.push(m[2].trim());
   }
   spec.expected = fs.readFileSync(file.replace(/\.(ts|js)$/, '.expected'), 'utf8');
@@ -71,18 +78,49 @@ const apps = fs
   .sort()
   .map((f) => readSpec(path.join(appsDir, f)));
 
+/** What one run printed and traced. */
+interface Outcome {
+  stdout: string;
+  status: number | null;
+  trace: string;
+}
+
+/** UTC for runs whose scenario gives none (otherwise the host's clock would be in the trace). */
+const FIXED_UTC = '1767225600000';
+
+function runApp(app: AppSpec, engine: string, tag: string): Outcome & { stderr: string } {
+  const traceFile = path.join(tempDir, `${engine}-${tag}-${path.basename(app.file)}.trace`);
+  // The expected output is the loopback cloud's (deterministic), not the one beacon run
+  // would otherwise start for an app using the cloud.
+  const cloudArgs = app.args.includes('--cloud') ? [] : ['--cloud', 'loopback'];
+  const scenarioUtc = app.world !== undefined && /"utc"\s*:/.test(fs.readFileSync(app.world, 'utf8'));
+  const utcArgs = app.args.includes('--utc') || scenarioUtc ? [] : ['--utc', FIXED_UTC];
+  const r = spawnSync(process.execPath, [cli, 'run', app.file, '--engine', engine, ...cloudArgs, ...utcArgs, ...app.args, '--trace', traceFile], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  const trace = fs.existsSync(traceFile) ? fs.readFileSync(traceFile, 'utf8') : '';
+  return { stdout: r.stdout, stderr: r.stderr, status: r.status, trace };
+}
+
+/** Each engine's outcome per app, for the comparisons after both ran. */
+const outcomes = new Map<string, Outcome>();
+const key = (engine: string, app: AppSpec): string => `${engine} ${app.file}`;
+
+/** Run a second time on each engine: the apps whose behaviour depends most on order and chance
+ * (the air's noise, several devices, cloud retries, power cuts, GNSS noise, random numbers). */
+const RUN_TWICE = ['two-devices.ts', 'cloud-faults.ts', 'storage-power-cut.ts', 'location-walk.ts', 'uwb-ranging.ts', 'ble-scan-options.ts', 'random.ts'];
+
+/** The one difference allowed between the engines' traces (docs/compiler.md, "What still
+ * differs"): the location Duktape adds to an uncaught error's text, which JerryScript's bytecode
+ * cannot give. */
+const withoutLocations = (trace: string): string => trace.replace(/ \(app\.min\.js:\d+(?::\d+)?\)/g, '');
+
 for (const { name: engine, skip } of engines) {
   for (const app of apps) {
     test(`${engine}: ${path.basename(app.file)}`, { skip }, () => {
-      const traceFile = path.join(tempDir, `${engine}-${path.basename(app.file)}.trace`);
-      const traceArgs = app.trace ? ['--trace', traceFile] : [];
-      // The expected output is the loopback cloud's (deterministic), not the one beacon run
-      // would otherwise start for an app using the cloud.
-      const cloudArgs = app.args.includes('--cloud') ? [] : ['--cloud', 'loopback'];
-      const r = spawnSync(process.execPath, [cli, 'run', app.file, '--engine', engine, ...cloudArgs, ...app.args, ...traceArgs], {
-        encoding: 'utf8',
-        timeout: 120_000,
-      });
+      const r = runApp(app, engine, 'first');
+      outcomes.set(key(engine, app), r);
       const context = `\n--- stderr ---\n${r.stderr}`;
       assert.equal(r.stdout, app.expected, `stdout differs${context}`);
       assert.equal(r.status, app.exit, `exit status${context}`);
@@ -90,7 +128,7 @@ for (const { name: engine, skip } of engines) {
         assert.ok(r.stderr.includes(line), `stderr lacks '${line}'${context}`);
       }
       if (app.trace) {
-        const actual = fs.readFileSync(traceFile, 'utf8').split('\n');
+        const actual = r.trace.split('\n');
         const missing = missingTraceLine(actual, app.trace);
         assert.equal(missing, undefined, `the trace lacks, in order:\n${missing}\n--- trace ---\n${actual.join('\n')}`);
       }
@@ -98,3 +136,28 @@ for (const { name: engine, skip } of engines) {
   }
 }
 
+
+for (const app of apps) {
+  const name = path.basename(app.file);
+  test(`both engines: ${name} prints and traces the same`, { skip: engines[1].skip }, () => {
+    const duk = outcomes.get(key('duktape', app));
+    const jerry = outcomes.get(key('jerryscript', app));
+    assert.ok(duk && jerry, 'both engines ran the app');
+    assert.equal(jerry.stdout, duk.stdout, 'stdout: JerryScript (expected) against Duktape (actual)');
+    assert.equal(jerry.status, duk.status, 'exit status');
+    assert.equal(withoutLocations(jerry.trace), withoutLocations(duk.trace), 'trace: JerryScript (expected) against Duktape (actual)');
+  });
+}
+
+for (const { name: engine, skip } of engines) {
+  for (const app of apps.filter((a) => RUN_TWICE.includes(path.basename(a.file)))) {
+    test(`${engine}: ${path.basename(app.file)} run again repeats itself byte for byte`, { skip }, () => {
+      const first = outcomes.get(key(engine, app));
+      assert.ok(first, 'the first run happened');
+      const again = runApp(app, engine, 'again');
+      assert.equal(again.stdout, first.stdout);
+      assert.equal(again.trace, first.trace);
+      assert.ok(again.trace.length > 0, 'the run traced');
+    });
+  }
+}

@@ -363,6 +363,19 @@ const REFUSED: Refused[] = [
     ],
   },
   {
+    name: 'regular expressions in Annex B syntax, which the engines read differently',
+    // As strings where TypeScript's own check of literals would report them first.
+    source:
+      "const a = new RegExp('\\\\8');\nconst b = /a{,2}/;\nconst c = new RegExp('(?=a)+');\nconst d = new RegExp('\\\\c1|\\\\x1');\nconst e = new RegExp('\\\\07');\nconst ok = /a{2,}\\{[\\d-x]\\0(?!a)b\\x41/;\n",
+    errors: [
+      [1, 11, /uses the escape \\8 \(write 8 or \\x38\): Annex B syntax, which JerryScript \(the device\) accepts and Duktape \(the simulator\) refuses or reads differently$/],
+      [2, 11, /a '\{' that starts no quantifier/],
+      [3, 11, /a quantified lookahead/],
+      [4, 11, /\\c without a control letter, \\x without two hex digits: Annex B/],
+      [5, 11, /an octal escape/],
+    ],
+  },
+  {
     name: 'for...of, spread and destructuring of something that is not an array',
     source:
       "const s = new Set<number>([1]);\nfor (const v of s) print(v);\nconst all = [...s];\nfunction* g() { yield 1; }\nfor (const v of g()) print(v);\n",

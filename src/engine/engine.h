@@ -316,6 +316,10 @@ uint64_t eng_watchdog_units(void);
 /* The engine asks the runtime for time: Date.now() follows the device's UTC clock (virtual in
  * the simulator). */
 double eng_port_utc_now_ms(void);
+/* Fill buf with len random bytes: they seed Math.random of each new context (eng_random.h). On a
+ * device they must come from the hardware's entropy (never the same on two devices or two boots);
+ * in the simulator from the world's seed for the device and its boot, so a run repeats. */
+void eng_port_random(void *buf, size_t len);
 /* Fatal engine error (out of memory, a failed engine assertion): the device resets (the
  * simulator resets the simulated device). Does not return. */
 void eng_port_fatal(const char *message) __attribute__((noreturn));

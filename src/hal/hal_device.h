@@ -22,6 +22,11 @@ const char *hal_device_hardware(void);
 #define HAL_FEATURE_UWB 0x10u
 #define HAL_FEATURE_NFC 0x20u
 uint32_t hal_device_features(void);
+/* Fill buf with len random bytes. A device takes them from its hardware's entropy source (the
+ * nRF RNG through Zephyr's entropy driver): never the same on two devices or after two boots.
+ * The simulator draws them from the world's seed, the device and its boot, so a run repeats.
+ * Not for keys: the engine seeds Math.random with them. */
+void hal_device_random(void *buf, size_t len);
 /* An unrecoverable runtime or engine error: log it and reset the device (the host simulator
  * exits with status 70). Does not return. */
 void hal_device_fatal(const char *reason) __attribute__((noreturn));

@@ -73,7 +73,9 @@ int rt_app_prepare(const uint8_t *package, size_t len, rt_package_t *pkg, char *
 	}
 	dev->api_version = pkg->api_version;
 	dev->api_bit = rt_api_version_bit_of(pkg->api_version);
+	dev->engine_starting = true;
 	dev->engine = eng_create(&dev->engine_config);
+	dev->engine_starting = false;
 	if (dev->engine == NULL) {
 		snprintf(msg, msg_cap, "the JavaScript engine could not start (heap of %u bytes)",
 			 (unsigned)dev->engine_config.heap_size);

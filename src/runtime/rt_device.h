@@ -44,6 +44,9 @@ typedef struct rt_device {
 	uint64_t seq;
 	/* ESR0005 (time not synced) was logged once. */
 	bool utc_warned;
+	/* eng_create() is running: Duktape reads the clock while it builds its heap, which is no
+	 * use of the time by the app (no ESR0005 then, as on JerryScript). */
+	bool engine_starting;
 
 	rt_app_lifecycle_t app;
 	rt_loop_state_t loop;

@@ -164,7 +164,7 @@ uint8_t *rt_package_build(uint32_t api_version, const uint8_t *bytecode, size_t 
 	put32(buf + 20, eng_config_hash());
 	put32(buf + 24, (uint32_t)bytecode_len);
 	put32(buf + 28, (uint32_t)source_size);
-	put32(buf + 32, 0);
+	put32(buf + 32, RT_PACKAGE_FLAG_PARITY);
 	memcpy(buf + RT_PACKAGE_HEADER_SIZE, bytecode, bytecode_len);
 	put32(buf + 36, package_crc(buf, len));
 	*out_len = len;

@@ -14,7 +14,8 @@
  *    20    4 engine configuration hash (eng_config_hash())
  *    24    4 bytecode size
  *    28    4 ES5 source size (what the bytecode was compiled from; for size reports)
- *    32    4 flags (bit 0: a signature block follows the bytecode; other bits must be 0)
+ *    32    4 flags (bit 0: a signature block follows the bytecode; bit 1: built for engine
+ *            parity, below; other bits must be 0)
  *    36    4 CRC-32 (IEEE 802.3) of bytes 0..35 and everything after the header
  *    40    . bytecode
  *     .  104 signature block, when flag bit 0 is set:
@@ -23,6 +24,17 @@
  *            +6   2 block size in bytes (104)
  *            +8  32 the signer's Ed25519 public key
  *           +40  64 the signature of SHA-256(package bytes 0..35 || bytecode)
+ *
+ * Engine parity (flag bit 1). Since it was set, the firmware's engine layer makes Duktape and
+ * JerryScript behave alike and deterministically (src/engine/eng_*_parity.c: a stable sort that
+ * is JerryScript's on both, Math.random seeded per device, exact number formatting, Date and
+ * Function strings; docs/compiler.md "Two engines, one language"). beacon-pack sets the bit on
+ * every package. A package without it, built before, still runs unchanged: its bytecode and header
+ * are those of format 1, and the behaviour it gets is the engine layer's, which is the same for
+ * every package. A firmware from before does not know the bit and refuses a package that has it
+ * ("uses features this firmware does not know (flags 00000002)"), rather than running an app
+ * built for stable sorting and seeded random numbers on an engine that has neither; update the
+ * firmware (the app itself needs no change).
  *
  * A single CRC over header and body means every single-bit flip, any truncation and any
  * wrong header field is caught before a byte of bytecode reaches the engine.
@@ -43,7 +55,8 @@
 #define RT_PACKAGE_FORMAT 1u
 #define RT_PACKAGE_HEADER_SIZE 40u
 #define RT_PACKAGE_FLAG_SIGNED 0x1u
-#define RT_PACKAGE_KNOWN_FLAGS RT_PACKAGE_FLAG_SIGNED
+#define RT_PACKAGE_FLAG_PARITY 0x2u
+#define RT_PACKAGE_KNOWN_FLAGS (RT_PACKAGE_FLAG_SIGNED | RT_PACKAGE_FLAG_PARITY)
 
 #define RT_PACKAGE_SIG_MAGIC "BSIG"
 #define RT_PACKAGE_SIG_ALG_ED25519_SHA256 1u

@@ -180,6 +180,7 @@ int world_init(world_t *world, uint32_t device_count, const world_io_t *io)
 	world->verbose = io->verbose != NULL;
 	world->until = WORLD_FOREVER;
 	world->air_rng = 1; /* the script's seed replaces it */
+	world->seed = 1;
 	world->device_count = device_count;
 	rt_uwb_model_init(&world->uwb_model, 1);
 	world->uwb_interval_ms = WORLD_UWB_DEFAULT_INTERVAL_MS;
@@ -277,6 +278,7 @@ static void boot(world_t *w, world_device_t *d)
 {
 	d->boot_at = w->now;
 	d->booted = true;
+	d->boots++;
 	if (world_tracing(w)) {
 		world_trace_begin(&w->json, w, d, "boot");
 		world_trace_strz(&w->json, "profile", d->profile->name);

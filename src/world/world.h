@@ -83,6 +83,8 @@ typedef struct world_device {
 	size_t package_len;
 	bool booted;
 	uint64_t boot_at;   /* world time of the last boot */
+	uint32_t boots;     /* boots so far, power cuts and resets included */
+	uint64_t random_draws; /* hal_device_random calls since the world began */
 	uint64_t next_wake; /* world time the device must run next, WORLD_FOREVER: on input only */
 	uint32_t heap_slot; /* position in the world's wake heap */
 	/* Why the app last failed to start ("" when it did not). */
@@ -181,6 +183,9 @@ typedef struct world {
 	uint32_t *scanners;
 	uint32_t scanner_count;
 	uint64_t air_rng;
+	/* The script's seed (default 1): the air's generator starts from it, and each device's
+	 * hal_device_random (Math.random's seed) is drawn from it, the device and its boot. */
+	uint64_t seed;
 	uint64_t air_events, air_receptions;
 	size_t air_pending; /* air events in the input heap */
 	/* Devices that follow a GNSS track (their positions move with time). */

@@ -158,6 +158,35 @@ const char *hal_device_hardware(void)
 	return d != NULL ? d->profile->hardware : "sim";
 }
 
+/* splitmix64's output function: a well-mixed 64-bit value from any 64-bit input. */
+static uint64_t mix64(uint64_t z)
+{
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+void hal_device_random(void *buf, size_t len)
+{
+	/* What a device's entropy source would give, made repeatable: drawn from the world's seed,
+	 * the device's index, its boot and how many draws came before. Every device, and every boot
+	 * of one, gets its own bytes; the same scenario gives the same bytes on every run. */
+	world_device_t *d = dev();
+	uint64_t key = 0x5eac0b1d00000000ull;
+	if (d != NULL) {
+		key = mix64(d->world->seed ^ 0x9e3779b97f4a7c15ull);
+		key = mix64(key ^ ((uint64_t)d->rt.index << 32 | d->boots));
+		key = mix64(key ^ d->random_draws++);
+	}
+	uint8_t *out = buf;
+	for (size_t i = 0; i < len; i += 8) {
+		uint64_t x = mix64(key += 0x9e3779b97f4a7c15ull);
+		for (size_t j = 0; j < 8 && i + j < len; j++) {
+			out[i + j] = (uint8_t)(x >> (8 * j));
+		}
+	}
+}
+
 void hal_device_fatal(const char *reason)
 {
 	world_fault(rt_reset_cause_of(reason), reason);

@@ -808,6 +808,7 @@ int world_script_load(world_t *w, const char *text, size_t len, char *err, size_
 				FAIL("seed takes a whole number");
 			}
 			w->air_rng = seed;
+			w->seed = seed;
 		} else if (strcmp(word, "gnss") == 0) {
 			if (gnss_line(w, &line, lineno, err, err_cap) != 0) {
 				return -1;

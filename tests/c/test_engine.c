@@ -31,6 +31,14 @@ double eng_port_utc_now_ms(void)
 	return fake_utc_ms;
 }
 
+/* Math.random's seed: settable, so a test can prove that the seed alone decides the sequence. */
+static uint8_t fake_random_byte = 1;
+
+void eng_port_random(void *buf, size_t len)
+{
+	memset(buf, fake_random_byte, len);
+}
+
 
 /* A test that expects a fatal error sets fatal_expected and a jump back; anything else is a bug. */
 static jmp_buf fatal_jump;
@@ -146,6 +154,42 @@ static void assert_exception_code(eng_value_t v, const char *code)
 	assert_false(eng_is_exception(error));
 	c = check_ok(eng_get(error, "code"), "error.code");
 	assert_string_value(c, code);
+}
+
+/* ------------------------------------------------------------------ parity */
+
+/* Math.random is the engine layer's generator, seeded from eng_port_random when the context is
+ * made: the same seed gives the same numbers (on both engines, as the same test runs on each),
+ * another seed others. */
+static void test_random_is_seeded_by_the_port(void **state)
+{
+	(void)state;
+	assert_eval_string("var a = Math.random(), b = Math.random(); (a >= 0 && a < 1 && a !== b) + ''", "true");
+	double first = eval_number_global("a");
+	teardown(NULL);
+	assert_int_equal(setup(NULL), 0);
+	assert_true(eval_number_global("Math.random()") == first);
+	teardown(NULL);
+	fake_random_byte = 2;
+	assert_int_equal(setup(NULL), 0);
+	assert_true(eval_number_global("Math.random()") != first);
+	fake_random_byte = 1;
+}
+
+/* The built-ins the layer replaces: a stable sort, exact digits, an exact remainder. */
+static void test_parity_builtins(void **state)
+{
+	(void)state;
+	assert_eval_string("var l = []; for (var i = 0; i < 12; i++) l.push({ k: i % 3, i: i });"
+			   "l.sort(function (x, y) { return x.k - y.k; }).map(function (o) { return o.i; }).join()",
+			   "0,3,6,9,1,4,7,10,2,5,8,11");
+	assert_eval_string("[(1.005).toFixed(2), (123456789012345680000).toFixed(2), (5e-324).toPrecision(4),"
+			   " (1e-7).toPrecision(21), (0.5).toString(2), String(98 % -(1 / 3)),"
+			   " String(Math.pow(2, 60)), String(-1 / 9007199254740992)].join(' ')",
+			   "1.00 123456789012345683968.00 4.941e-324 9.99999999999999954748e-8 0.1 "
+			   "5.440092820663267e-15 1152921504606847000 -1.1102230246251565e-16");
+	assert_eval_string("String(new Date(1709211909007)) + ' | ' + String(function () {})",
+			   "Thu Feb 29 2024 13:05:09 GMT+0000 | function () { /* ecmascript */ }");
 }
 
 /* ------------------------------------------------------------------ identity */
@@ -1487,6 +1531,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_identity, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_random_is_seeded_by_the_port, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_parity_builtins, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_primitives, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_typeof, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_release_and_scopes, setup, teardown),

@@ -46,6 +46,59 @@ export function regexProblems(pattern: string, flags: string): string[] {
   return [...new Set(found)];
 }
 
+/**
+ * Annex B syntax of a pattern: what JerryScript accepts (web compatibility, ECMA-262 Annex B.1.2)
+ * and Duktape refuses or reads otherwise, found by the engine differential test. Refused on both
+ * engines, so an app does not build for one and fail, or match differently, on the other.
+ */
+export function regexAnnexBProblems(pattern: string): string[] {
+  const found: string[] = [];
+  const hex = (from: number, n: number): boolean => /^[0-9a-fA-F]+$/.test(pattern.slice(from, from + n)) && pattern.length >= from + n;
+  let inClass = false;
+  let afterLookahead = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    const wasLookahead = afterLookahead;
+    afterLookahead = false;
+    if (c === '\\') {
+      const n = pattern[i + 1] ?? '';
+      if (n === '8' || n === '9') found.push(`the escape \\${n} (write ${n} or \\x3${n})`);
+      else if (n === '0' && /[0-9]/.test(pattern[i + 2] ?? '')) found.push('an octal escape (\\0 followed by a digit; write \\x..)');
+      else if (inClass && /[1-7]/.test(n)) found.push('an octal escape in a class (write \\x..)');
+      else if (n === 'c' && !/[a-zA-Z]/.test(pattern[i + 2] ?? '')) found.push('\\c without a control letter');
+      else if (n === 'x' && !hex(i + 2, 2)) found.push('\\x without two hex digits');
+      else if (n === 'u' && !hex(i + 2, 4)) found.push('\\u without four hex digits');
+      i++;
+      continue;
+    }
+    if (inClass) {
+      if (c === ']') inClass = false;
+      continue;
+    }
+    if (c === '[') inClass = true;
+    else if (c === '{' && !/^\{\d+(,\d*)?\}/.test(pattern.slice(i))) found.push("a '{' that starts no quantifier (write \\{)");
+    else if (c === ')') {
+      // Was the group a lookahead? Find its opening parenthesis.
+      let depth = 0;
+      for (let j = i - 1; j >= 0; j--) {
+        if (pattern[j] === ')' && pattern[j - 1] !== '\\') depth++;
+        if (pattern[j] === '(' && pattern[j - 1] !== '\\') {
+          if (depth === 0) {
+            afterLookahead = pattern.startsWith('(?=', j) || pattern.startsWith('(?!', j);
+            break;
+          }
+          depth--;
+        }
+      }
+    } else if (wasLookahead && /[*+?{]/.test(c)) found.push('a quantified lookahead ((?=...)+)');
+  }
+  return [...new Set(found)];
+}
+
+function annexBMessage(problems: readonly string[]): string {
+  return `regular expression uses ${problems.join(', ')}: Annex B syntax, which JerryScript (the device) accepts and Duktape (the simulator) refuses or reads differently`;
+}
+
 function regexMessage(problems: readonly string[]): string {
   return `regular expression uses ${problems.join(', ')}, which the device does not have (its regular expressions are ES5: flags g, i, m only)`;
 }
@@ -128,6 +181,8 @@ export function languageChecker(
     const checkRegex = (node: ts.Node, pattern: string, flags: string): void => {
       const problems = regexProblems(pattern, flags);
       if (problems.length > 0) report(node, CODE_FEATURE, regexMessage(problems));
+      const annexB = regexAnnexBProblems(pattern);
+      if (annexB.length > 0) report(node, CODE_FEATURE, annexBMessage(annexB));
     };
 
     const visit = (node: ts.Node): void => {

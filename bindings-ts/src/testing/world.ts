@@ -21,6 +21,8 @@ import { openRig } from './rig';
 /** The part of node's TestContext the library uses. */
 export interface TestContextLike {
   skip(message?: string): void;
+  /** The test's name (node's TestContext has it): names recorded traces. */
+  readonly name?: string;
 }
 
 /** Thrown after the test was marked skipped: what it needs cannot be done here. rigTest() and
@@ -305,6 +307,24 @@ export class World {
     return out;
   }
 
+  /** Runs of this world so far (names the recorded traces). */
+  private runs = 0;
+
+  /**
+   * With $BEACON_TEST_RECORD set to a directory, keep each simulated run's trace there, named by
+   * the test and the run: CI runs the suite on each engine and compares the two directories byte
+   * for byte (scripts/compare-traces.js), so the conformance apps behave the same on both.
+   */
+  private record(traceFile: string): void {
+    const dir = process.env.BEACON_TEST_RECORD;
+    if (!dir || !fs.existsSync(traceFile)) return;
+    // The test file (each runs in a process of its own) and the test name.
+    const file = path.basename(process.argv[1] ?? 'test').replace(/\.[jt]s$/, '');
+    const test = `${file}--${this.t?.name ?? 'world'}`.replace(/[^\w.-]+/g, '_').slice(0, 180);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.copyFileSync(traceFile, path.join(dir, `${test}.${++this.runs}.jsonl`));
+  }
+
   private async simulate(dir: string, packages: Map<string, string>, ms: number): Promise<WorldResult> {
     const { ensureHostTools } = await import('../compiler/light');
     const scenarioFile = path.join(dir, 'world.json');
@@ -324,6 +344,7 @@ export class World {
       child.on('error', reject);
       child.on('close', (c) => resolve({ code: c ?? 1, stderr: err }));
     });
+    this.record(traceFile);
     const records: TraceRecord[] = fs.existsSync(traceFile)
       ? fs
           .readFileSync(traceFile, 'utf8')

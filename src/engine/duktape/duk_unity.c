@@ -108,3 +108,22 @@ int eng_duk_gc_running(duk_context *ctx)
 {
 	return ((duk_hthread *) ctx)->heap->ms_running != 0;
 }
+
+int eng_duk_has_own_index(duk_context *ctx, duk_idx_t idx, duk_uarridx_t i)
+{
+	duk_hthread *thr = (duk_hthread *) ctx;
+	duk_hobject *h = duk_require_hobject(thr, idx);
+	duk_propdesc desc;
+	duk_hstring *key;
+	int found;
+
+	/* An array's dense part holds every index key below its size: no key string needed. */
+	if (DUK_HOBJECT_HAS_ARRAY_PART(h) && i < DUK_HOBJECT_GET_ASIZE(h)) {
+		return !DUK_TVAL_IS_UNUSED(DUK_HOBJECT_A_GET_VALUE_PTR(thr->heap, h, i));
+	}
+	duk_push_uarridx(thr, i);
+	key = duk_to_property_key_hstring(thr, -1);
+	found = duk_hobject_get_own_propdesc(thr, h, key, &desc, 0);
+	duk_pop(thr);
+	return found;
+}

@@ -89,7 +89,10 @@ set(_eng_duk_backend_sources
     "${_eng_duk_here}/eng_duk_native.c"
     "${_eng_duk_here}/eng_duk_error.c"
     "${_eng_duk_here}/eng_duk_promise.c"
-    "${_eng_duk_here}/eng_duk_code.c")
+    "${_eng_duk_here}/eng_duk_code.c"
+    "${_eng_duk_here}/eng_duk_parity.c"
+    "${_eng_duk_here}/../eng_random.c"
+    "${_eng_duk_here}/../eng_number_format.c")
 
 add_library(beacon_engine_duktape STATIC
             "${_eng_duk_here}/duk_unity.c"

@@ -31,6 +31,7 @@
 #include "duktape.h"
 #include "eng_duk_ext.h"
 #include "engine.h"
+#include "eng_random.h"
 
 #define ENG_DUK_EXCEPTION 0x80000000u
 #define ENG_DUK_INDEX_MASK 0x7fffffffu
@@ -94,6 +95,9 @@ typedef struct {
 	void *fn_object_keys;  /* original Object.keys */
 	void *fn_has_own;      /* original Object.prototype.hasOwnProperty */
 	void *fn_set_prototype_of; /* original Object.setPrototypeOf */
+	void *fn_number_value_of;  /* original Number.prototype.valueOf (eng_duk_parity.c) */
+	void *fn_from_char_code;   /* original String.fromCharCode (eng_duk_parity.c) */
+	eng_random_t random;       /* Math.random's generator (eng_random.h) */
 	void *promise_create;  /* promise.js entry points */
 	void *promise_resolve;
 	void *promise_reject;
@@ -184,6 +188,8 @@ void eng_duk_describe_top(duk_context *ctx, char *buf, size_t cap);
 
 /* Called at init inside a protected call with the heap stash on top of the stack. */
 void eng_duk_promise_setup(duk_context *ctx);
+/* Built-ins that make Duktape behave as JerryScript (eng_duk_parity.c); stash: the heap stash. */
+void eng_duk_parity_setup(duk_context *ctx, duk_idx_t stash);
 
 /* The finalizer installed on native handles. */
 duk_ret_t eng_duk_native_finalizer(duk_context *ctx);

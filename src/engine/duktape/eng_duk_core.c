@@ -473,6 +473,7 @@ static duk_ret_t eng_duk_setup(duk_context *ctx, void *udata)
 	duk_pop_2(ctx);
 
 	eng_duk_promise_setup(ctx);
+	eng_duk_parity_setup(ctx, stash);
 
 	/* Fixed store slots, in ENG_DUK_SLOT_* order. */
 	if (!duk_check_stack(eng_duk->store, ENG_DUK_SLOT_COUNT + 8) ||
@@ -536,6 +537,7 @@ static bool heap_create(const eng_config_t *config)
 	duk_context *ctx;
 
 	eng_duk->config = *config;
+	eng_random_seed_from_port(&eng_duk->random);
 	blocks_init(&eng_duk->mem);
 	/* The limit applies once the heap is sealed (eng_heap_seal): Duktape's built-ins and the
 	 * API take far more room than on the device's JerryScript, and are not the app's. */

@@ -42,5 +42,8 @@ int eng_duk_date_value(duk_context *ctx, duk_idx_t idx, double *out);
 
 /* Whether the heap of ctx is in a mark-and-sweep collection now. */
 int eng_duk_gc_running(duk_context *ctx);
+/* Whether the object at idx has an own property at array index i (as getOwnPropertyDescriptor
+ * would find it: no getter runs, the prototype chain is not asked). */
+int eng_duk_has_own_index(duk_context *ctx, duk_idx_t idx, duk_uarridx_t i);
 
 #endif /* ENG_DUK_EXT_H */

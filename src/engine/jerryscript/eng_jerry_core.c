@@ -310,6 +310,7 @@ static void free_intrinsics(void)
 	jerry_value_free(eng_jerry->intrinsics.object_freeze);
 	jerry_value_free(eng_jerry->intrinsics.json_stringify);
 	jerry_value_free(eng_jerry->intrinsics.date_get_time);
+	jerry_value_free(eng_jerry->intrinsics.number_value_of);
 	memset(&eng_jerry->intrinsics, 0, sizeof(eng_jerry->intrinsics));
 }
 
@@ -387,6 +388,7 @@ static bool instance_start(const eng_config_t *config)
 	jerry_init(JERRY_INIT_EMPTY);
 	eng_jerry->initialized = true;
 	take_intrinsics();
+	eng_jerry_parity_setup();
 	eng_jerry_promises_init();
 	return fence_heap(eng_jerry->active_config.heap_size);
 }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "eng_random.h"
 #include "jerryscript.h"
 
 _Static_assert(sizeof(eng_value_t) == sizeof(jerry_value_t), "eng_value_t must hold a jerry_value_t");
@@ -26,6 +27,7 @@ typedef struct {
 	jerry_value_t object_freeze;
 	jerry_value_t json_stringify;
 	jerry_value_t date_get_time;
+	jerry_value_t number_value_of; /* the original, for eng_jerry_parity.c */
 } eng_jerry_intrinsics_t;
 
 #define ENG_JERRY_SCOPE_DEPTH 16u
@@ -69,6 +71,7 @@ typedef struct {
 	uint32_t ref_free_head;
 
 	uint64_t watchdog_units; /* counted since the watchdog was armed */
+	eng_random_t random;     /* Math.random's generator (eng_random.h) */
 	eng_jerry_intrinsics_t intrinsics;
 
 	/* Promises rejected while nobody handles them, oldest first (eng_jerry_function.c). */
@@ -81,6 +84,8 @@ typedef struct {
 extern eng_jerry_state_t *eng_jerry;
 
 bool eng_jerry_initialized(void);
+/* The built-ins the engine layer replaces (eng_jerry_parity.c), in a new instance. */
+void eng_jerry_parity_setup(void);
 
 /* Record a value produced for the caller in the current scope and return it. */
 eng_value_t eng_jerry_track(jerry_value_t value);

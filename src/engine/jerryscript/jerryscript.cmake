@@ -129,6 +129,9 @@ set(BEACON_JERRY_PRIVATE_INCLUDES
 
 set(BEACON_JERRY_BACKEND_DIR "${CMAKE_CURRENT_LIST_DIR}")
 file(GLOB BEACON_JERRY_BACKEND_SOURCES CONFIGURE_DEPENDS "${BEACON_JERRY_BACKEND_DIR}/*.c")
+# What both backends share: Math.random's generator and the number formatting (engine.h's layer).
+list(APPEND BEACON_JERRY_BACKEND_SOURCES "${BEACON_JERRY_BACKEND_DIR}/../eng_random.c"
+     "${BEACON_JERRY_BACKEND_DIR}/../eng_number_format.c")
 
 if(NOT DEFINED BEACON_WARNINGS)
   set(BEACON_WARNINGS -Wall -Wextra -Werror -Wno-unused-parameter)
@@ -157,6 +160,12 @@ function(beacon_jerry_engine target heap_kb heap_objects)
                              JERRY_GLOBAL_HEAP_SIZE=${heap_kb}
                              $<$<NOT:$<CONFIG:Debug>>:JERRY_NDEBUG>)
   target_compile_options(${target} PRIVATE ${BEACON_WARNINGS})
+  # JerryScript's remainder is inexact, its number-to-digits not the shortest, and its
+  # Math.random reads an unseeded rand(); eng_jerry_remainder.c, eng_jerry_dtoa.c and
+  # eng_jerry_parity.c replace them in whatever links the engine (wraps of
+  # functions JerryScript calls across its files, so its sources stay untouched).
+  target_link_options(${target} INTERFACE "-Wl,--wrap=ecma_number_remainder"
+                      "-Wl,--wrap=ecma_errol0_dtoa" "-Wl,--wrap=rand")
   if(TARGET zephyr_interface)
     target_link_libraries(${target} PRIVATE zephyr_interface)
   else()

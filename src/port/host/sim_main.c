@@ -195,6 +195,11 @@ static int parse_options(int argc, char **argv, options_t *o)
 
 int main(int argc, char **argv)
 {
+	/* Devices keep UTC and apps see UTC as local time (engine.h's ports; JerryScript's
+	 * jerry_port_local_tza says 0). Duktape asks the C library, which would follow the host's
+	 * TZ: new Date(2024, 0, 1) and getHours() would depend on the machine running the world. */
+	setenv("TZ", "UTC0", 1);
+	tzset();
 	if (argc > 1 && strcmp(argv[1], "--listen") == 0) {
 		return sim_listen_main(argc, argv);
 	}

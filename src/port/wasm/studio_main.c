@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <emscripten.h>
 
@@ -88,6 +89,10 @@ EMSCRIPTEN_KEEPALIVE void studio_close(void)
 EMSCRIPTEN_KEEPALIVE int studio_open(const char *script, uint32_t script_len, uint32_t devices,
 				     double utc_ms, int synced)
 {
+	/* Apps see UTC as local time, as on the device (sim_main.c says why): Emscripten's C
+	 * library would otherwise follow the browser's time zone. */
+	setenv("TZ", "UTC0", 1);
+	tzset();
 	studio_close();
 	message[0] = '\0';
 	if (script_len > 0) {
