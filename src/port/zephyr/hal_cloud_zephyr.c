@@ -16,11 +16,14 @@
 #include <zephyr/kernel.h>
 
 #include "hal_cloud.h"
-#include "port_zephyr.h"
+#include "hal_device.h"
 
 uint32_t hal_cloud_entropy(void)
 {
-	return (uint32_t)port_zephyr_entropy();
+	uint32_t v;
+
+	hal_device_random(&v, sizeof(v));
+	return v;
 }
 
 #if defined(CONFIG_MQTT_LIB)

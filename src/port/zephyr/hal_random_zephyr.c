@@ -8,9 +8,11 @@
  * SoftDevice Controller owns the RNG; on the nRF9160's non-secure side TF-M's PSA RNG). It needs
  * CONFIG_ENTROPY_GENERATOR=y, from which CONFIG_CSPRNG_ENABLED follows.
  *
- * Without an entropy driver the bytes are mixed from the chip's device id and the cycle counter
- * at the time of the call: different per device and, through the boot's timing, usually per
- * boot, but predictable. The build says so, and the log says so once at run time.
+ * Without an entropy driver (upstream Zephyr has none for the nRF9160, whose generator is the
+ * CryptoCell 310 that nRF Connect SDK drives) the bytes are mixed from the chip's device id and
+ * the cycle counter at the time of the call: different per device and, through the boot's timing,
+ * usually per boot, but predictable. The log says so once, at the first call. The cloud's session
+ * ids (hal_cloud_zephyr.c) come from here too.
  */
 #include "hal_device.h"
 #include "port_zephyr.h"
@@ -25,10 +27,6 @@
 #include <zephyr/random/random.h>
 
 LOG_MODULE_DECLARE(beacon, CONFIG_BEACON_LOG_LEVEL);
-
-#if !defined(CONFIG_CSPRNG_ENABLED)
-#warning "No entropy driver (CONFIG_ENTROPY_GENERATOR): Math.random is seeded from the device id and the boot's timing"
-#endif
 
 /* splitmix64's output function: spreads the few changing bits of the fallback over all 64. */
 static uint64_t mix64(uint64_t z)
@@ -59,14 +57,21 @@ static void fallback_fill(uint8_t *out, size_t len)
 
 void hal_device_random(void *buf, size_t len)
 {
+	static bool reported;
 #if defined(CONFIG_CSPRNG_ENABLED)
 	int err = sys_csrand_get(buf, len);
 	if (err == 0) {
 		return;
 	}
-	static bool reported;
 	if (!reported) {
-		LOG_WRN("entropy source failed (%d): Math.random is seeded from the device id and time", err);
+		LOG_WRN("entropy source failed (%d): random seeds come from the device id and time", err);
+		reported = true;
+	}
+#else
+	if (!reported) {
+		LOG_WRN("no hardware entropy source in this build: random seeds (Math.random, the "
+			"cloud's session ids) come from the device id and the boot's timing "
+			"(docs/firmware.md)");
 		reported = true;
 	}
 #endif

@@ -46,11 +46,6 @@ void port_zephyr_nfc_init(struct rt_device *device);
  * without CONFIG_MCUMGR_TRANSPORT_BT. */
 void port_zephyr_upload_service_start(void);
 
-/* 64 random bits (entropy_zephyr.c): the chip's generator where the build has a driver for it,
- * else a hash of the device id and the boot's timing, which differs between devices and boots but
- * is no secret. */
-uint64_t port_zephyr_entropy(void);
-
 /* Faults (hal_reset_zephyr.c). At boot: the reset record, checked (cleared after power-on), with
  * a hardware watchdog reset the task watchdog did not see recorded. */
 rt_reset_record_t *port_zephyr_reset_boot(void);
