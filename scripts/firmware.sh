@@ -3,6 +3,8 @@
 #
 #   scripts/firmware.sh BOARD [--engine jerryscript|duktape] [--app app.bapp] [--build-dir DIR]
 #                             [--print-dir]
+#   scripts/firmware.sh nrf52_bsim --app-dir tests/rig-bsim     (another application: the rig's
+#                                                                phone, docs/upload.md)
 #
 # BOARD is a Zephyr board target: nrf52840dk/nrf52840 (the BLE beacon), nrf9160dk/nrf9160 (the
 # LTE tracker, secure image without TF-M), nrf52_bsim (the nRF52 on BabbleSim) or mps2/an521/cpu0
@@ -19,7 +21,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 usage() {
-	echo "usage: scripts/firmware.sh BOARD [--engine jerryscript|duktape] [--app app.bapp] [--build-dir DIR] [--print-dir]" >&2
+	echo "usage: scripts/firmware.sh BOARD [--engine jerryscript|duktape] [--app app.bapp] [--app-dir DIR] [--build-dir DIR] [--print-dir]" >&2
 	exit 2
 }
 [ $# -ge 1 ] || usage
@@ -28,12 +30,14 @@ shift
 engine=jerryscript
 app=""
 build_dir=""
+app_dir=""
 print_dir=false
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--engine) engine="${2:?}"; shift 2 ;;
 	--app) app="$(cd "$(dirname "${2:?}")" && pwd)/$(basename "$2")"; shift 2 ;;
 	--build-dir) build_dir="${2:?}"; shift 2 ;;
+	--app-dir) app_dir="$(cd "${2:?}" && pwd)"; shift 2 ;;
 	--print-dir) print_dir=true; shift ;;
 	*) usage ;;
 	esac
@@ -43,7 +47,9 @@ jerryscript | duktape) ;;
 *) echo "firmware: --engine takes jerryscript or duktape" >&2; exit 2 ;;
 esac
 board_dir="$(echo "$board" | tr '/@' '__')"
-build_dir="${build_dir:-$ROOT/build/zephyr/$board_dir-$engine}"
+variant_name="$engine"
+[ -n "$app_dir" ] && variant_name="$(basename "$app_dir")"
+build_dir="${build_dir:-$ROOT/build/zephyr/$board_dir-$variant_name}"
 if $print_dir; then
 	echo "$build_dir"
 	exit 0
@@ -67,16 +73,17 @@ esac
 # Debian's python3 has the packages Zephyr's scripts import (a python of its own on PATH may not).
 python=/usr/bin/python3
 [ -x "$python" ] || python="$(command -v python3)"
-args=(-GNinja -S "$ROOT" -B "$build_dir" -DBOARD="$board" -DPython3_EXECUTABLE="$python")
+args=(-GNinja -S "${app_dir:-$ROOT}" -B "$build_dir" -DBOARD="$board" -DPython3_EXECUTABLE="$python")
 [ -n "$variant" ] && args+=(-DZEPHYR_TOOLCHAIN_VARIANT="$variant")
 [ -n "${ZEPHYR_MODULES:-}" ] && args+=(-DZEPHYR_MODULES="$ZEPHYR_MODULES")
 [ -n "${JERRYSCRIPT_DIR:-}" ] && args+=(-DJERRYSCRIPT_DIR="$JERRYSCRIPT_DIR")
-if [ "$engine" = duktape ]; then
-	args+=(-DCONFIG_BEACON_ENGINE_DUKTAPE=y)
+if [ -n "$app_dir" ]; then
+	:
+elif [ "$engine" = duktape ]; then
+	args+=(-DCONFIG_BEACON_ENGINE_DUKTAPE=y -DBEACON_APP_PACKAGE="$app")
 else
-	args+=(-DCONFIG_BEACON_ENGINE_JERRYSCRIPT=y)
+	args+=(-DCONFIG_BEACON_ENGINE_JERRYSCRIPT=y -DBEACON_APP_PACKAGE="$app")
 fi
-args+=(-DBEACON_APP_PACKAGE="$app")
 # A build directory configured with the same arguments is only rebuilt: ninja re-runs CMake
 # itself when a CMake file, Kconfig fragment or overlay changed. Otherwise it is configured
 # again in place (ccache, when installed, makes a rebuild from scratch cheap too: Zephyr uses it
@@ -85,7 +92,7 @@ mkdir -p "$build_dir"
 stamp="$build_dir/beacon-configure-args"
 # Zephyr keeps what it found at the first configuration (which board files exist, the
 # configuration fragments boards.cmake chose): a change there needs a configuration from scratch.
-signature="${args[*]} $(cd "$ROOT" && ls boards && cat boards/* ./*.conf src/port/zephyr/boards.cmake | sha256sum)"
+signature="${args[*]} $(cd "$ROOT" && ls boards && cat boards/* ./*.conf src/port/zephyr/boards.cmake ${app_dir:+"$app_dir"/*.conf} | sha256sum)"
 if [ -f "$build_dir/build.ninja" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$signature" ]; then
 	:
 else
@@ -105,7 +112,7 @@ if ! ninja -C "$build_dir" >"$build_dir/build.log" 2>&1; then
 	echo "firmware: building $board ($engine) failed; the whole log is $build_dir/build.log" >&2
 	exit 1
 fi
-name="$board_dir.$engine"
+name="$board_dir.$variant_name"
 case "$board" in
 *_bsim*)
 	# A process of the host: its sizes are the host's, not a device's.

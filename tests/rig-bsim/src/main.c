@@ -1,0 +1,234 @@
+/*
+ * The rig's phone (tests/rig-bsim): a firmware for nrf52_bsim that does what a phone does to a
+ * beacon on BabbleSim's air, and writes what happened as JSON lines. Its options come as the
+ * device's -beacon_args="..." (host_link.h):
+ *
+ *   --out FILE                     where the JSON lines go (default: stdout)
+ *   --exit                         end the rig's process after the command
+ *   upload PACKAGE --sha HEX [--chunk BYTES] [--stop-after BYTES] [--no-install]
+ *          [--interval-ms MS] [--scan-timeout-ms MS]
+ *                                  find the beacon's upload service, connect, upload the package
+ *                                  (resuming where the device is), install it
+ *   scan MS                        log every advertisement heard for MS milliseconds
+ *
+ * After its command the rig stays on the air, idle, until the simulation ends (BabbleSim ends the
+ * simulation for everyone when a device leaves), so that the beacon runs for as long as it was
+ * asked; --exit ends it instead.
+ *
+ * Lines: {"event":"connected","t":ms,"mtu":n,"interval_ms":x}, {"event":"uploaded","t":ms,
+ * "off":n,"ms":upload time}, {"event":"install","t":ms,"rc":n,"err":n,"msg":"..."},
+ * {"event":"error","what":"...","code":n}, scan lines (rig_scan.h), {"event":"done","t":ms}.
+ * Times are the rig's uptime in simulated milliseconds.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <zephyr/kernel.h>
+
+#include "host_link.h"
+#include "rig_link.h"
+#include "rig_scan.h"
+#include "rig_smp.h"
+
+#define MAX_ARGS 24
+#define PACKAGE_MAX (64 * 1024)
+
+static long out = 1;
+
+static void emit(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void emit(const char *fmt, ...)
+{
+	char line[320];
+	va_list ap;
+
+	va_start(ap, fmt);
+	int n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n > (int)sizeof(line) - 2) {
+		n = (int)sizeof(line) - 2;
+	}
+	line[n++] = '\n';
+	(void)host_link_write(out, line, (size_t)n);
+}
+
+/* A JSON string's content: quotes and backslashes escaped, control characters dropped. */
+static void json_text(char *dst, size_t cap, const char *src)
+{
+	size_t n = 0;
+
+	for (; *src != '\0' && n + 2 < cap; src++) {
+		if (*src == '"' || *src == '\\') {
+			dst[n++] = '\\';
+		}
+		if ((unsigned char)*src >= 0x20) {
+			dst[n++] = *src;
+		}
+	}
+	dst[n] = '\0';
+}
+
+static int hex_bytes(const char *hex, uint8_t *out_bytes, size_t cap)
+{
+	size_t n = strlen(hex) / 2;
+
+	if (n > cap) {
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char byte[3] = {hex[2 * i], hex[2 * i + 1], '\0'};
+
+		out_bytes[i] = (uint8_t)strtoul(byte, NULL, 16);
+	}
+	return (int)n;
+}
+
+static uint8_t package[PACKAGE_MAX];
+
+static long read_file(const char *path)
+{
+	long f = host_link_open(path, false);
+
+	if (f < 0) {
+		return -1;
+	}
+	long n = 0, got;
+
+	while ((got = host_link_read(f, package + n, sizeof(package) - (size_t)n)) > 0) {
+		n += got;
+	}
+	host_link_close(f);
+	return n;
+}
+
+static int upload(int argc, char **argv)
+{
+	const char *path = NULL;
+	uint8_t sha[32];
+	int sha_len = 0;
+	size_t chunk = 0, stop_after = 0;
+	bool install = true;
+	rig_link_params_t lp = {.interval_units = 24, .mtu = 0, .scan_timeout_ms = 30000};
+
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--sha") == 0 && i + 1 < argc) {
+			sha_len = hex_bytes(argv[++i], sha, sizeof(sha));
+		} else if (strcmp(argv[i], "--chunk") == 0 && i + 1 < argc) {
+			chunk = strtoul(argv[++i], NULL, 10);
+		} else if (strcmp(argv[i], "--stop-after") == 0 && i + 1 < argc) {
+			stop_after = strtoul(argv[++i], NULL, 10);
+		} else if (strcmp(argv[i], "--no-install") == 0) {
+			install = false;
+		} else if (strcmp(argv[i], "--interval-ms") == 0 && i + 1 < argc) {
+			lp.interval_units = (uint16_t)(strtoul(argv[++i], NULL, 10) * 4u / 5u);
+		} else if (strcmp(argv[i], "--scan-timeout-ms") == 0 && i + 1 < argc) {
+			lp.scan_timeout_ms = strtoul(argv[++i], NULL, 10);
+		} else if (path == NULL) {
+			path = argv[i];
+		}
+	}
+	long len = path != NULL ? read_file(path) : -1;
+
+	if (len <= 0 || sha_len < 0) {
+		emit("{\"event\":\"error\",\"what\":\"usage: upload PACKAGE --sha HEX\",\"code\":%d}",
+		     -EINVAL);
+		return 2;
+	}
+	int err = rig_link_open(&lp);
+
+	if (err != 0) {
+		emit("{\"event\":\"error\",\"what\":\"connect\",\"code\":%d}", err);
+		return 1;
+	}
+	emit("{\"event\":\"connected\",\"t\":%lld,\"mtu\":%u,\"interval_ms\":%u.%02u}",
+	     (long long)k_uptime_get(), rig_link_mtu(), rig_link_interval() * 5u / 4u,
+	     (rig_link_interval() * 125u) % 100u);
+	/* Chunks as `beacon upload` sizes them: what the device takes, less the request's header
+	 * and the first chunk's CBOR (offset, name, length, a 32-byte sha: 96 bytes at most). */
+	if (chunk == 0) {
+		int64_t buf = rig_smp_buf_size();
+
+		chunk = buf > 256 ? (size_t)buf - 128u : 128u;
+	}
+	rig_answer_t a;
+
+	memset(&a, 0, sizeof(a));
+	int64_t start = k_uptime_get();
+	int64_t off = rig_smp_upload(package, (size_t)len, sha, (size_t)sha_len, chunk, stop_after,
+				     &a);
+
+	if (off < 0) {
+		char msg[200];
+
+		json_text(msg, sizeof(msg), a.msg);
+		emit("{\"event\":\"error\",\"what\":\"upload\",\"code\":%lld,\"rc\":%lld,"
+		     "\"err\":%lld,\"msg\":\"%s\"}",
+		     (long long)off, (long long)a.rc, (long long)a.err_rc, msg);
+		rig_link_close();
+		return 1;
+	}
+	emit("{\"event\":\"uploaded\",\"t\":%lld,\"off\":%lld,\"len\":%ld,\"ms\":%lld}",
+	     (long long)k_uptime_get(), (long long)off, len, (long long)(k_uptime_get() - start));
+	if (install && off == len) {
+		err = rig_smp_install(&a);
+		char msg[200];
+
+		json_text(msg, sizeof(msg), a.msg);
+		emit("{\"event\":\"install\",\"t\":%lld,\"code\":%d,\"rc\":%lld,\"err\":%lld,"
+		     "\"msg\":\"%s\",\"ms\":%lld}",
+		     (long long)k_uptime_get(), err, (long long)a.rc, (long long)a.err_rc, msg,
+		     (long long)(k_uptime_get() - start));
+	}
+	rig_link_close();
+	return 0;
+}
+
+int main(void)
+{
+	static char line[1024];
+	char *argv[MAX_ARGS];
+	int argc = 0;
+
+	strncpy(line, host_link_cmdline(), sizeof(line) - 1);
+	for (char *p = strtok(line, " "); p != NULL && argc < MAX_ARGS; p = strtok(NULL, " ")) {
+		argv[argc++] = p;
+	}
+	int first = 0;
+	bool stay = true;
+
+	for (;;) {
+		if (first + 1 < argc && strcmp(argv[first], "--out") == 0) {
+			long f = host_link_open(argv[first + 1], true);
+
+			if (f >= 0) {
+				out = f;
+			}
+			first += 2;
+		} else if (first < argc && strcmp(argv[first], "--exit") == 0) {
+			stay = false;
+			first++;
+		} else {
+			break;
+		}
+	}
+	int status = 2;
+
+	if (first < argc && strcmp(argv[first], "upload") == 0) {
+		status = upload(argc - first - 1, argv + first + 1);
+	} else if (first + 1 < argc && strcmp(argv[first], "scan") == 0) {
+		int n = rig_scan(strtoul(argv[first + 1], NULL, 10), out);
+
+		status = n < 0 ? 1 : 0;
+	} else {
+		emit("{\"event\":\"error\",\"what\":\"usage: [--out FILE] upload PACKAGE --sha HEX ... "
+		     "| scan MS\",\"code\":%d}", -EINVAL);
+	}
+	emit("{\"event\":\"done\",\"t\":%lld,\"status\":%d}", (long long)k_uptime_get(), status);
+	if (stay) {
+		k_sleep(K_FOREVER);
+	}
+	host_link_close(out);
+	host_link_exit(status);
+}
