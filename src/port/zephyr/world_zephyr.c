@@ -189,7 +189,7 @@ static cut_flash_t cut_slots[2];
 
 static void count_op(void)
 {
-	if (cut_after != 0 && ++flash_ops >= cut_after) {
+	if (++flash_ops >= cut_after && cut_after != 0) {
 		char line[96];
 		int n = snprintf(line, sizeof(line), "[beacon info] power cut before flash operation %llu\n",
 				 (unsigned long long)flash_ops);
@@ -213,9 +213,6 @@ static int cut_program(void *ctx, uint32_t offset, const void *src, size_t len)
 	const uint8_t *bytes = src;
 	uint32_t block = c->inner->write_block;
 
-	if (cut_after == 0) {
-		return hal_flash_program(c->inner, offset, src, len);
-	}
 	for (size_t done = 0; done < len; done += block) {
 		count_op();
 		int rc = hal_flash_program(c->inner, offset + (uint32_t)done, bytes + done, block);
@@ -253,6 +250,11 @@ void world_zephyr_cut_after(uint64_t n, long report)
 {
 	cut_after = n;
 	cut_report = report;
+}
+
+uint64_t world_zephyr_store_flash_ops(void)
+{
+	return flash_ops;
 }
 
 static rt_app_store_t *store(char *msg, size_t msg_cap)

@@ -5,10 +5,13 @@
  *
  *   --out FILE                     where the JSON lines go (default: stdout)
  *   --exit                         end the rig's process after the command
- *   upload PACKAGE --sha HEX [--chunk BYTES] [--stop-after BYTES] [--no-install]
- *          [--interval-ms MS] [--scan-timeout-ms MS]
+ *   upload PACKAGE --sha HEX [--chunk BYTES] [--stop-after BYTES] [--drop-at BYTES]
+ *          [--no-install] [--interval-ms MS] [--scan-timeout-ms MS]
  *                                  find the beacon's upload service, connect, upload the package
- *                                  (resuming where the device is), install it
+ *                                  (resuming where the device is), install it; --drop-at
+ *                                  disconnects once that many bytes are acknowledged, connects
+ *                                  again and uploads the same package from the start, which the
+ *                                  device answers with the offset it holds
  *   scan MS                        log every advertisement heard for MS milliseconds
  *
  * After its command the rig stays on the air, idle, until the simulation ends (BabbleSim ends the
@@ -108,7 +111,7 @@ static int upload(int argc, char **argv)
 	const char *path = NULL;
 	uint8_t sha[32];
 	int sha_len = 0;
-	size_t chunk = 0, stop_after = 0;
+	size_t chunk = 0, stop_after = 0, drop_at = 0;
 	bool install = true;
 	rig_link_params_t lp = {.interval_units = 24, .mtu = 0, .scan_timeout_ms = 30000};
 
@@ -119,6 +122,8 @@ static int upload(int argc, char **argv)
 			chunk = strtoul(argv[++i], NULL, 10);
 		} else if (strcmp(argv[i], "--stop-after") == 0 && i + 1 < argc) {
 			stop_after = strtoul(argv[++i], NULL, 10);
+		} else if (strcmp(argv[i], "--drop-at") == 0 && i + 1 < argc) {
+			drop_at = strtoul(argv[++i], NULL, 10);
 		} else if (strcmp(argv[i], "--no-install") == 0) {
 			install = false;
 		} else if (strcmp(argv[i], "--interval-ms") == 0 && i + 1 < argc) {
@@ -156,8 +161,27 @@ static int upload(int argc, char **argv)
 
 	memset(&a, 0, sizeof(a));
 	int64_t start = k_uptime_get();
-	int64_t off = rig_smp_upload(package, (size_t)len, sha, (size_t)sha_len, chunk, stop_after,
-				     &a);
+	int64_t off;
+
+	if (drop_at > 0) {
+		/* The link is lost mid-upload; a new connection sends the first chunk again. */
+		off = rig_smp_upload(package, (size_t)len, sha, (size_t)sha_len, chunk, drop_at, &a);
+		emit("{\"event\":\"dropped\",\"t\":%lld,\"off\":%lld}", (long long)k_uptime_get(),
+		     (long long)off);
+		rig_link_close();
+		err = rig_link_open(&lp);
+		if (err != 0) {
+			emit("{\"event\":\"error\",\"what\":\"reconnect\",\"code\":%d}", err);
+			return 1;
+		}
+		/* One chunk from offset 0 with the package's len and sha: the answer names the offset
+		 * the device holds. */
+		off = rig_smp_upload(package, (size_t)len, sha, (size_t)sha_len, chunk, 1, &a);
+		emit("{\"event\":\"resumed\",\"t\":%lld,\"off\":%lld}", (long long)k_uptime_get(),
+		     (long long)off);
+	}
+	off = rig_smp_upload_from(package, (size_t)len, sha, (size_t)sha_len, chunk, stop_after, &a,
+				  drop_at > 0 && off > 0 ? (size_t)off : 0);
 
 	if (off < 0) {
 		char msg[200];

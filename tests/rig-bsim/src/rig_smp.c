@@ -156,9 +156,16 @@ int64_t rig_smp_buf_size(void)
 int64_t rig_smp_upload(const uint8_t *package, size_t len, const uint8_t *sha, size_t sha_len,
 		       size_t chunk, size_t stop_after, rig_answer_t *answer)
 {
+	return rig_smp_upload_from(package, len, sha, sha_len, chunk, stop_after, answer, 0);
+}
+
+int64_t rig_smp_upload_from(const uint8_t *package, size_t len, const uint8_t *sha,
+			    size_t sha_len, size_t chunk, size_t stop_after, rig_answer_t *answer,
+			    size_t from)
+{
 	static uint8_t body[PACKET_MAX];
-	size_t off = 0;
-	bool first = true;
+	size_t off = from;
+	bool first = from == 0;
 
 	for (;;) {
 		size_t n = len - off < chunk ? len - off : chunk;
