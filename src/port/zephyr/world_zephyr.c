@@ -213,6 +213,12 @@ static int cut_program(void *ctx, uint32_t offset, const void *src, size_t len)
 	const uint8_t *bytes = src;
 	uint32_t block = c->inner->write_block;
 
+	if (cut_after == 0) {
+		/* Nothing to cut: counted, and programmed in one call (the nRF flash driver fits each
+		 * call between radio events, so a call per word would cost a radio slot per word). */
+		flash_ops += len / block;
+		return hal_flash_program(c->inner, offset, src, len);
+	}
 	for (size_t done = 0; done < len; done += block) {
 		count_op();
 		int rc = hal_flash_program(c->inner, offset + (uint32_t)done, bytes + done, block);

@@ -6,12 +6,14 @@
  *   --out FILE                     where the JSON lines go (default: stdout)
  *   --exit                         end the rig's process after the command
  *   upload PACKAGE --sha HEX [--chunk BYTES] [--stop-after BYTES] [--drop-at BYTES]
- *          [--no-install] [--interval-ms MS] [--scan-timeout-ms MS]
+ *          [--no-install] [--interval-ms MS] [--default-mtu] [--scan-timeout-ms MS]
  *                                  find the beacon's upload service, connect, upload the package
  *                                  (resuming where the device is), install it; --drop-at
  *                                  disconnects once that many bytes are acknowledged, connects
  *                                  again and uploads the same package from the start, which the
- *                                  device answers with the offset it holds
+ *                                  device answers with the offset it holds; --default-mtu keeps
+ *                                  BLE's 23-byte ATT MTU and 27-byte packets (a client that asks
+ *                                  for nothing), --interval-ms the connection interval (30)
  *   hold PACKAGE --sha HEX --bytes N
  *                                  upload N bytes of the package, then stay connected, silent
  *                                  (a client that took the staging slot and went quiet)
@@ -122,7 +124,7 @@ static int upload(int argc, char **argv)
 	int sha_len = 0;
 	size_t chunk = 0, stop_after = 0, drop_at = 0;
 	bool install = true;
-	rig_link_params_t lp = {.interval_units = 24, .mtu = 0, .scan_timeout_ms = 30000};
+	rig_link_params_t lp = {.interval_units = 24, .default_mtu = false, .scan_timeout_ms = 30000};
 
 	for (int i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--sha") == 0 && i + 1 < argc) {
@@ -135,6 +137,8 @@ static int upload(int argc, char **argv)
 			drop_at = strtoul(argv[++i], NULL, 10);
 		} else if (strcmp(argv[i], "--no-install") == 0) {
 			install = false;
+		} else if (strcmp(argv[i], "--default-mtu") == 0) {
+			lp.default_mtu = true;
 		} else if (strcmp(argv[i], "--interval-ms") == 0 && i + 1 < argc) {
 			lp.interval_units = (uint16_t)(strtoul(argv[++i], NULL, 10) * 4u / 5u);
 		} else if (strcmp(argv[i], "--scan-timeout-ms") == 0 && i + 1 < argc) {
@@ -282,7 +286,7 @@ static long parse_common(int argc, char **argv, struct common_args *c)
 
 static int connect_default(void)
 {
-	rig_link_params_t lp = {.interval_units = 24, .mtu = 0, .scan_timeout_ms = 30000};
+	rig_link_params_t lp = {.interval_units = 24, .default_mtu = false, .scan_timeout_ms = 30000};
 	int err = rig_link_open(&lp);
 
 	if (err != 0) {
