@@ -130,16 +130,18 @@ export const uploadSpec: CommandSpec = {
   summary: 'Upload a micro-app to a device and ask it to switch to it. A .ts or .js source is built first. The package goes to the device\'s staging area with the MCUmgr file upload (resumable: an upload cut off goes on where the device stopped, also from a new run of this command); the device then checks it (CRC, signature, engine, API version) and runs it, or refuses it and keeps the app it has.',
   positionals: [{ name: 'app', help: 'a .ts or .js source, or a .bapp package' }],
   options: [
-    { name: 'device', value: '<address>', help: 'udp:HOST[:PORT] (port 1337 by default), serial:/dev/tty... or ble:NAME' },
+    { name: 'device', value: '<address>', help: 'udp:HOST[:PORT] (port 1337 by default), serial:/dev/tty..., ble:NAME, or bsim[:FLASH]: the firmware on nrf52_bsim over BabbleSim\'s BLE, its flash kept in FLASH (default ./beacon-bsim.flash)' },
     apiOption,
     engineOption,
     { name: 'sign', value: '<key.pem>', help: 'sign the package built from a source with this Ed25519 private key' },
     { name: 'timeout', value: '<ms>', help: 'wait this long for each answer before sending again (default 2000)' },
     { name: 'retries', value: '<n>', help: 'send a request again this many times before giving up (default 3)' },
+    { name: 'for', value: '<interval>', help: 'bsim: how long the device runs after the upload (default 10s); what it printed follows the verdict' },
   ],
   details:
     'The device\'s verdict is printed on stdout; progress goes to stderr.\n' +
     'BLE needs the optional package @abandonware/noble (npm install @abandonware/noble) and a Bluetooth adapter.\n' +
+    'bsim needs the Zephyr workspace (ZEPHYR_BASE, or ../shared/zephyr): the firmware and the rig\'s phone, a second firmware that uploads as a phone does, are built on first use (docs/upload.md).\n' +
     'Exit status: 0 when the device switched to the package; 1 when it refused it, did not answer or could not be reached.',
 };
 

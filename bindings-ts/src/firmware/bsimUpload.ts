@@ -17,7 +17,7 @@ export interface RigEvent {
 export interface BsimUploadOptions {
   beaconImage: string;
   rigImage: string;
-  /** The beacon's flash (app store, storage): kept in this file across runs. */
+  /** The beacon's flash (app store and storage records): kept in this file across runs. */
   flashFile: string;
   /** The package the rig uploads; none: the rig only listens (its command given in rigArgs). */
   package?: string;
@@ -53,8 +53,9 @@ export async function bsimUpload(o: BsimUploadOptions): Promise<BsimUploadRun> {
     const beacon: BsimDevice = {
       image: o.beaconImage,
       flashFile: o.flashFile,
+      // Storage on the board's partition too: the flash file is the device's whole flash.
       args: ['--stdout', out, '--stderr', err, '--listen', '--for', String(o.forMs), '--utc', String(o.utcMs ?? 1767225600000),
-        ...(o.beaconArgs ?? [])],
+        '--storage', 'board', ...(o.beaconArgs ?? [])],
     };
     const command = o.rigCommand ?? ['upload', path.resolve(o.package ?? ''), '--sha', packageSha(o.package ?? ''), ...(o.rigArgs ?? [])];
     const rig: BsimDevice = { image: o.rigImage, args: ['--out', rigOut, ...command] };
