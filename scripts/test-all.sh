@@ -61,12 +61,12 @@ bash scripts/qemu-build.sh
 step "Firmware image on QEMU's Cortex-M33 (mps2-an505, the nRF9160's core): linked within its budget"
 BEACON_QEMU_BOARD=mps2-an505 bash scripts/qemu-build.sh
 
-step "Firmware built by Zephyr: nRF52840 DK and nRF9160 DK (JerryScript), nrf52_bsim and mps2/an521 (both engines)"
+step "Firmware built by Zephyr: nRF52840 DK and nRF9160 DK (JerryScript), nrf52_bsim (JerryScript) and mps2/an521 (both engines)"
 # Warnings in the project's code are errors; each image is printed by component and held to
 # src/port/zephyr/budget.json. The test boards' images are what bindings-ts/test/zephyr.test.ts
 # runs the apps on.
 for target in nrf52840dk/nrf52840:jerryscript nrf9160dk/nrf9160:jerryscript \
-	nrf52_bsim:jerryscript nrf52_bsim:duktape mps2/an521/cpu0:jerryscript mps2/an521/cpu0:duktape; do
+	nrf52_bsim:jerryscript mps2/an521/cpu0:jerryscript mps2/an521/cpu0:duktape; do
 	bash scripts/firmware.sh "${target%%:*}" --engine "${target##*:}" | grep -E "\.(flash|ram)\.(total|free)|built"
 done
 
@@ -81,3 +81,6 @@ BEACON_TEST_RECORD="$records/duktape" node bindings-ts/bin/beacon.js test tests/
 BEACON_TEST_RECORD="$records/jerryscript" node bindings-ts/bin/beacon.js test tests/rig examples/testing --engine jerryscript
 node scripts/compare-traces.js "$records/duktape" "$records/jerryscript"
 rm -rf "$records"
+
+step "Conformance suite (tests/rig) on the firmware built by Zephyr, on nrf52_bsim"
+node bindings-ts/bin/beacon.js test tests/rig --device bsim --engine jerryscript

@@ -181,10 +181,11 @@ export const testSpec: CommandSpec = {
   brief: 'run micro-app tests (beacon-tools/testing) on simulated devices or a rig',
   summary:
     'Run test files written with beacon-tools/testing on node\'s test runner (docs/testing.md). TypeScript tests are compiled first; JavaScript tests run as they are. ' +
-    'Without --device the tests\' worlds run on the simulator; with it, on the device at that address: apps are installed over SMP and the console read over serial, and tests needing what the rig cannot do (button presses, motion, power, the trace) are reported skipped.',
+    'Without --device the tests\' worlds run on the simulator; with it, on the device at that address: apps are installed over SMP and the console read over serial, and tests needing what the rig cannot do (button presses, motion, power, the trace) are reported skipped. ' +
+    'With --device bsim or zephyr-qemu, each world runs on the firmware built by Zephyr for nrf52_bsim or mps2/an521, whose test configuration has the world\'s models of the device\'s parts: the scenario, the console and the trace as on the simulator; worlds of several devices are skipped.',
   positionals: [{ name: 'files', help: 'test files (*.test.ts, *.test.js) or directories holding them (default: the current directory)', optional: true, variadic: true }],
   options: [
-    { name: 'device', value: '<address>', help: 'run on this device: udp:HOST[:PORT] or serial:/dev/tty...' },
+    { name: 'device', value: '<address>', help: 'run on this device: udp:HOST[:PORT] or serial:/dev/tty..., or on the firmware on a test board: bsim or zephyr-qemu' },
     { ...engineOption, help: 'engine the apps are built for (default duktape; a real device runs jerryscript)' },
     { ...apiOption, help: 'API version apps from source are built for (default: the newest)' },
   ],
