@@ -25,12 +25,8 @@ jobs=2
 
 step "setup: packages, node modules, the Zephyr workspace"
 bash scripts/setup.sh
-# The Zephyr workspace (Zephyr 3.7.1, its modules, JerryScript 3.0.0, BabbleSim): the caller's
-# when ZEPHYR_BASE is set, else the offline one. Its JerryScript builds the host tools too.
-if [ -z "${ZEPHYR_BASE:-}" ]; then
-	eval "$(bash ../shared/zephyr/setup.sh)"
-fi
-export JERRYSCRIPT_DIR="${JERRYSCRIPT_DIR:-$ZEPHYR_BASE/../modules/lib/jerryscript}"
+# The Zephyr workspace (Zephyr 3.7.1, its modules, JerryScript 3.0.0, BabbleSim).
+source scripts/lib/zephyr-env.sh
 
 step "generated files are current"
 node bindings-ts/bin/beacon.js codegen --check

@@ -10,7 +10,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { after, before, test } from 'node:test';
-import { beacon, repo } from './boardRuns';
+import { beacon, repo, storeApp } from './boardRuns';
 import { cli } from './uploadFixtures';
 
 const workspace = process.env.ZEPHYR_BASE || fs.existsSync(path.join(repo, '..', 'shared', 'zephyr', 'setup.sh'));
@@ -23,15 +23,6 @@ let beaconImage = '';
 let rigImage = '';
 const built: Record<string, string> = {};
 
-/** An app that counts its boots in a record and reads the note the first app left. */
-const storeApp = (name: string): string => `
-var boots = storage.read(1);
-var n = boots ? boots.n : 0;
-storage.save(1, { n: n + 1 });
-var note = storage.read(2);
-if (!note) storage.save(2, { text: 'left by ${name}' });
-print('${name} boot ' + (n + 1) + ', note: ' + (note ? note.text : 'none'));
-`;
 
 before(async () => {
   if (missing) return;

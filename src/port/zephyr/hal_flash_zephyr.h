@@ -30,4 +30,9 @@ typedef struct hal_flash_zephyr {
  */
 int hal_flash_zephyr_open(hal_flash_zephyr_t *z, uint8_t area_id);
 
+/* The devicetree's storage_partition, opened on first use and kept open (flash_area_open() only
+ * looks the area up; the record store holds on to it for as long as the device runs); NULL when
+ * the board has none or it cannot be used. */
+const hal_flash_t *hal_flash_zephyr_storage(void);
+
 #endif /* HAL_FLASH_ZEPHYR_H */

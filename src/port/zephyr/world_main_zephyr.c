@@ -44,6 +44,7 @@
 #include <zephyr/kernel.h>
 
 #include "engine.h"
+#include "hal_flash_zephyr.h"
 #include "host_link.h"
 #include "world.h"
 #include "world_cloud.h"
@@ -408,7 +409,7 @@ static int run(void)
 		world.devices[0].rt.engine_config.heap_size = (size_t)o.heap;
 	}
 	if (o.board_storage) {
-		world.devices[0].storage_backing = world_zephyr_storage();
+		world.devices[0].storage_backing = hal_flash_zephyr_storage();
 	}
 	world_device_package(&world, 0, package, package_len);
 	world_zephyr_uploads(&world);

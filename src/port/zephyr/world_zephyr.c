@@ -300,16 +300,3 @@ int world_zephyr_boot_package(const uint8_t **package, size_t *len, char *msg, s
 	return -1;
 }
 
-const hal_flash_t *world_zephyr_storage(void)
-{
-	static hal_flash_zephyr_t storage;
-	static bool opened;
-
-	if (!opened) {
-		if (hal_flash_zephyr_open(&storage, FIXED_PARTITION_ID(storage_partition)) != 0) {
-			return NULL;
-		}
-		opened = true;
-	}
-	return &storage.flash;
-}

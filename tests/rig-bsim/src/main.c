@@ -45,7 +45,6 @@
 #include "rig_link.h"
 #include "rig_scan.h"
 #include "rig_smp.h"
-#include "rt_cbor.h"
 
 #define MAX_ARGS 24
 #define PACKAGE_MAX (64 * 1024)
@@ -233,30 +232,6 @@ static void emit_answer(const char *step, int err, const rig_answer_t *a)
 	     (long long)a->err_rc, (long long)a->off, msg);
 }
 
-/* A request whose body is one upload chunk: {off, data, name[, len, sha]}. */
-static int chunk_request(size_t off, const uint8_t *data, size_t n, bool first, size_t len,
-			 const uint8_t *sha, size_t sha_len, rig_answer_t *a)
-{
-	static uint8_t body[1200];
-	rt_cbor_enc_t e;
-
-	rt_cbor_enc_init(&e, body, sizeof(body));
-	rt_cbor_enc_map(&e, first ? 5 : 3);
-	rt_cbor_enc_str(&e, "off");
-	rt_cbor_enc_uint(&e, off);
-	rt_cbor_enc_str(&e, "data");
-	rt_cbor_enc_bytes(&e, data, n);
-	rt_cbor_enc_str(&e, "name");
-	rt_cbor_enc_str(&e, "/app/staged.bapp");
-	if (first) {
-		rt_cbor_enc_str(&e, "len");
-		rt_cbor_enc_uint(&e, len);
-		rt_cbor_enc_str(&e, "sha");
-		rt_cbor_enc_bytes(&e, sha, sha_len);
-	}
-	return rig_smp_request(1, 2, 8, 0, body, e.len, a, 10000);
-}
-
 struct common_args {
 	const char *path;
 	uint8_t sha[32];
@@ -342,14 +317,14 @@ static int stranger(int argc, char **argv)
 	err = rig_smp_request(1, 2, 8, 0, junk, 3, &a, 5000);
 	emit_answer("not-cbor", err, &a);
 	/* A package larger than any slot. */
-	err = chunk_request(0, package, 64, true, 1000000, c.sha, (size_t)c.sha_len, &a);
+	err = rig_smp_chunk(0, package, 64, 1000000, c.sha, (size_t)c.sha_len, &a);
 	emit_answer("oversized-len", err, &a);
 	/* Another package while one is being uploaded by someone else: the same length, another
 	 * sha. */
-	err = chunk_request(0, package, 64, true, (size_t)len, other_sha, sizeof(other_sha), &a);
+	err = rig_smp_chunk(0, package, 64, (size_t)len, other_sha, sizeof(other_sha), &a);
 	emit_answer("other-sha-while-held", err, &a);
 	/* A chunk further on of someone else's upload. */
-	err = chunk_request(512, package + 512, 64, false, 0, NULL, 0, &a);
+	err = rig_smp_chunk(512, package + 512, 64, 0, NULL, 0, &a);
 	emit_answer("chunk-of-held-upload", err, &a);
 	/* Install what someone else staged. */
 	err = rig_smp_install(&a);
@@ -359,15 +334,15 @@ static int stranger(int argc, char **argv)
 	}
 	/* Past the holder's idle time the slot is free again. */
 	k_sleep(K_MSEC(c.retry_ms));
-	err = chunk_request(0, package, 256, true, (size_t)len, other_sha, sizeof(other_sha), &a);
+	err = rig_smp_chunk(0, package, 256, (size_t)len, other_sha, sizeof(other_sha), &a);
 	emit_answer("first-chunk-after-idle", err, &a);
 	/* A chunk past the end of the package: not written, the device names its offset. */
-	err = chunk_request((size_t)len + 100, package, 64, false, 0, NULL, 0, &a);
+	err = rig_smp_chunk((size_t)len + 100, package, 64, 0, NULL, 0, &a);
 	emit_answer("offset-past-end", err, &a);
 	/* More data than the package has left (64 bytes more; within one request's size). */
 	size_t past = (size_t)len - 256u + 64u;
 
-	err = chunk_request(256, package, past < 980u ? past : 980u, false, 0, NULL, 0, &a);
+	err = rig_smp_chunk(256, package, past < 980u ? past : 980u, 0, NULL, 0, &a);
 	emit_answer("data-past-end", err, &a);
 	/* Install before the last chunk. */
 	err = rig_smp_install(&a);
