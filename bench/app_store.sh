@@ -19,6 +19,9 @@
 #   bash bench/app_store.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The include directories by folder, as the builds have them (src/sources.cmake).
+source scripts/lib/src.sh
+mapfile -t includes < <(beacon_include_flags)
 bash scripts/setup.sh >/dev/null
 build=build/bench
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -61,7 +64,7 @@ fi
 
 cross=(arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16
 	--specs=nano.specs -Os -std=gnu11 -ffunction-sections -fdata-sections -fno-common
-	-Wall -Wextra -Werror -Wno-unused-parameter -Isrc -Isrc/hal -Isrc/runtime -Isrc/engine)
+	-Wall -Wextra -Werror -Wno-unused-parameter "${includes[@]}")
 "${cross[@]}" -fstack-usage -c src/runtime/rt_app_store.c -o "$work/rt_app_store.o"
 "${cross[@]}" -c src/runtime/rt_flash_window.c -o "$work/rt_flash_window.o"
 echo "rt_app_store_cortex_m4.text: $(arm-none-eabi-size "$work/rt_app_store.o" | awk 'NR == 2 { print $1 }') bytes"

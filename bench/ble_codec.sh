@@ -14,6 +14,9 @@
 #   bash bench/ble_codec.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The include directories by folder, as the builds have them (src/sources.cmake).
+source scripts/lib/src.sh
+mapfile -t includes < <(beacon_include_flags)
 bash scripts/setup.sh >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -37,7 +40,7 @@ echo "ble_build_encode_ibeacon_instructions: $(per build_encode) instr/packet"
 cc=arm-none-eabi-gcc
 flags=(-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 --specs=nano.specs -Os
 	-std=gnu11 -ffunction-sections -fdata-sections -Wall -Wextra -Werror -Wno-unused-parameter
-	-Isrc -Isrc/hal -Isrc/runtime)
+	"${includes[@]}")
 for mod in rt_ble_ad rt_ble_beacon; do
 	"$cc" "${flags[@]}" -c "src/runtime/$mod.c" -o "$work/$mod.o"
 	echo "${mod}.text: $(arm-none-eabi-size "$work/$mod.o" | awk 'NR == 2 { print $1 }') bytes"

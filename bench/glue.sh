@@ -15,6 +15,9 @@
 #   bash bench/glue.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The include directories by folder, as the builds have them (src/sources.cmake).
+source scripts/lib/src.sh
+mapfile -t includes < <(beacon_include_flags)
 bash scripts/setup.sh >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -25,7 +28,7 @@ cc=arm-none-eabi-gcc
 size=arm-none-eabi-size
 flags=(-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 --specs=nano.specs -Os
 	-std=gnu11 -ffunction-sections -fdata-sections -Wall -Wextra -Werror -Wno-unused-parameter
-	-Isrc -Isrc/engine -Isrc/hal -Isrc/runtime -Isrc/glue)
+	"${includes[@]}" -Isrc/glue)
 
 # text data bss summed over object files
 sum_sizes() { "$size" "$@" | awk 'NR > 1 { t += $1; d += $2; b += $3 } END { print t, d, b }'; }
@@ -44,7 +47,7 @@ glue_for() { # name versions...
 
 core_objs=()
 for unit in glue_convert glue_messages glue_install; do
-	"$cc" "${flags[@]}" -Isrc/runtime/generated -c "src/glue/$unit.c" -o "$work/$unit.o"
+	"$cc" "${flags[@]}" -c "src/glue/$unit.c" -o "$work/$unit.o"
 	core_objs+=("$work/$unit.o")
 done
 

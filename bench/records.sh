@@ -15,6 +15,9 @@
 #   bash bench/records.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The include directories by folder, as the builds have them (src/sources.cmake).
+source scripts/lib/src.sh
+mapfile -t includes < <(beacon_include_flags)
 bash scripts/setup.sh >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -22,7 +25,7 @@ trap 'rm -rf "$work"' EXIT
 # The store and the simulated flash are plain C with no engine: built directly, optimised as
 # the Release host build (-O3).
 cc -std=gnu11 -O3 -DNDEBUG -g -Wall -Wextra -Werror -Wno-unused-parameter \
-	-Isrc -Isrc/hal -Isrc/runtime -Isrc/world -Isrc/port/host \
+	"${includes[@]}" -Isrc/world -Isrc/port/host \
 	bench/records_bench.c src/runtime/rt_records.c src/world/sim_flash.c \
 	src/port/host/crc_host.c -lz -o "$work/records-bench"
 
@@ -41,7 +44,7 @@ echo "mount_100_records_instructions: $(per mount100 50) instr/mount"
 
 cross=(arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16
 	--specs=nano.specs -Os -std=gnu11 -ffunction-sections -fdata-sections -fno-common
-	-Wall -Wextra -Werror -Wno-unused-parameter -Isrc -Isrc/hal -Isrc/runtime)
+	-Wall -Wextra -Werror -Wno-unused-parameter "${includes[@]}")
 "${cross[@]}" -fstack-usage -c src/runtime/rt_records.c -o "$work/rt_records.o"
 echo "rt_records_cortex_m4.text: $(arm-none-eabi-size "$work/rt_records.o" | awk 'NR == 2 { print $1 }') bytes"
 printf '#include "rt_records.h"\nrt_records_t store;\nrt_records_entry_t entry;\n' >"$work/sizes.c"
