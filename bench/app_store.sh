@@ -66,7 +66,7 @@ cross=(arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-
 	--specs=nano.specs -Os -std=gnu11 -ffunction-sections -fdata-sections -fno-common
 	-Wall -Wextra -Werror -Wno-unused-parameter "${includes[@]}")
 "${cross[@]}" -fstack-usage -c src/runtime/rt_app_store.c -o "$work/rt_app_store.o"
-"${cross[@]}" -c src/runtime/rt_flash_window.c -o "$work/rt_flash_window.o"
+"${cross[@]}" -c src/runtime/util/rt_flash_window.c -o "$work/rt_flash_window.o"
 echo "rt_app_store_cortex_m4.text: $(arm-none-eabi-size "$work/rt_app_store.o" | awk 'NR == 2 { print $1 }') bytes"
 echo "rt_flash_window_cortex_m4.text: $(arm-none-eabi-size "$work/rt_flash_window.o" | awk 'NR == 2 { print $1 }') bytes"
 printf '#include "rt_app_store.h"\nrt_app_store_t store;\n' >"$work/sizes.c"

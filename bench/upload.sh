@@ -155,9 +155,10 @@ echo "smp_serial_upload_chunk_instructions: $(( (ser - loop) / n )) instr/chunk"
 
 if command -v arm-none-eabi-gcc >/dev/null 2>&1; then
 	total=0
-	for m in rt_cbor rt_smp rt_smp_serial; do
+	for path in util/rt_cbor rt_smp rt_smp_serial; do
+		m="${path##*/}"
 		arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 --specs=nano.specs \
-			-Os -std=gnu11 -ffunction-sections "${includes[@]}" -c "src/runtime/$m.c" -o "$work/$m.o"
+			-Os -std=gnu11 -ffunction-sections "${includes[@]}" -c "src/runtime/$path.c" -o "$work/$m.o"
 		text=$(arm-none-eabi-size "$work/$m.o" | awk 'NR == 2 { print $1 + $2 }')
 		echo "${m}_cortex_m4_text: $text bytes"
 		total=$((total + text))

@@ -17,7 +17,7 @@
 
 #include <string.h>
 
-#include "rt_package.h" /* rt_crc32: zlib on the host, Zephyr's crc32_ieee on the device */
+#include "rt_crc32.h"
 
 #define A RT_RECORDS_ATE_SIZE
 #define FORMAT_VERSION 1u
