@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks of the app store (src/runtime/rt_app_store.c), one line per figure,
+# Benchmarks of the app store (src/runtime/core/rt_app_store.c), one line per figure,
 # "name: value unit":
 #
 #  - Instructions (callgrind, x86-64) of bench/app_store_bench.c on the simulated flash, for a
@@ -65,7 +65,7 @@ fi
 cross=(arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16
 	--specs=nano.specs -Os -std=gnu11 -ffunction-sections -fdata-sections -fno-common
 	-Wall -Wextra -Werror -Wno-unused-parameter "${includes[@]}")
-"${cross[@]}" -fstack-usage -c src/runtime/rt_app_store.c -o "$work/rt_app_store.o"
+"${cross[@]}" -fstack-usage -c src/runtime/core/rt_app_store.c -o "$work/rt_app_store.o"
 "${cross[@]}" -c src/runtime/util/rt_flash_window.c -o "$work/rt_flash_window.o"
 echo "rt_app_store_cortex_m4.text: $(arm-none-eabi-size "$work/rt_app_store.o" | awk 'NR == 2 { print $1 }') bytes"
 echo "rt_flash_window_cortex_m4.text: $(arm-none-eabi-size "$work/rt_flash_window.o" | awk 'NR == 2 { print $1 }') bytes"
