@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks of the BLE air and the scan path (docs/world.md "The air", src/runtime/rt_ble.c),
+# Benchmarks of the BLE air and the scan path (docs/world.md "The air", src/runtime/ble/rt_ble.c),
 # one line per figure, "name: value unit". Instruction counts from callgrind (x86-64, Release).
 #
 #  - ble_scan_record_instructions: one scan record delivered to JS: on_scan() of rt_ble.c,

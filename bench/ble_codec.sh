@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks of the BLE packet codec (src/runtime/rt_ble_ad.c, rt_ble_beacon.c), one line per
+# Benchmarks of the BLE packet codec (src/runtime/ble/rt_ble_ad.c, rt_ble_beacon.c), one line per
 # figure, "name: value unit":
 #
 #  - Instructions per operation (callgrind, x86-64, the host build in Release) on a typical

@@ -346,7 +346,7 @@ function hexBytes(hex: string): number[] {
 
 /**
  * The advertising data (AD) of a packet given by its fields, in the order the firmware's encoder
- * writes them (src/runtime/rt_ble_ad.c): flags, tx power, 16-, 32-, 128-bit UUID lists, service
+ * writes them (src/runtime/ble/rt_ble_ad.c): flags, tx power, 16-, 32-, 128-bit UUID lists, service
  * data, manufacturer data, name. UUIDs are written most significant byte first and sent
  * little-endian. A dozen lines, so no Bluetooth library is pulled into the tools for it.
  */
