@@ -38,7 +38,7 @@ full=$(cg "$work/enqueue$n.bapp")
 echo "cloud_enqueue_${size}B_json_instructions: $(((full - base) / n)) instr/enqueue"
 
 cc -std=gnu11 -O2 -Wall -Wextra -Werror "${includes[@]}" bench/cloud_device_bench.c \
-	src/runtime/rt_cloud_proto.c src/runtime/util/rt_cbor.c -lm -o "$work/cloud-bench"
+	src/runtime/cloud/rt_cloud_proto.c src/runtime/util/rt_cbor.c -lm -o "$work/cloud-bench"
 "$work/cloud-bench"
 
 cc -std=gnu11 -O2 -Wall -Wextra -Werror "${includes[@]}" \
