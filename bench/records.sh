@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks of the flash record store (src/runtime/rt_records.c), one line per figure,
+# Benchmarks of the flash record store (src/runtime/storage/rt_records.c), one line per figure,
 # "name: value unit":
 #
 #  - Instructions (callgrind, x86-64) per write of a 1 kB record (replaces in a store of 20 such
@@ -26,7 +26,7 @@ trap 'rm -rf "$work"' EXIT
 # the Release host build (-O3).
 cc -std=gnu11 -O3 -DNDEBUG -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	"${includes[@]}" -Isrc/world -Isrc/port/host \
-	bench/records_bench.c src/runtime/rt_records.c src/world/sim_flash.c \
+	bench/records_bench.c src/runtime/storage/rt_records.c src/world/sim_flash.c \
 	src/port/host/crc_host.c -lz -o "$work/records-bench"
 
 cg() { bash bench/callgrind.sh "$work/records-bench" "$@"; }
@@ -45,7 +45,7 @@ echo "mount_100_records_instructions: $(per mount100 50) instr/mount"
 cross=(arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16
 	--specs=nano.specs -Os -std=gnu11 -ffunction-sections -fdata-sections -fno-common
 	-Wall -Wextra -Werror -Wno-unused-parameter "${includes[@]}")
-"${cross[@]}" -fstack-usage -c src/runtime/rt_records.c -o "$work/rt_records.o"
+"${cross[@]}" -fstack-usage -c src/runtime/storage/rt_records.c -o "$work/rt_records.o"
 echo "rt_records_cortex_m4.text: $(arm-none-eabi-size "$work/rt_records.o" | awk 'NR == 2 { print $1 }') bytes"
 printf '#include "rt_records.h"\nrt_records_t store;\nrt_records_entry_t entry;\n' >"$work/sizes.c"
 "${cross[@]}" -c "$work/sizes.c" -o "$work/sizes.o"
