@@ -42,7 +42,7 @@ flags=(-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 --specs=nano.s
 	-std=gnu11 -ffunction-sections -fdata-sections -Wall -Wextra -Werror -Wno-unused-parameter
 	"${includes[@]}")
 for mod in rt_ble_ad rt_ble_beacon; do
-	"$cc" "${flags[@]}" -c "src/runtime/$mod.c" -o "$work/$mod.o"
+	"$cc" "${flags[@]}" -c "src/runtime/ble/$mod.c" -o "$work/$mod.o"
 	echo "${mod}.text: $(arm-none-eabi-size "$work/$mod.o" | awk 'NR == 2 { print $1 }') bytes"
 done
 # The structs' sizes on the target, read from a compiled object's symbol sizes.

@@ -43,8 +43,9 @@ if command -v "$cc" >/dev/null 2>&1; then
 	flags=(-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 --specs=nano.specs -Os
 		-std=gnu11 -ffunction-sections -fdata-sections -Wall -Wextra -Werror -Wno-unused-parameter
 		"${includes[@]}")
-	for module in rt_geo rt_gnss_track rt_location_filter rt_ndef rt_uwb_model; do
-		"$cc" "${flags[@]}" -c "src/runtime/$module.c" -o "$work/$module.o"
+	for path in location/rt_geo location/rt_gnss_track location/rt_location_filter nfc/rt_ndef uwb/rt_uwb_model; do
+		module="${path##*/}"
+		"$cc" "${flags[@]}" -c "src/runtime/$path.c" -o "$work/$module.o"
 		echo "${module}.text: $(arm-none-eabi-size "$work/$module.o" | awk 'NR == 2 { print $1 }') bytes"
 	done
 fi

@@ -155,7 +155,7 @@ echo "smp_serial_upload_chunk_instructions: $(( (ser - loop) / n )) instr/chunk"
 
 if command -v arm-none-eabi-gcc >/dev/null 2>&1; then
 	total=0
-	for path in util/rt_cbor rt_smp rt_smp_serial; do
+	for path in util/rt_cbor smp/rt_smp smp/rt_smp_serial; do
 		m="${path##*/}"
 		arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 --specs=nano.specs \
 			-Os -std=gnu11 -ffunction-sections "${includes[@]}" -c "src/runtime/$path.c" -o "$work/$m.o"
