@@ -41,9 +41,14 @@ cc=arm-none-eabi-gcc
 flags=(-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 --specs=nano.specs -Os
 	-std=gnu11 -ffunction-sections -fdata-sections -Wall -Wextra -Werror -Wno-unused-parameter
 	"${includes[@]}")
-for mod in rt_ble_ad rt_ble_beacon; do
-	"$cc" "${flags[@]}" -c "src/runtime/ble/$mod.c" -o "$work/$mod.o"
-	echo "${mod}.text: $(arm-none-eabi-size "$work/$mod.o" | awk 'NR == 2 { print $1 }') bytes"
+# A module's figure is the sum of its files (rt_ble_beacon: the builders and the parser).
+for mod in rt_ble_ad "rt_ble_beacon rt_ble_beacon_parse"; do
+	objs=()
+	for file in $mod; do
+		"$cc" "${flags[@]}" -c "src/runtime/ble/$file.c" -o "$work/$file.o"
+		objs+=("$work/$file.o")
+	done
+	echo "${mod%% *}.text: $(arm-none-eabi-size "${objs[@]}" | awk 'NR > 1 { t += $1 } END { print t }') bytes"
 done
 # The structs' sizes on the target, read from a compiled object's symbol sizes.
 cat >"$work/sizes.c" <<'C'
