@@ -1,8 +1,10 @@
 /*
  * cloud: the event queue, cloud variables and messages from the cloud, and the sync cycle that
- * delivers them (sync.* is in rt_sync.c). See rt_cloud.h; docs/cloud.md has the model.
+ * delivers them (sync.* is in rt_sync.c). See rt_cloud.h; docs/cloud.md has the model. This file:
+ * the service's state and cloud.*; the cycle is in rt_cloud_sync.c, a message's payload to the
+ * app's values in rt_cloud_payload.c.
  *
- * The generated glue has checked and converted every argument before these run.
+ * The generated glue has rt_cloud_checked and converted every argument before these run.
  */
 #include "rt_cloud.h"
 
@@ -13,16 +15,12 @@
 #include "hal_clock.h"
 #include "hal_cloud.h"
 #include "hal_console.h"
-#include "hal_device.h"
-#include "hal_sensors.h"
 #include "rt_api_version.h"
+#include "rt_cloud_internal.h"
 #include "rt_cloud_json.h"
 #include "rt_cloud_proto.h"
-#include "rt_cloud_session.h"
 #include "rt_device.h"
 #include "rt_errors.h"
-#include "rt_hex.h"
-#include "rt_loop.h"
 #include "rt_pure.h"
 #include "rt_scratch.h"
 #include "rt_store.h"
@@ -45,8 +43,6 @@
 _Static_assert(2u * RT_CLOUD_RECORD_MAX <= RT_SCRATCH_BYTES,
 	       "a record and room to read another fit the scratch");
 _Static_assert(TEXT_MAX >= RT_CLOUD_PAYLOAD_MAX, "an 8 kB payload's JSON fits the scratch");
-
-static void arm(rt_cloud_state_t *s);
 
 /* ------------------------------------------------------------------ state */
 
@@ -97,7 +93,7 @@ rt_cloud_state_t *rt_cloud_state(void)
 	return s;
 }
 
-static rt_records_err_t open_queue(rt_cloud_state_t *s)
+rt_records_err_t rt_cloud_open_queue(rt_cloud_state_t *s)
 {
 	rt_records_err_t err = RT_RECORDS_OK;
 	rt_records_t *store = rt_store_open(&err);
@@ -112,7 +108,7 @@ static rt_records_err_t open_queue(rt_cloud_state_t *s)
 }
 
 /* After a store error the store is mounted again on next use: so is the queue. */
-static rt_records_err_t checked(rt_cloud_state_t *s, rt_records_err_t err)
+rt_records_err_t rt_cloud_checked(rt_cloud_state_t *s, rt_records_err_t err)
 {
 	if (err != RT_RECORDS_OK && err != RT_RECORDS_ENOSPC && err != RT_RECORDS_EINDEX_FULL &&
 	    err != RT_RECORDS_ETOOBIG) {
@@ -121,7 +117,7 @@ static rt_records_err_t checked(rt_cloud_state_t *s, rt_records_err_t err)
 	return err;
 }
 
-static int64_t timestamp(void)
+int64_t rt_cloud_timestamp(void)
 {
 	int64_t utc = 0;
 	if (hal_clock_utc_ms(&utc)) {
@@ -129,37 +125,6 @@ static int64_t timestamp(void)
 	}
 	/* The clock is not set yet: ms since boot (the cloud shows it near 1970). */
 	return (int64_t)hal_clock_ms();
-}
-
-static void device_id(char *out, size_t cap)
-{
-	uint8_t id[32];
-	size_t n = hal_device_public_id(id, sizeof(id));
-	if (n > sizeof(id)) {
-		n = sizeof(id);
-	}
-	if (2 * n + 1 > cap) {
-		n = (cap - 1) / 2;
-	}
-	rt_hex_encode(id, n, out);
-}
-
-static void trace_sync(const char *phase, const rt_cloud_session_t *ss, const char *error)
-{
-	char fields[256];
-	if (ss == NULL) {
-		snprintf(fields, sizeof(fields), "\"phase\":\"%s\"", phase);
-	} else if (error == NULL) {
-		snprintf(fields, sizeof(fields),
-			 "\"phase\":\"%s\",\"events\":%u,\"batches\":%u,\"messages\":%u,\"bytes\":%u", phase,
-			 (unsigned)ss->events_sent, (unsigned)ss->batches_sent, (unsigned)ss->messages,
-			 (unsigned)ss->bytes_up);
-	} else {
-		snprintf(fields, sizeof(fields),
-			 "\"phase\":\"%s\",\"events\":%u,\"messages\":%u,\"error\":\"%s\"", phase,
-			 (unsigned)ss->events_sent, (unsigned)ss->messages, error);
-	}
-	hal_console_record("cloud-sync", fields);
 }
 
 /* ------------------------------------------------------------------ values */
@@ -179,8 +144,8 @@ static rt_cloud_json_err_t value_json(eng_value_t value, eng_value_t *json)
 
 /* The JSON's CBOR into out, through the text at scratch + RT_CLOUD_RECORD_MAX: RT_CLOUD_JSON_*
  * (ESPACE: the text or the CBOR does not fit). */
-static rt_cloud_json_err_t json_cbor(eng_value_t json, uint8_t *scratch, uint8_t *out, size_t cap,
-				     size_t *len)
+rt_cloud_json_err_t rt_cloud_cbor_from_json(eng_value_t json, uint8_t *scratch, uint8_t *out,
+					    size_t cap, size_t *len)
 {
 	*len = 0;
 	char *text = (char *)scratch + RT_CLOUD_RECORD_MAX;
@@ -244,14 +209,14 @@ eng_value_t rt_cloud_enqueue(const rt_cloud_enqueue_args_t *args)
 		uint8_t *record = rt_scratch_take("cloud.enqueue");
 		/* The payload is written in place, where the record will hold it. */
 		uint8_t *payload = record + RT_CLOUD_EVENT_HEADER + type_len;
-		jerr = json_cbor(json, record, payload,
+		jerr = rt_cloud_cbor_from_json(json, record, payload,
 				 RT_CLOUD_RECORD_MAX - RT_CLOUD_EVENT_HEADER - type_len, &len);
 		if (jerr == RT_CLOUD_JSON_OK && len <= limit) {
-			err = open_queue(s);
+			err = rt_cloud_open_queue(s);
 			if (err == RT_RECORDS_OK) {
 				uint32_t dropped = s->queue.dropped;
-				err = checked(s, rt_cloud_queue_push(&s->queue, type, type_len, payload,
-								     len, timestamp(),
+				err = rt_cloud_checked(s, rt_cloud_queue_push(&s->queue, type, type_len, payload,
+								     len, rt_cloud_timestamp(),
 								     volatile_ ? RT_CLOUD_EVENT_VOLATILE : 0,
 								     record, 2u * RT_CLOUD_RECORD_MAX,
 								     &seq, &bytes));
@@ -298,7 +263,7 @@ eng_value_t rt_cloud_enqueue(const rt_cloud_enqueue_args_t *args)
 	if (rt_cloud_queue_nearly_full(&s->queue)) {
 		rt_sync_cycle_request(&s->cycle);
 	}
-	arm(s);
+	rt_cloud_arm(s);
 	if (old) {
 		return eng_undefined();
 	}
@@ -324,7 +289,7 @@ eng_value_t rt_cloud_setVar(const rt_cloud_setVar_args_t *args)
 	uint64_t hash = 0;
 	if (jerr == RT_CLOUD_JSON_OK) {
 		uint8_t *scratch = rt_scratch_take("cloud.setVar");
-		jerr = json_cbor(json, scratch, scratch, RT_CLOUD_RECORD_MAX, &len);
+		jerr = rt_cloud_cbor_from_json(json, scratch, scratch, RT_CLOUD_RECORD_MAX, &len);
 		if (jerr == RT_CLOUD_JSON_OK) {
 			hash = rt_cloud_value_hash(scratch, len);
 		}
@@ -360,7 +325,7 @@ eng_value_t rt_cloud_setVar(const rt_cloud_setVar_args_t *args)
 	var->value = eng_ref_new(json);
 	eng_release(json);
 	var->hash = hash;
-	arm(s);
+	rt_cloud_arm(s);
 	return eng_number((double)len);
 }
 
@@ -368,439 +333,6 @@ eng_value_t rt_cloud_onReceive(const rt_cloud_onReceive_args_t *args)
 {
 	rt_cloud_state_t *s = rt_cloud_state();
 	keep_ref(&s->on_receive, args->msgHandler);
-	arm(s);
+	rt_cloud_arm(s);
 	return eng_undefined();
-}
-
-/* ------------------------------------------------------------------ the sync cycle */
-
-static bool has_work(rt_cloud_state_t *s)
-{
-	if (s->on_receive || s->start_handler || s->end_handler || s->cycle.requested) {
-		return true;
-	}
-	for (uint32_t i = 0; i < s->vars.count; i++) {
-		if (rt_cloud_var_dirty(&s->vars.vars[i])) {
-			return true;
-		}
-	}
-	return s->queue.open && s->queue.count > 0;
-}
-
-static void on_alarm(void *context);
-static void on_battery(void *context);
-
-static void check_battery(rt_cloud_state_t *s)
-{
-	hal_power_t p;
-	memset(&p, 0, sizeof(p));
-	hal_power_read(&p);
-	bool low = !p.external && p.percent < RT_CLOUD_LOW_BATTERY_PERCENT;
-	if (low && !s->battery_low && s->queue.open && s->queue.count > 0) {
-		hal_log(HAL_LOG_INFO, "battery low (%.0f %%): syncing the cloud queue", (double)p.percent);
-		rt_sync_cycle_request(&s->cycle);
-	}
-	s->battery_low = low;
-}
-
-static void arm(rt_cloud_state_t *s)
-{
-	if (s->cycle.running) {
-		return;
-	}
-	rt_alarm_cancel(&s->alarm);
-	if (!has_work(s)) {
-		return;
-	}
-	uint64_t due = rt_sync_cycle_due(&s->cycle);
-	uint64_t now = hal_clock_ms();
-	s->alarm = rt_alarm_at(due < now ? now : due, on_alarm, NULL);
-	if (s->queue.open && s->queue.count > 0 && !rt_alarm_pending(s->battery_alarm)) {
-		s->battery_alarm = rt_alarm_at(now + RT_CLOUD_BATTERY_CHECK_MS, on_battery, NULL);
-	}
-}
-
-void rt_cloud_reschedule(void)
-{
-	arm(rt_cloud_state());
-}
-
-bool rt_cloud_request_sync(void)
-{
-	rt_cloud_state_t *s = rt_cloud_state();
-	if (!rt_sync_cycle_request(&s->cycle)) {
-		return false;
-	}
-	arm(s);
-	return true;
-}
-
-static void on_battery(void *context)
-{
-	(void)context;
-	rt_cloud_state_t *s = rt_cloud_state();
-	s->battery_alarm = 0;
-	check_battery(s);
-	arm(s);
-}
-
-/* Each changed variable becomes an event of this sync (an older queued update goes first). */
-static void queue_variables(rt_cloud_state_t *s)
-{
-	for (uint32_t i = 0; i < s->vars.count; i++) {
-		rt_cloud_var_t *var = &s->vars.vars[i];
-		if (!rt_cloud_var_dirty(var)) {
-			continue;
-		}
-		size_t name_len = strlen(var->name);
-		uint8_t *record = rt_scratch_take("cloud variables");
-		uint8_t *payload = record + RT_CLOUD_EVENT_HEADER + name_len;
-		eng_value_t json = eng_ref_get(var->value);
-		size_t len = 0;
-		rt_cloud_json_err_t jerr = json_cbor(json, record, payload, RT_CLOUD_VAR_VALUE_MAX, &len);
-		eng_release(json);
-		if (jerr != RT_CLOUD_JSON_OK) {
-			rt_scratch_give(record);
-			continue; /* checked by setVar: cannot happen */
-		}
-		/* The text is dead: the second half holds an older update being looked for. */
-		rt_records_err_t err = checked(s, rt_cloud_queue_drop_variable(
-							  &s->queue, var->name, name_len,
-							  record + RT_CLOUD_RECORD_MAX, RT_CLOUD_RECORD_MAX));
-		uint32_t seq = 0;
-		size_t bytes = 0;
-		if (err == RT_RECORDS_OK) {
-			err = checked(s, rt_cloud_queue_push(&s->queue, var->name, name_len, payload, len,
-							     timestamp(),
-							     RT_CLOUD_EVENT_VOLATILE | RT_CLOUD_EVENT_VARIABLE,
-							     record, 2u * RT_CLOUD_RECORD_MAX, &seq, &bytes));
-		}
-		rt_scratch_give(record);
-		if (err != RT_RECORDS_OK) {
-			hal_log(HAL_LOG_WARN, "cloud variable '%s' not sent: %s", var->name,
-				rt_records_strerror(err));
-			continue;
-		}
-		var->sent = true;
-		var->sent_hash = var->hash;
-	}
-}
-
-/* Text as the inside of a JSON string (for trace records). */
-static void json_escape(char *out, size_t cap, const char *in, size_t len)
-{
-	size_t o = 0;
-	for (size_t i = 0; i < len && o + 7 < cap; i++) {
-		unsigned char c = (unsigned char)in[i];
-		if (c == '"' || c == '\\') {
-			out[o++] = '\\';
-			out[o++] = (char)c;
-		} else if (c < 0x20) {
-			o += (size_t)snprintf(out + o, cap - o, "\\u%04x", c);
-		} else {
-			out[o++] = (char)c;
-		}
-	}
-	out[o] = '\0';
-}
-
-/* ------------------------------------------------------------------ CBOR -> values */
-
-/* 2^53 - 1: larger integers have no exact number (the cloud sends none: docs/cloud-protocol.md). */
-#define MAX_SAFE_INT 9007199254740991ull
-
-typedef struct {
-	rt_cbor_dec_t d;
-	const char *why; /* why the payload was refused */
-} payload_reader_t;
-
-/*
- * Properties are defined as JSON.parse defines them (eng_define_data): no setter of the app's
- * runs, not even one on Object.prototype or Array.prototype, and a "__proto__" key is an own
- * property, not the object's prototype. So no app code runs while a payload is decoded.
- */
-static eng_value_t payload_item(payload_reader_t *r, unsigned depth)
-{
-	rt_cbor_item_t it;
-	if (rt_cbor_next(&r->d, &it) != RT_CBOR_OK) {
-		r->why = "payload is not well-formed CBOR";
-		return eng_undefined();
-	}
-	switch (it.type) {
-	case RT_CBOR_UINT:
-		if (it.u > MAX_SAFE_INT) {
-			break;
-		}
-		return eng_number((double)it.u);
-	case RT_CBOR_NEGATIVE:
-		if (it.u >= MAX_SAFE_INT) {
-			break;
-		}
-		return eng_number(-1.0 - (double)it.u);
-	case RT_CBOR_FLOAT:
-		if (it.f != it.f || it.f - it.f != 0.0) {
-			break; /* NaN or an infinity: JSON has neither */
-		}
-		return eng_number(it.f);
-	case RT_CBOR_TEXT:
-		return eng_string((const char *)it.data, it.len);
-	case RT_CBOR_TRUE:
-		return eng_boolean(true);
-	case RT_CBOR_FALSE:
-		return eng_boolean(false);
-	case RT_CBOR_NULL:
-		return eng_null();
-	case RT_CBOR_ARRAY:
-	case RT_CBOR_MAP: {
-		if (depth == 0) {
-			r->why = "payload nested too deep for this device";
-			return eng_undefined();
-		}
-		/* Every item takes a byte at least: a count beyond the bytes left is a lie, refused
-		 * before the engine is asked for an array that long. */
-		if (it.u > r->d.len - r->d.pos) {
-			r->why = "payload is not well-formed CBOR";
-			return eng_undefined();
-		}
-		bool map = it.type == RT_CBOR_MAP;
-		eng_value_t out = map ? eng_object() : eng_array(0);
-		for (uint64_t i = 0; i < it.u && r->why == NULL; i++) {
-			const char *key;
-			size_t key_len;
-			char index[12];
-			if (map) {
-				rt_cbor_item_t k;
-				if (rt_cbor_next(&r->d, &k) != RT_CBOR_OK || k.type != RT_CBOR_TEXT) {
-					r->why = "payload has a map key that is not text";
-					break;
-				}
-				key = (const char *)k.data;
-				key_len = k.len;
-			} else {
-				key_len = (size_t)snprintf(index, sizeof(index), "%u", (unsigned)i);
-				key = index;
-			}
-			eng_value_t v = payload_item(r, depth - 1);
-			if (r->why == NULL && !eng_define_data(out, key, key_len, v)) {
-				r->why = "payload too large for this device";
-			}
-			eng_release(v);
-		}
-		if (r->why != NULL) {
-			eng_release(out);
-			return eng_undefined();
-		}
-		return out;
-	}
-	default:
-		r->why = "payload has a byte string, tag or other value JSON has not";
-		return eng_undefined();
-	}
-	r->why = "payload has a number JSON cannot hold exactly";
-	return eng_undefined();
-}
-
-eng_value_t rt_cloud_payload_value(const uint8_t *cbor, size_t len, const char **why)
-{
-	payload_reader_t r;
-	memset(&r, 0, sizeof(r));
-	rt_cbor_dec_init(&r.d, cbor, len);
-	eng_value_t v = payload_item(&r, RT_CLOUD_PAYLOAD_DEPTH);
-	if (r.why == NULL && !rt_cbor_at_end(&r.d)) {
-		r.why = "payload has bytes after its value";
-	}
-	if (r.why != NULL) {
-		eng_release(v);
-		v = eng_undefined();
-	}
-	*why = r.why;
-	return v;
-}
-
-static void deliver(void *ctx, const rt_cloud_message_t *msg)
-{
-	rt_cloud_state_t *s = ctx;
-	char type_json[2 * 6 * 30 + 1];
-	json_escape(type_json, sizeof(type_json), msg->type, msg->type_len);
-	char fields[sizeof(type_json) + 80];
-	snprintf(fields, sizeof(fields), "\"id\":%llu,\"type\":\"%s\",\"handler\":%s",
-		 (unsigned long long)msg->id, type_json, s->on_receive ? "true" : "false");
-	hal_console_record("cloud-message", fields);
-	if (!s->on_receive) {
-		return;
-	}
-	/* Straight from the CBOR into the app's values: no text of it is ever made. */
-	const char *why = NULL;
-	eng_value_t payload = rt_cloud_payload_value(msg->payload, msg->payload_len, &why);
-	if (why != NULL) {
-		hal_log(HAL_LOG_WARN, "cloud message %llu: %s", (unsigned long long)msg->id, why);
-		return;
-	}
-	eng_value_t env = eng_object();
-	eng_value_t type = eng_string(msg->type, msg->type_len);
-	eng_value_t ts = eng_number((double)msg->ts);
-	eng_set(env, "type", type);
-	eng_set(env, "ts", ts);
-	eng_set(env, "payload", payload);
-	eng_release(type);
-	eng_release(ts);
-	eng_release(payload);
-	eng_value_t fn = eng_ref_get(s->on_receive);
-	rt_loop_invoke(fn, &env, 1);
-	eng_release(fn);
-	eng_release(env);
-}
-
-/* The exchange itself, then the end handler. */
-static void exchange(rt_cloud_state_t *s)
-{
-	uint32_t generation = s->generation;
-	char id[65];
-	device_id(id, sizeof(id));
-	rt_cloud_session_t ss;
-	memset(&ss, 0, sizeof(ss));
-	rt_records_err_t err = open_queue(s);
-	int rc;
-	if (err != RT_RECORDS_OK) {
-		snprintf(ss.detail, sizeof(ss.detail), "storage error: %s", rt_records_strerror(err));
-		rc = ss.error = HAL_CLOUD_ECONN;
-	} else {
-		queue_variables(s);
-		ss.transport = hal_cloud_transport();
-		ss.queue = &s->queue;
-		ss.device_id = id;
-		ss.deliver = deliver;
-		ss.ctx = s;
-		rc = rt_cloud_session_run(&ss);
-		if (ss.storage_failed) {
-			s->queue.open = false;
-		}
-	}
-	/* The handlers above may have replaced the app (app.restart()): nothing more to do then. */
-	if (rt_cloud_state()->generation != generation) {
-		return;
-	}
-	rt_sync_cycle_end(&s->cycle, hal_clock_ms(), rc == 0);
-	trace_sync("end", &ss, rc == 0 ? NULL : ss.detail);
-	if (rc != 0) {
-		hal_log(HAL_LOG_INFO, "sync failed: %s", ss.detail);
-	}
-	if (s->end_handler && rt_api_version() >= RT_API_VERSION(0, 2, 6)) {
-		eng_value_t arg = rc == 0 ? eng_undefined()
-					  : eng_error(ENG_ERROR_COMMON, NULL, "sync failed: %s", ss.detail);
-		eng_value_t fn = eng_ref_get(s->end_handler);
-		rt_loop_invoke(fn, &arg, 1);
-		eng_release(fn);
-		eng_release(arg);
-	}
-	arm(s);
-}
-
-static void on_exchange(void *context)
-{
-	(void)context;
-	rt_cloud_state_t *s = rt_cloud_state();
-	s->alarm = 0;
-	exchange(s);
-}
-
-static void start_settled(rt_cloud_state_t *s, uint32_t token, const char *how)
-{
-	if (!s->awaiting_start || token != s->start_token) {
-		return; /* an older sync's promise, or already timed out */
-	}
-	s->awaiting_start = false;
-	rt_alarm_cancel(&s->start_timeout);
-	if (how != NULL) {
-		hal_log(HAL_LOG_INFO, "sync start handler: %s", how);
-	}
-	/* From the loop, not from inside the promise job. */
-	s->alarm = rt_alarm_at(hal_clock_ms(), on_exchange, NULL);
-}
-
-static eng_value_t start_fulfilled(const eng_call_t *call)
-{
-	start_settled(rt_cloud_state(), (uint32_t)(uintptr_t)call->data, NULL);
-	return eng_undefined();
-}
-
-static eng_value_t start_rejected(const eng_call_t *call)
-{
-	rt_cloud_state_t *s = rt_cloud_state();
-	if (s->awaiting_start && (uint32_t)(uintptr_t)call->data == s->start_token &&
-	    call->argc > 0) {
-		/* The app's error handler sees the rejection; the sync goes on. */
-		rt_loop_report(RT_ERROR_CALLBACK, call->argv[0]);
-	}
-	start_settled(s, (uint32_t)(uintptr_t)call->data, NULL);
-	return eng_undefined();
-}
-
-static void on_start_timeout(void *context)
-{
-	(void)context;
-	rt_cloud_state_t *s = rt_cloud_state();
-	s->start_timeout = 0;
-	start_settled(s, s->start_token, "its promise did not settle in 5 minutes; syncing anyway");
-}
-
-/* Call the start handler; true when the exchange must wait for its promise. */
-static bool call_start_handler(rt_cloud_state_t *s)
-{
-	eng_value_t fn = eng_ref_get(s->start_handler);
-	eng_watchdog_arm();
-	eng_value_t result = eng_call(fn, eng_undefined(), NULL, 0);
-	eng_watchdog_disarm();
-	eng_release(fn);
-	if (eng_is_exception(result)) {
-		eng_value_t error = eng_exception_value(result);
-		rt_loop_report(RT_ERROR_CALLBACK, error);
-		eng_release(error);
-		rt_loop_run_jobs();
-		return false;
-	}
-	bool wait = false;
-	if (rt_api_version() >= RT_API_VERSION(0, 2, 4) && eng_is_object(result)) {
-		eng_value_t then = eng_get(result, "then");
-		if (!eng_is_exception(then) && eng_is_callable(then)) {
-			s->start_token++;
-			void *token = (void *)(uintptr_t)s->start_token;
-			eng_value_t argv[2] = {eng_function(start_fulfilled, token, "fulfilled"),
-					       eng_function(start_rejected, token, "rejected")};
-			eng_value_t r = eng_call(then, result, argv, 2);
-			if (!eng_is_exception(r)) {
-				wait = true;
-				s->awaiting_start = true;
-				s->start_timeout = rt_alarm_at(hal_clock_ms() + RT_SYNC_START_WAIT_MS,
-							       on_start_timeout, NULL);
-			}
-			eng_release(r);
-			eng_release(argv[0]);
-			eng_release(argv[1]);
-		}
-		eng_release(then);
-	}
-	eng_release(result);
-	rt_loop_run_jobs();
-	/* Even when it settled already (in the jobs just run): the exchange was scheduled then. */
-	return wait;
-}
-
-static void on_alarm(void *context)
-{
-	(void)context;
-	rt_cloud_state_t *s = rt_cloud_state();
-	s->alarm = 0;
-	if (!rt_sync_cycle_begin(&s->cycle)) {
-		return;
-	}
-	uint32_t generation = s->generation;
-	trace_sync("start", NULL, NULL);
-	if (s->start_handler && call_start_handler(s)) {
-		return; /* the exchange follows when the promise settles (or in 5 minutes) */
-	}
-	if (rt_cloud_state()->generation != generation || s->awaiting_start) {
-		return;
-	}
-	exchange(s);
 }
