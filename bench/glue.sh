@@ -7,7 +7,7 @@
 #    and arm-none-eabi-size gives its bytes (text: code and read-only tables; data; bss). The
 #    generated part of a set is api_glue.o (argument tables, wrappers, install tables) plus
 #    api_types.o (record makers); glue_core, the table interpreter (glue_convert.c,
-#    glue_messages.c, glue_install.c), is the same for every set.
+#    glue_value.c, glue_messages.c, glue_install.c), is the same for every set.
 #  - Instructions per call (callgrind, x86-64, the host build in Release) of bindings of 0, 2 and
 #    4 arguments whose runtime function returns at once (see bench/glue_call.c), against an empty
 #    native function called with the same arguments: the difference is what the glue adds.
@@ -46,7 +46,7 @@ glue_for() { # name versions...
 }
 
 core_objs=()
-for unit in glue_convert glue_messages glue_install; do
+for unit in glue_convert glue_value glue_messages glue_install; do
 	"$cc" "${flags[@]}" -c "src/glue/$unit.c" -o "$work/$unit.o"
 	core_objs+=("$work/$unit.o")
 done
