@@ -7,6 +7,8 @@ Reads every #include "..." of the C files under src/ and fails on:
   - an include from one part into another that the rules do not allow: the including part's
     `uses`, or a named [[interface]] (a service reaching into another service, the core into a
     service, the runtime into the glue or a port, ...);
+  - a header named *_internal.h included from outside its folder (it is what the folder's files
+    share, for them alone);
   - a C file of the runtime outside the folders of src/runtime, a runtime folder without a
     README.md, two headers of the same name (headers are included by name);
   - a hand-written C or TypeScript file over [size] max_lines (generated files and tests are
@@ -62,6 +64,9 @@ def main(argv):
     for i in layout.interfaces:
         if i.name not in used:
             say(f"  (the interface '{i.name}' is not used by any include)")
+    for rel, dst in layout.private:
+        problems.append(f"src/{rel} includes {os.path.basename(dst)}: a *_internal.h header is what "
+                        f"the files of src/{os.path.dirname(dst)} share, for them alone")
     for edge in forbidden:
         problems.append(f"src/{edge.src} includes {os.path.basename(edge.dst)} (src/{edge.dst}): "
                         f"{edge.src_part} may not use {edge.dst_part} "

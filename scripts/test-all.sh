@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every test suite, as CI runs it: generated files current, C unit tests (also under
+# Every test suite, as CI runs it: generated files current, the layout's rules (src/layout.toml)
+# and file sizes kept, C unit tests (also under
 # AddressSanitizer and UndefinedBehaviorSanitizer) on both engines, the TypeScript tools,
 # micro-apps on the simulator, the Cortex-M4 cross-compile, and the firmware built by Zephyr for
 # the four boards, run on nrf52_bsim and mps2/an521. Installs what it needs first, the offline
@@ -34,6 +35,10 @@ export JERRYSCRIPT_DIR="${JERRYSCRIPT_DIR:-$ZEPHYR_BASE/../modules/lib/jerryscri
 
 step "generated files are current"
 node bindings-ts/bin/beacon.js codegen --check
+
+step "layout: the include rules of src/layout.toml, no hand-written file over 600 lines, the picture current"
+python3 scripts/check-layout.py
+python3 scripts/layout-diagram.py --check
 
 step "C: build and unit tests (build/host)"
 cmake -S . -B build/host -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null

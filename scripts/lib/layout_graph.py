@@ -54,7 +54,8 @@ class Layout:
     interfaces: list = field(default_factory=list)
     files: dict = field(default_factory=dict)  # file (relative to src/) -> part name
     problems: list = field(default_factory=list)  # found while reading the tree
-    edges: list = field(default_factory=list)
+    edges: list = field(default_factory=list)  # includes from one part into another
+    private: list = field(default_factory=list)  # (file, header) of a folder-private header outside it
 
 
 def load(root):
@@ -111,6 +112,8 @@ def load(root):
             if dst is None or dst == rel:
                 continue  # a third party's header (duktape.h, zephyr's), or built at build time
             dst_part = layout.files[dst]
+            if is_private(dst) and os.path.dirname(dst) != os.path.dirname(rel):
+                layout.private.append((rel, dst))
             if dst_part != part:
                 layout.edges.append(Edge(src=rel, dst=dst, src_part=part, dst_part=dst_part))
     return layout
@@ -124,6 +127,11 @@ def resolve(rel, inc, files, by_name):
         return inc if inc in files else None
     where = by_name.get(inc, [])
     return where[0] if len(where) == 1 else None
+
+
+def is_private(header):
+    """A header named *_internal.h is its folder's own: what the folder's files share."""
+    return header.endswith("_internal.h")
 
 
 def readme_title(folder):
