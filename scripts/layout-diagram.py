@@ -75,7 +75,7 @@ def render(layout):
             if src != dst:
                 plain.add((src, dst))
 
-    out = ["```mermaid", "flowchart TB"]
+    out = ["```mermaid", "flowchart TD"]
     out.append('  subgraph ports["ports: src/port"]')
     out += [f'    {node_id(p)}["{node_name(p)}"]' for p in ports]
     out.append("  end")
