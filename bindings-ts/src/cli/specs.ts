@@ -15,6 +15,16 @@ const engineOption: OptionSpec = {
   help: 'engine to compile for (default duktape)',
 };
 
+// --board chose the bare-metal image's board, mps2-an386 or mps2-an505 (Cortex-M33). The Zephyr
+// firmware on mps2/an521 now gives the M33's figures, so the image has one board and no option.
+const retiredBoardOption: OptionSpec = {
+  name: 'board',
+  value: '<board>',
+  help: '',
+  retired: "the emulated image has one board, mps2-an386 (the nRF52840's Cortex-M4F, --target qemu); " +
+    "for the Cortex-M33 (the nRF9160's core, mps2-an505 before) run the Zephyr firmware on mps2/an521: beacon run --target zephyr-qemu",
+};
+
 export const buildSpec: CommandSpec = {
   name: 'build',
   brief: 'compile a micro-app (.ts/.js) into an app package (.bapp)',
@@ -57,7 +67,7 @@ export const runSpec: CommandSpec = {
     { name: 'utc', value: '<time>', help: 'UTC time the simulated clock starts at: ISO 8601 (2024-05-01T12:00:00Z) or milliseconds since 1970' },
     { name: 'trust', value: '<key.pub>', repeatable: true, help: 'run as a device that trusts this signing key: only packages signed with a trusted key run' },
     { name: 'target', value: '<sim|qemu>', help: 'sim (default): the host simulator; qemu: the firmware image on an emulated Cortex-M4 (qemu-system-arm, one device), which adds its figures on stderr' },
-    { name: 'board', value: '<mps2-an386|mps2-an505>', help: "with --target qemu: the emulated board, the nRF52840's Cortex-M4F (mps2-an386, default) or the nRF9160's Cortex-M33 (mps2-an505)" },
+    retiredBoardOption,
   ],
   details:
     'Intervals are a number, an optional space and a unit: ms; s, sec, secs; m, min, mins; h, hour, hours; d, day, days; w, week, weeks. A bare number is milliseconds.\n' +
@@ -167,7 +177,7 @@ export const simSpec: CommandSpec = {
     { name: 'control', help: 'read commands on stdin: input [+MS] <input...>, advance MS, sync, quit; end at EOF' },
     { name: 'virtual', help: 'with --control: device time stands still until advanced' },
     { name: 'target', value: '<sim|qemu>', help: 'sim (default): the host simulator; qemu: the firmware image on an emulated core (qemu-system-arm), serving SMP on its UART behind a pseudo-terminal only (no UDP, --flash, --trust, --heap or --control)' },
-    { name: 'board', value: '<mps2-an386|mps2-an505>', help: "with --target qemu: the nRF52840's Cortex-M4F (default) or the nRF9160's Cortex-M33" },
+    retiredBoardOption,
     apiOption,
     { ...engineOption, help: 'engine of the device (default duktape; for a package, the engine it was built for)' },
   ],

@@ -1,5 +1,5 @@
 // Reading the header of an app package (.bapp). The layout is defined in
-// src/runtime/rt_package.h; the firmware does the full check (CRC, engine configuration), this
+// src/runtime/core/rt_package.h; the firmware does the full check (CRC, engine configuration), this
 // only reads what the tools need to choose, e.g. which simulator runs a package.
 import { Engine } from './hostTools';
 

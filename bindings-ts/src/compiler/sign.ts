@@ -1,5 +1,5 @@
 // Package signing with Ed25519 (node:crypto). Layout and what is signed are defined in
-// src/runtime/rt_package.h:
+// src/runtime/core/rt_package.h:
 //
 //   the package's flags get bit 0; after the bytecode comes a 104-byte block
 //     "BSIG", algorithm 1 (u16), block size 104 (u16), the signer's public key (32 bytes),

@@ -1,6 +1,6 @@
 /*
  * hal_flash_zephyr.h: a hal_flash_t over one of Zephyr's flash areas (a fixed partition), for
- * the record store (src/runtime/rt_records.h) on the device.
+ * the record store (src/runtime/storage/rt_records.h) on the device.
  *
  *   static hal_flash_zephyr_t storage;
  *   hal_flash_zephyr_open(&storage, FIXED_PARTITION_ID(storage_partition));
