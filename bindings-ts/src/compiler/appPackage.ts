@@ -49,7 +49,7 @@ export function readPackageHeader(buf: Uint8Array): PackageHeader | string {
 }
 
 export const FLAG_SIGNED = 0x1;
-/** Built for engine parity (src/runtime/rt_package.h): beacon-pack sets it on every package. */
+/** Built for engine parity (src/runtime/core/rt_package.h): beacon-pack sets it on every package. */
 export const FLAG_PARITY = 0x2;
 export const SIGNATURE_BLOCK_SIZE = 104;
 

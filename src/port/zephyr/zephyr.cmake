@@ -3,10 +3,10 @@
 # generated glue, this port and the engine chosen in Kconfig (CONFIG_BEACON_ENGINE_*).
 #
 # Variables (west build -b <board> . -- -D<NAME>=<value>):
-#   BEACON_APP_PACKAGE  app package (.bapp) linked into the image and started at boot; a relative
-#                       path is taken from the application directory. Without it the firmware
-#                       starts with no app. (The flash app store that will hold uploaded apps is
-#                       not implemented yet.)
+#   BEACON_APP_PACKAGE  app package (.bapp) linked into the image as its factory app: installed
+#                       into the flash app store at first boot when the store holds no app (an
+#                       uploaded app replaces it); a relative path is taken from the application
+#                       directory. Without it the firmware waits for an upload.
 #   JERRYSCRIPT_DIR     JerryScript 3.0 tree (CMake or environment variable); default: the
 #                       west workspace's modules/lib/jerryscript (see west.yml)
 #   DUKTAPE_DIR         directory with duktape.c and duk_config.h (CONFIG_BEACON_ENGINE_DUKTAPE);
