@@ -12,33 +12,54 @@
 /* An Ed25519 key of the retired algorithm 1, as `beacon keygen` printed them. */
 #define ED25519_KEY_HEX_DIGITS 64u
 
-static uint8_t trusted[RT_SIGNATURE_MAX_KEYS][RT_SIGNATURE_KEY_SIZE];
+/* Trusted keys are held as the SHA-256 of their 65-byte point: 32 bytes each instead of 65, so
+ * the table costs the RAM the Ed25519 keys did. A package's block carries the whole key; its
+ * digest finds it here (SHA-256's collision resistance makes that the same as comparing keys),
+ * and the block's key is then the one the signature is checked with. */
+#define DIGEST_SIZE 32u
+
+static uint8_t trusted[RT_SIGNATURE_MAX_KEYS][DIGEST_SIZE];
 static size_t trusted_count;
 
-/* The package's block holds X || Y; a trusted key is 0x04 || X || Y. */
-static const uint8_t *trusted_key_of(const uint8_t *block_key)
+static hal_crypto_result_t digest_of_point(const uint8_t point[RT_SIGNATURE_KEY_SIZE],
+					   uint8_t out[DIGEST_SIZE])
 {
-	for (size_t i = 0; i < trusted_count; i++) {
-		if (memcmp(trusted[i] + 1, block_key, RT_PACKAGE_SIG_KEY_SIZE) == 0) {
-			return trusted[i];
-		}
-	}
-	return NULL;
+	const hal_crypto_chunk_t chunk = {point, RT_SIGNATURE_KEY_SIZE};
+	return hal_crypto_sha256(&chunk, 1, out);
 }
 
-int rt_signature_trust(const uint8_t key[RT_SIGNATURE_KEY_SIZE])
+static bool is_trusted(const uint8_t digest[DIGEST_SIZE])
 {
-	if (key[0] != 0x04) {
-		return -1;
+	for (size_t i = 0; i < trusted_count; i++) {
+		if (memcmp(trusted[i], digest, DIGEST_SIZE) == 0) {
+			return true;
+		}
 	}
-	if (trusted_key_of(key + 1) != NULL) {
+	return false;
+}
+
+static int trust_digest(const uint8_t digest[DIGEST_SIZE])
+{
+	if (is_trusted(digest)) {
 		return 0;
 	}
 	if (trusted_count == RT_SIGNATURE_MAX_KEYS) {
 		return -1;
 	}
-	memcpy(trusted[trusted_count++], key, RT_SIGNATURE_KEY_SIZE);
+	memcpy(trusted[trusted_count++], digest, DIGEST_SIZE);
 	return 0;
+}
+
+int rt_signature_trust(const uint8_t key[RT_SIGNATURE_KEY_SIZE])
+{
+	uint8_t digest[DIGEST_SIZE];
+	if (key[0] != 0x04) {
+		return -1;
+	}
+	if (digest_of_point(key, digest) != HAL_CRYPTO_OK) {
+		return -2;
+	}
+	return trust_digest(digest);
 }
 
 static bool is_separator(char c)
@@ -101,16 +122,26 @@ int rt_signature_trust_list_msg(const char *list, char *msg, size_t msg_cap)
 		p += n;
 		count++;
 	}
+	uint8_t digests[RT_SIGNATURE_MAX_KEYS][DIGEST_SIZE];
 	size_t fresh = 0;
 	for (size_t i = 0; i < count; i++) {
-		fresh += trusted_key_of(keys[i] + 1) == NULL;
+		if (digest_of_point(keys[i], digests[i]) != HAL_CRYPTO_OK) {
+			snprintf(msg, msg_cap, "trusted keys given, but this firmware was built without ECDSA "
+					       "P-256 and cannot check signatures");
+			return -1;
+		}
+		bool seen = is_trusted(digests[i]);
+		for (size_t j = 0; j < i && !seen; j++) {
+			seen = memcmp(digests[j], digests[i], DIGEST_SIZE) == 0;
+		}
+		fresh += !seen;
 	}
 	if (trusted_count + fresh > RT_SIGNATURE_MAX_KEYS) {
 		snprintf(msg, msg_cap, "trusted keys: more than %u", RT_SIGNATURE_MAX_KEYS);
 		return -1;
 	}
 	for (size_t i = 0; i < count; i++) {
-		(void)rt_signature_trust(keys[i]);
+		(void)trust_digest(digests[i]);
 	}
 	return (int)count;
 }
@@ -157,8 +188,12 @@ rt_signature_status_t rt_signature_check(const uint8_t *package, const rt_packag
 	const uint8_t *block_key = pkg->signature + RT_PACKAGE_SIG_KEY_OFFSET;
 	char id[17];
 	key_id(block_key, id);
-	const uint8_t *key = trusted_key_of(block_key);
-	if (key == NULL) {
+	uint8_t key[RT_SIGNATURE_KEY_SIZE];
+	key[0] = 0x04;
+	memcpy(key + 1, block_key, RT_PACKAGE_SIG_KEY_SIZE);
+	uint8_t digest[DIGEST_SIZE];
+	hal_crypto_result_t r = digest_of_point(key, digest);
+	if (r == HAL_CRYPTO_OK && !is_trusted(digest)) {
 		snprintf(msg, msg_cap, "package is signed with key %s, which this device does not trust", id);
 		return RT_SIGNATURE_UNTRUSTED_KEY;
 	}
@@ -166,8 +201,9 @@ rt_signature_status_t rt_signature_check(const uint8_t *package, const rt_packag
 		{package, RT_PACKAGE_SIGNED_HEADER_BYTES},
 		{pkg->bytecode, pkg->bytecode_size},
 	};
-	uint8_t digest[32];
-	hal_crypto_result_t r = hal_crypto_sha256(signed_parts, 2, digest);
+	if (r == HAL_CRYPTO_OK) {
+		r = hal_crypto_sha256(signed_parts, 2, digest);
+	}
 	if (r == HAL_CRYPTO_OK) {
 		r = hal_crypto_ecdsa_p256_verify(key, digest,
 						 pkg->signature + RT_PACKAGE_SIG_SIGNATURE_OFFSET);

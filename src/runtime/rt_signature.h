@@ -32,10 +32,11 @@ typedef enum {
 	RT_SIGNATURE_UNAVAILABLE,   /* this build cannot verify signatures */
 } rt_signature_status_t;
 
-/* Trust a public key (RT_SIGNATURE_KEY_SIZE bytes, above). Returns 0, or -1 when it is not an
- * uncompressed point (its first byte is not 0x04) or RT_SIGNATURE_MAX_KEYS are trusted already.
- * Trusting a key twice is harmless. Whether the point is on the curve is checked when it
- * verifies a signature (a key that is not refuses every package, saying so). */
+/* Trust a public key (RT_SIGNATURE_KEY_SIZE bytes, above). Returns 0; -1 when it is not an
+ * uncompressed point (its first byte is not 0x04) or RT_SIGNATURE_MAX_KEYS are trusted already;
+ * -2 when this build has no SHA-256 (hal_crypto.h), by which trusted keys are held. Trusting a
+ * key twice is harmless. Whether the point is on the curve is checked when it verifies a
+ * signature (a key that is not refuses every package, saying so). */
 int rt_signature_trust(const uint8_t key[RT_SIGNATURE_KEY_SIZE]);
 /* Trust every key of a list of hex public keys (130 hex digits each, "04" first) separated by
  * spaces, commas or line breaks, as the firmware's CONFIG_BEACON_TRUSTED_KEYS gives them. Returns

@@ -7,7 +7,10 @@
  *  - ECDSA P-256 with SHA-256: RFC 6979, Appendix A.2.5 (the key and the signatures of "sample"
  *    and "test"). Every one of its bits flipped, in r, s, the hash or the key, is refused; r or s
  *    of 0 or of the group order n (FIPS 186-4 6.4.2: both must lie in [1, n-1]) are refused; a
- *    key off the curve is refused as a key.
+ *    key off the curve is refused as a key;
+ *  - the typical signed package of signed_package_vector.h (RFC 6979's key, deterministic ECDSA):
+ *    signing it again gives the committed signature, and rt_signature_check() accepts it, as
+ *    the device's test of the same vector does (tests/zephyr-crypto).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +22,9 @@
 #include <cmocka.h>
 
 #include "hal_crypto.h"
+#include "rt_signature.h"
+#include "signed_package_vector.h"
+#include "test_signer.h"
 
 static void unhex(const char *hex, uint8_t *out, size_t n)
 {
@@ -167,6 +173,34 @@ static void test_keys_off_the_curve_are_refused_as_keys(void **state)
 	assert_int_equal(hal_crypto_ecdsa_p256_verify(zeros, v.hash, v.sig), HAL_CRYPTO_BAD_KEY);
 }
 
+static void test_the_typical_signed_package(void **state)
+{
+	(void)state;
+	static uint8_t pkg[VECTOR_PACKAGE_SIZE];
+	vector_package(pkg);
+	/* The committed signature is what the recipe gives. */
+	test_signer_t signer;
+	assert_int_equal(test_signer_from_scalar(&signer, vector_private_key), 0);
+	assert_memory_equal(signer.pub, vector_public_key, 65);
+	size_t len;
+	uint8_t *again = test_signer_sign(&signer, pkg, RT_PACKAGE_HEADER_SIZE + VECTOR_CODE_SIZE, &len);
+	assert_non_null(again);
+	assert_int_equal(len, VECTOR_PACKAGE_SIZE);
+	assert_memory_equal(again + RT_PACKAGE_HEADER_SIZE + VECTOR_CODE_SIZE, pkg + RT_PACKAGE_HEADER_SIZE + VECTOR_CODE_SIZE,
+			    RT_PACKAGE_SIG_SIZE);
+	free(again);
+	test_signer_free(&signer);
+
+	rt_package_t checked = vector_checked(pkg);
+	char msg[200] = "";
+	rt_signature_forget_all();
+	assert_int_equal(rt_signature_trust(vector_public_key), 0);
+	assert_int_equal(rt_signature_check(pkg, &checked, msg, sizeof(msg)), RT_SIGNATURE_OK);
+	pkg[RT_PACKAGE_HEADER_SIZE + 4000] ^= 0x10;
+	assert_int_equal(rt_signature_check(pkg, &checked, msg, sizeof(msg)), RT_SIGNATURE_INVALID);
+	rt_signature_forget_all();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -175,6 +209,7 @@ int main(void)
 		cmocka_unit_test(test_every_flipped_bit_is_refused),
 		cmocka_unit_test(test_out_of_range_signatures_are_refused),
 		cmocka_unit_test(test_keys_off_the_curve_are_refused_as_keys),
+		cmocka_unit_test(test_the_typical_signed_package),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
