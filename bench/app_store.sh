@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks of the app store (src/runtime/rt_app_store.c), one line per figure,
+# Benchmarks of the app store (src/runtime/core/rt_app_store.c), one line per figure,
 # "name: value unit":
 #
 #  - Instructions (callgrind, x86-64) of bench/app_store_bench.c on the simulated flash, for a
@@ -22,6 +22,9 @@
 #   bash bench/app_store.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The include directories by folder, as the builds have them (src/sources.cmake).
+source scripts/lib/src.sh
+mapfile -t includes < <(beacon_include_flags)
 bash scripts/setup.sh >/dev/null
 build=build/bench
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -65,9 +68,9 @@ fi
 
 cross=(arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16
 	--specs=nano.specs -Os -std=gnu11 -ffunction-sections -fdata-sections -fno-common
-	-Wall -Wextra -Werror -Wno-unused-parameter -Isrc -Isrc/hal -Isrc/runtime -Isrc/engine)
-"${cross[@]}" -fstack-usage -c src/runtime/rt_app_store.c -o "$work/rt_app_store.o"
-"${cross[@]}" -c src/runtime/rt_flash_window.c -o "$work/rt_flash_window.o"
+	-Wall -Wextra -Werror -Wno-unused-parameter "${includes[@]}")
+"${cross[@]}" -fstack-usage -c src/runtime/core/rt_app_store.c -o "$work/rt_app_store.o"
+"${cross[@]}" -c src/runtime/util/rt_flash_window.c -o "$work/rt_flash_window.o"
 echo "rt_app_store_cortex_m4.text: $(arm-none-eabi-size "$work/rt_app_store.o" | awk 'NR == 2 { print $1 }') bytes"
 echo "rt_flash_window_cortex_m4.text: $(arm-none-eabi-size "$work/rt_flash_window.o" | awk 'NR == 2 { print $1 }') bytes"
 printf '#include "rt_app_store.h"\nrt_app_store_t store;\n' >"$work/sizes.c"

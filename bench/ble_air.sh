@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Benchmarks of the BLE air and the scan path (docs/world.md "The air", src/runtime/rt_ble.c),
+# Benchmarks of the BLE air and the scan path (docs/world.md "The air", src/runtime/ble/rt_ble_scan.c),
 # one line per figure, "name: value unit". Instruction counts from callgrind (x86-64, Release).
 #
-#  - ble_scan_record_instructions: one scan record delivered to JS: on_scan() of rt_ble.c,
+#  - ble_scan_record_instructions: one scan record delivered to JS: on_scan() of rt_ble_scan.c,
 #    inclusive (AD decode, the ScanRecord object, the call of a trivial callback, the promise
 #    jobs after it), measured with --toggle-collect=on_scan and divided by the records the app
 #    counted. Duktape (the simulator's engine); JerryScript too when JERRYSCRIPT_DIR is set.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks of the BLE packet codec (src/runtime/rt_ble_ad.c, rt_ble_beacon.c), one line per
+# Benchmarks of the BLE packet codec (src/runtime/ble/rt_ble_ad.c, rt_ble_beacon.c), one line per
 # figure, "name: value unit":
 #
 #  - Instructions per operation (callgrind, x86-64, the host build in Release) on a typical
@@ -14,6 +14,9 @@
 #   bash bench/ble_codec.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The include directories by folder, as the builds have them (src/sources.cmake).
+source scripts/lib/src.sh
+mapfile -t includes < <(beacon_include_flags)
 bash scripts/setup.sh >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -37,10 +40,15 @@ echo "ble_build_encode_ibeacon_instructions: $(per build_encode) instr/packet"
 cc=arm-none-eabi-gcc
 flags=(-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 --specs=nano.specs -Os
 	-std=gnu11 -ffunction-sections -fdata-sections -Wall -Wextra -Werror -Wno-unused-parameter
-	-Isrc -Isrc/hal -Isrc/runtime)
-for mod in rt_ble_ad rt_ble_beacon; do
-	"$cc" "${flags[@]}" -c "src/runtime/$mod.c" -o "$work/$mod.o"
-	echo "${mod}.text: $(arm-none-eabi-size "$work/$mod.o" | awk 'NR == 2 { print $1 }') bytes"
+	"${includes[@]}")
+# A module's figure is the sum of its files (rt_ble_beacon: the builders and the parser).
+for mod in rt_ble_ad "rt_ble_beacon rt_ble_beacon_parse"; do
+	objs=()
+	for file in $mod; do
+		"$cc" "${flags[@]}" -c "src/runtime/ble/$file.c" -o "$work/$file.o"
+		objs+=("$work/$file.o")
+	done
+	echo "${mod%% *}.text: $(arm-none-eabi-size "${objs[@]}" | awk 'NR > 1 { t += $1 } END { print t }') bytes"
 done
 # The structs' sizes on the target, read from a compiled object's symbol sizes.
 cat >"$work/sizes.c" <<'C'

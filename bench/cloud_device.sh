@@ -13,6 +13,9 @@
 #   bash bench/cloud_device.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The include directories by folder, as the builds have them (src/sources.cmake).
+source scripts/lib/src.sh
+mapfile -t includes < <(beacon_include_flags)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 build=${BUILD_DIR:-build/host}
@@ -34,12 +37,12 @@ base=$(cg "$work/enqueue0.bapp")
 full=$(cg "$work/enqueue$n.bapp")
 echo "cloud_enqueue_${size}B_json_instructions: $(((full - base) / n)) instr/enqueue"
 
-cc -std=gnu11 -O2 -Wall -Wextra -Werror -Isrc/runtime -Isrc/hal bench/cloud_device_bench.c \
-	src/runtime/rt_cloud_proto.c src/runtime/rt_cbor.c -lm -o "$work/cloud-bench"
+cc -std=gnu11 -O2 -Wall -Wextra -Werror "${includes[@]}" bench/cloud_device_bench.c \
+	src/runtime/cloud/rt_cloud_proto.c src/runtime/util/rt_cbor.c -lm -o "$work/cloud-bench"
 "$work/cloud-bench"
 
-cc -std=gnu11 -O2 -Wall -Wextra -Werror -Isrc -Isrc/engine -Isrc/runtime -Isrc/runtime/generated \
-	-Isrc/hal bench/cloud_message_bench.c -o "$work/message-bench" -Wl,--start-group \
+cc -std=gnu11 -O2 -Wall -Wextra -Werror "${includes[@]}" \
+	bench/cloud_message_bench.c -o "$work/message-bench" -Wl,--start-group \
 	"$build/libbeacon_port_host.a" "$build/libbeacon_world.a" "$build/libbeacon_runtime.a" \
 	"$build/libbeacon_engine_duktape.a" -Wl,--end-group -lz -lmbedcrypto -lm -lmosquitto
 for mode in direct json; do

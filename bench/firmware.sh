@@ -12,10 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null
-if [ -z "${ZEPHYR_BASE:-}" ]; then
-	eval "$(bash ../shared/zephyr/setup.sh)"
-fi
-export JERRYSCRIPT_DIR="${JERRYSCRIPT_DIR:-$ZEPHYR_BASE/../modules/lib/jerryscript}"
+source scripts/lib/zephyr-env.sh
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 beacon() { node bindings-ts/bin/beacon.js "$@"; }

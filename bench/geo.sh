@@ -13,6 +13,9 @@
 #   bash bench/geo.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The include directories by folder, as the builds have them (src/sources.cmake).
+source scripts/lib/src.sh
+mapfile -t includes < <(beacon_include_flags)
 bash scripts/setup.sh >/dev/null
 build=build/bench
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -39,9 +42,17 @@ if command -v "$cc" >/dev/null 2>&1; then
 	trap 'rm -rf "$work"' EXIT
 	flags=(-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 --specs=nano.specs -Os
 		-std=gnu11 -ffunction-sections -fdata-sections -Wall -Wextra -Werror -Wno-unused-parameter
-		-Isrc/runtime)
-	for module in rt_geo rt_gnss_track rt_location_filter rt_ndef rt_uwb_model; do
-		"$cc" "${flags[@]}" -c "src/runtime/$module.c" -o "$work/$module.o"
-		echo "${module}.text: $(arm-none-eabi-size "$work/$module.o" | awk 'NR == 2 { print $1 }') bytes"
+		"${includes[@]}")
+	# A module's figure is the sum of its files (rt_ndef: encoder, decoder, TLVs).
+	for paths in location/rt_geo location/rt_gnss_track location/rt_location_filter \
+		"nfc/rt_ndef nfc/rt_ndef_decode nfc/rt_ndef_tlv" uwb/rt_uwb_model; do
+		module="${paths%% *}"
+		module="${module##*/}"
+		objs=()
+		for path in $paths; do
+			"$cc" "${flags[@]}" -c "src/runtime/$path.c" -o "$work/${path##*/}.o"
+			objs+=("$work/${path##*/}.o")
+		done
+		echo "${module}.text: $(arm-none-eabi-size "${objs[@]}" | awk 'NR > 1 { t += $1 } END { print t }') bytes"
 	done
 fi

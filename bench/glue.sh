@@ -7,7 +7,7 @@
 #    and arm-none-eabi-size gives its bytes (text: code and read-only tables; data; bss). The
 #    generated part of a set is api_glue.o (argument tables, wrappers, install tables) plus
 #    api_types.o (record makers); glue_core, the table interpreter (glue_convert.c,
-#    glue_messages.c, glue_install.c), is the same for every set.
+#    glue_value.c, glue_messages.c, glue_install.c), is the same for every set.
 #  - Instructions per call (callgrind, x86-64, the host build in Release) of bindings of 0, 2 and
 #    4 arguments whose runtime function returns at once (see bench/glue_call.c), against an empty
 #    native function called with the same arguments: the difference is what the glue adds.
@@ -15,6 +15,9 @@
 #   bash bench/glue.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The include directories by folder, as the builds have them (src/sources.cmake).
+source scripts/lib/src.sh
+mapfile -t includes < <(beacon_include_flags)
 bash scripts/setup.sh >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -25,7 +28,7 @@ cc=arm-none-eabi-gcc
 size=arm-none-eabi-size
 flags=(-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 --specs=nano.specs -Os
 	-std=gnu11 -ffunction-sections -fdata-sections -Wall -Wextra -Werror -Wno-unused-parameter
-	-Isrc -Isrc/engine -Isrc/hal -Isrc/runtime -Isrc/glue)
+	"${includes[@]}" -Isrc/glue)
 
 # text data bss summed over object files
 sum_sizes() { "$size" "$@" | awk 'NR > 1 { t += $1; d += $2; b += $3 } END { print t, d, b }'; }
@@ -43,8 +46,8 @@ glue_for() { # name versions...
 }
 
 core_objs=()
-for unit in glue_convert glue_messages glue_install; do
-	"$cc" "${flags[@]}" -Isrc/runtime/generated -c "src/glue/$unit.c" -o "$work/$unit.o"
+for unit in glue_convert glue_value glue_messages glue_install; do
+	"$cc" "${flags[@]}" -c "src/glue/$unit.c" -o "$work/$unit.o"
 	core_objs+=("$work/$unit.o")
 done
 

@@ -26,8 +26,8 @@
 #                     QEMU's pseudo-terminal), wall time of the CLI on this machine
 #
 # Usage: bench/qemu.sh [duktape|jerryscript]...  (default: duktape, and jerryscript when
-# JERRYSCRIPT_DIR is set). BEACON_QEMU_BOARD=mps2-an505: the nRF9160's Cortex-M33 instead
-# (figures named qemu.<engine>.mps2-an505.*). BENCH_QEMU_APPS=0 skips the per-app figures.
+# JERRYSCRIPT_DIR is set). BENCH_QEMU_APPS=0 skips the per-app figures. The nRF9160's Cortex-M33
+# is measured on the Zephyr firmware on mps2/an521 instead (bench/firmware.sh).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -39,12 +39,8 @@ fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 UTC=1767225600000
-BOARD="${BEACON_QEMU_BOARD:-mps2-an386}"
-case "$BOARD" in
-	mps2-an386) CPU=cortex-m4 SUFFIX="" ;;
-	mps2-an505) CPU=cortex-m33 SUFFIX="-mps2-an505" ;;
-	*) echo "bench/qemu.sh: BEACON_QEMU_BOARD is mps2-an386 or mps2-an505" >&2; exit 2 ;;
-esac
+BOARD=mps2-an386
+CPU=cortex-m4
 
 # One run of the image on the board, with these arguments for beacon-qemu (the package last):
 # run_image prints its stderr (the figures), qemu_stdout the app's output.
@@ -54,7 +50,7 @@ run_qemu() {
 	local args="enable=on,target=native,arg=beacon-qemu,arg=--utc,arg=$UTC"
 	for a in "$@"; do args="$args,arg=$a"; done
 	local qemu=(qemu-system-arm -machine "$BOARD" -cpu "$CPU" -nographic -monitor none -serial none
-		-icount shift=0 -semihosting-config "$args" -kernel "build/qemu-$engine$SUFFIX/beacon-qemu.elf")
+		-icount shift=0 -semihosting-config "$args" -kernel "build/qemu-$engine/beacon-qemu.elf")
 	if [ "$keep" = stdout ]; then "${qemu[@]}" 2>/dev/null; else "${qemu[@]}" 2>&1 >/dev/null; fi
 }
 run_image() { run_qemu figures "$@"; }
@@ -69,8 +65,8 @@ build_app() {
 }
 
 for engine in "${engines[@]}"; do
-	BEACON_QEMU_BOARD="$BOARD" bash scripts/qemu-build.sh "$engine"
-	name="$engine${SUFFIX:+.$BOARD}"
+	bash scripts/qemu-build.sh "$engine"
+	name="$engine"
 
 	pkg="$(build_app "$engine" first <<<"print('first line');")"
 	boot="$(run_image "$engine" "$pkg")"
@@ -161,7 +157,7 @@ JS
 		{ cat "$work/build.log" >&2; exit 1; }
 	qemu-system-arm -machine "$BOARD" -cpu "$CPU" -nographic -monitor none -serial pty -icount shift=0 \
 		-semihosting-config "enable=on,target=native,arg=beacon-qemu,arg=--listen,arg=--utc,arg=$UTC" \
-		-kernel "build/qemu-$engine$SUFFIX/beacon-qemu.elf" >"$work/listen.out" 2>&1 &
+		-kernel "build/qemu-$engine/beacon-qemu.elf" >"$work/listen.out" 2>&1 &
 	listener=$!
 	for _ in $(seq 100); do grep -q '^ready' "$work/listen.out" && break; sleep 0.1; done
 	pty="$(sed -n 's/^char device redirected to \([^ ]*\) .*/\1/p' "$work/listen.out")"
@@ -187,7 +183,7 @@ JS
 		node bindings-ts/bin/beacon.js build "$app" --engine "$engine" $api -o "$work/app.bapp" >/dev/null 2>&1 || continue
 		[ -n "$world" ] && args+=(--world "$ROOT/tests/apps/$world")
 		# shellcheck disable=SC2086
-		out="$(node bindings-ts/bin/beacon.js run "$work/app.bapp" --target qemu --board "$BOARD" --utc "$UTC" $run "${args[@]}" 2>&1 >/dev/null || true)"
+		out="$(node bindings-ts/bin/beacon.js run "$work/app.bapp" --target qemu --utc "$UTC" $run "${args[@]}" 2>&1 >/dev/null || true)"
 		echo "qemu.$name.app.$app_name.js_heap_peak: $(figure_of js_heap.peak <<<"$out") bytes"
 		echo "qemu.$name.app.$app_name.stack_peak: $(figure_of stack.peak <<<"$out") bytes"
 	done

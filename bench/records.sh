@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks of the flash record store (src/runtime/rt_records.c), one line per figure,
+# Benchmarks of the flash record store (src/runtime/storage/rt_records*.c), one line per figure,
 # "name: value unit":
 #
 #  - Instructions (callgrind, x86-64) per write of a 1 kB record (replaces in a store of 20 such
@@ -15,15 +15,21 @@
 #   bash bench/records.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The include directories by folder, as the builds have them (src/sources.cmake).
+source scripts/lib/src.sh
+mapfile -t includes < <(beacon_include_flags)
 bash scripts/setup.sh >/dev/null
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+# The store's files: the operations and the index, its entries and flash access, its sectors, mount.
+records=(src/runtime/storage/rt_records.c src/runtime/storage/rt_records_flash.c
+	src/runtime/storage/rt_records_gc.c src/runtime/storage/rt_records_mount.c)
 
 # The store and the simulated flash are plain C with no engine: built directly, optimised as
 # the Release host build (-O3).
 cc -std=gnu11 -O3 -DNDEBUG -g -Wall -Wextra -Werror -Wno-unused-parameter \
-	-Isrc -Isrc/hal -Isrc/runtime -Isrc/world -Isrc/port/host \
-	bench/records_bench.c src/runtime/rt_records.c src/world/sim_flash.c \
+	"${includes[@]}" -Isrc/world -Isrc/port/host \
+	bench/records_bench.c "${records[@]}" src/world/sim_flash.c \
 	src/port/host/crc_host.c -lz -o "$work/records-bench"
 
 cg() { bash bench/callgrind.sh "$work/records-bench" "$@"; }
@@ -41,9 +47,14 @@ echo "mount_100_records_instructions: $(per mount100 50) instr/mount"
 
 cross=(arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16
 	--specs=nano.specs -Os -std=gnu11 -ffunction-sections -fdata-sections -fno-common
-	-Wall -Wextra -Werror -Wno-unused-parameter -Isrc -Isrc/hal -Isrc/runtime)
-"${cross[@]}" -fstack-usage -c src/runtime/rt_records.c -o "$work/rt_records.o"
-echo "rt_records_cortex_m4.text: $(arm-none-eabi-size "$work/rt_records.o" | awk 'NR == 2 { print $1 }') bytes"
+	-Wall -Wextra -Werror -Wno-unused-parameter "${includes[@]}")
+objs=()
+for file in "${records[@]}"; do
+	name="$(basename "$file" .c)"
+	"${cross[@]}" -fstack-usage -c "$file" -o "$work/$name.o"
+	objs+=("$work/$name.o")
+done
+echo "rt_records_cortex_m4.text: $(arm-none-eabi-size "${objs[@]}" | awk 'NR > 1 { t += $1 } END { print t }') bytes"
 printf '#include "rt_records.h"\nrt_records_t store;\nrt_records_entry_t entry;\n' >"$work/sizes.c"
 "${cross[@]}" -c "$work/sizes.c" -o "$work/sizes.o"
 while read -r _ size _ name; do
@@ -53,4 +64,4 @@ while read -r _ size _ name; do
 	esac
 done < <(arm-none-eabi-nm -S "$work/sizes.o")
 # Deepest stack frame of the store (frames of the static functions GCC inlined are included).
-echo "rt_records_largest_frame_cortex_m4: $(sort -t$'\t' -k2 -n "$work"/rt_records.su | tail -1 | cut -f2) bytes"
+echo "rt_records_largest_frame_cortex_m4: $(cat "$work"/rt_records*.su | sort -t$'\t' -k2 -n | tail -1 | cut -f2) bytes"

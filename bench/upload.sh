@@ -34,6 +34,9 @@
 # rt_cbor, rt_smp and rt_smp_serial.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The include directories by folder, as the builds have them (src/sources.cmake).
+source scripts/lib/src.sh
+mapfile -t includes < <(beacon_include_flags)
 bash scripts/setup.sh >/dev/null
 build=build/bench
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -152,10 +155,17 @@ echo "smp_serial_upload_chunk_instructions: $(( (ser - loop) / n )) instr/chunk"
 
 if command -v arm-none-eabi-gcc >/dev/null 2>&1; then
 	total=0
-	for m in rt_cbor rt_smp rt_smp_serial; do
-		arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 --specs=nano.specs \
-			-Os -std=gnu11 -ffunction-sections -Isrc/runtime -Isrc/engine -Isrc/hal -c "src/runtime/$m.c" -o "$work/$m.o"
-		text=$(arm-none-eabi-size "$work/$m.o" | awk 'NR == 2 { print $1 + $2 }')
+	# A module's figure is the sum of its files (rt_smp: the dispatch and the upload groups).
+	for paths in util/rt_cbor "smp/rt_smp smp/rt_smp_upload" smp/rt_smp_serial; do
+		m="${paths%% *}"
+		m="${m##*/}"
+		objs=()
+		for path in $paths; do
+			arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 --specs=nano.specs \
+				-Os -std=gnu11 -ffunction-sections "${includes[@]}" -c "src/runtime/$path.c" -o "$work/${path##*/}.o"
+			objs+=("$work/${path##*/}.o")
+		done
+		text=$(arm-none-eabi-size "${objs[@]}" | awk 'NR > 1 { t += $1 + $2 } END { print t }')
 		echo "${m}_cortex_m4_text: $text bytes"
 		total=$((total + text))
 	done

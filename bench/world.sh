@@ -13,6 +13,9 @@
 #   bash bench/world.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The include directories by folder, as the builds have them (src/sources.cmake).
+source scripts/lib/src.sh
+mapfile -t includes < <(beacon_include_flags)
 bash scripts/setup.sh >/dev/null
 build=build/bench
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -35,7 +38,7 @@ rt_records_entry_t size_cached_record;
 rt_store_state_t size_store;
 C
 arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 -Os -std=gnu11 \
-	-fno-common -Isrc -Isrc/engine -Isrc/hal -Isrc/runtime -Isrc/runtime/generated \
+	-fno-common "${includes[@]}" \
 	-c "$work/sizes.c" -o "$work/sizes.o"
 size_of() { echo $((16#$(arm-none-eabi-nm -S "$work/sizes.o" | awk -v s="size_$1" '$4 == s { print $2 }'))); }
 echo "runtime_state_ram_per_device_cortex_m4: $(size_of device) bytes"

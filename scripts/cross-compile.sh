@@ -96,11 +96,14 @@ project(beacon_cross C)
 set(CMAKE_C_STANDARD 11)
 set(CMAKE_C_STANDARD_REQUIRED ON)
 set(BEACON_WARNINGS -Wall -Wextra -Werror -Wdouble-promotion -Wno-unused-parameter)
-set(BEACON_INCLUDES "${BEACON_ROOT}/src" "${BEACON_ROOT}/src/engine" "${BEACON_ROOT}/src/hal"
-    "${BEACON_ROOT}/src/runtime" "${BEACON_ROOT}/src/runtime/generated" "${BEACON_ROOT}/src/glue"
-    "${BEACON_ROOT}/src/glue/generated")
-file(GLOB_RECURSE _runtime "${BEACON_ROOT}/src/runtime/*.c")
-file(GLOB_RECURSE _glue "${BEACON_ROOT}/src/glue/*.c")
+# The runtime and the glue by folder, as every build takes them (src/sources.cmake).
+include("${BEACON_ROOT}/src/sources.cmake")
+beacon_sources(runtime _runtime _runtime_includes)
+beacon_sources(glue _glue _glue_includes)
+set(BEACON_INCLUDES ${BEACON_BASE_INCLUDES} ${_runtime_includes} ${_glue_includes})
+# For the link stub below, compiled outside CMake.
+string(REPLACE ";" "\n" _include_lines "${BEACON_INCLUDES}")
+file(WRITE "${CMAKE_BINARY_DIR}/includes.txt" "${_include_lines}\n")
 foreach(_part runtime glue)
   if(_${_part})
     add_library(beacon_${_part} OBJECT ${_${_part}})
@@ -246,8 +249,11 @@ const uint8_t beacon_cross_package[64];
 size_t beacon_cross_package_len = sizeof(beacon_cross_package);
 EOF
 		link_flags=("${CPU_FLAGS[@]}" -Os --specs=nano.specs --specs=nosys.specs "-Wl,--gc-sections")
-		if "$CC" "${CPU_FLAGS[@]}" -Os -std=gnu11 -I"$ROOT/src/hal" -I"$ROOT/src/runtime" \
-			-I"$ROOT/src/runtime/generated" -I"$ROOT/src/glue" -I"$ROOT/src/engine" \
+		include_flags=()
+		while read -r dir; do
+			[ -n "$dir" ] && include_flags+=("-I$dir")
+		done <"$OUT/build/includes.txt"
+		if "$CC" "${CPU_FLAGS[@]}" -Os -std=gnu11 "${include_flags[@]}" \
 			-c "$OUT/link_main.c" -o "$OUT/link_main.o" 2>>"$OUT/link.log"; then
 			# First without tolerance, to learn what is left for the port to provide.
 			"$CC" "${link_flags[@]}" "$OUT/link_main.o" "${link_objs[@]}" -lm \

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Build the firmware image for QEMU's emulated Cortex-M4 (src/port/qemu) and print its flash and
+# Build the firmware image for QEMU's emulated Cortex-M4F (src/port/qemu, board mps2-an386, the
+# nRF52840's core) and print its flash and
 # RAM by component, one figure a line (bench/ convention):
 #
 #   qemu.duktape.flash.engine: 245760 bytes
@@ -10,8 +11,7 @@
 #
 # Usage: scripts/qemu-build.sh [duktape|jerryscript]...   (default: duktape, and jerryscript when
 # JERRYSCRIPT_DIR is set). Build directories: build/qemu-<engine> (BEACON_QEMU_BUILD: their root).
-# BEACON_QEMU_BOARD=mps2-an505 builds for the nRF9160's Cortex-M33 instead (its budget; build
-# directory build/qemu-<engine>-mps2-an505; figures named qemu.<engine>.mps2-an505.*).
+# The Cortex-M33 (the nRF9160's core) is the Zephyr firmware's, on mps2/an521 (scripts/firmware.sh).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD_ROOT="${BEACON_QEMU_BUILD:-$ROOT/build}"
@@ -20,20 +20,20 @@ if [ ${#engines[@]} -eq 0 ]; then
 	engines=(duktape)
 	[ -n "${JERRYSCRIPT_DIR:-}" ] && engines+=(jerryscript)
 fi
-board="${BEACON_QEMU_BOARD:-mps2-an386}"
-suffix=""
-[ "$board" = mps2-an386 ] || suffix="-$board"
+if [ -n "${BEACON_QEMU_BOARD:-}" ] && [ "$BEACON_QEMU_BOARD" != mps2-an386 ]; then
+	echo "qemu-build: the bare-metal image is built for mps2-an386 only; the Cortex-M33 is the Zephyr firmware's: scripts/firmware.sh mps2/an521/cpu0" >&2
+	exit 2
+fi
 for engine in "${engines[@]}"; do
-	dir="$BUILD_ROOT/qemu-$engine$suffix"
+	dir="$BUILD_ROOT/qemu-$engine"
 	if [ ! -f "$dir/Makefile" ] && [ ! -f "$dir/build.ninja" ]; then
 		cmake -S "$ROOT/src/port/qemu" -B "$dir" -DCMAKE_TOOLCHAIN_FILE="$ROOT/src/port/qemu/toolchain-arm.cmake" \
-			-DBEACON_ENGINE="$engine" -DBEACON_QEMU_BOARD="$board" \
-			${JERRYSCRIPT_DIR:+-DJERRYSCRIPT_DIR="$JERRYSCRIPT_DIR"} >/dev/null
+			-DBEACON_ENGINE="$engine" ${JERRYSCRIPT_DIR:+-DJERRYSCRIPT_DIR="$JERRYSCRIPT_DIR"} >/dev/null
 	fi
 	if ! cmake --build "$dir" -j2 >"$dir/build.log" 2>&1; then
 		grep -E "error|overflow|undefined" "$dir/build.log" | head -20 >&2
-		echo "qemu-build: the $engine image for $board does not build (over budget, if a region overflowed)" >&2
+		echo "qemu-build: the $engine image does not build (over budget, if a region overflowed)" >&2
 		exit 1
 	fi
-	python3 "$ROOT/scripts/qemu-sizes.py" "$engine${suffix:+.$board}" "$dir/beacon-qemu.map" "$dir/budget.txt"
+	python3 "$ROOT/scripts/qemu-sizes.py" "$engine" "$dir/beacon-qemu.map" "$dir/budget.txt"
 done

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Every test suite, as CI runs it: generated files current, C unit tests (also under
+# Every test suite, as CI runs it: generated files current, the layout's rules (src/layout.toml)
+# and file sizes kept, C unit tests (also under
 # AddressSanitizer and UndefinedBehaviorSanitizer) on both engines, the TypeScript tools,
 # micro-apps on the simulator, the Cortex-M4 cross-compile, and the firmware built by Zephyr for
 # the four boards, run on nrf52_bsim and mps2/an521. Installs what it needs first, the offline
@@ -25,15 +26,15 @@ jobs=2
 
 step "setup: packages, node modules, the Zephyr workspace"
 bash scripts/setup.sh
-# The Zephyr workspace (Zephyr 3.7.1, its modules, JerryScript 3.0.0, BabbleSim): the caller's
-# when ZEPHYR_BASE is set, else the offline one. Its JerryScript builds the host tools too.
-if [ -z "${ZEPHYR_BASE:-}" ]; then
-	eval "$(bash ../shared/zephyr/setup.sh)"
-fi
-export JERRYSCRIPT_DIR="${JERRYSCRIPT_DIR:-$ZEPHYR_BASE/../modules/lib/jerryscript}"
+# The Zephyr workspace (Zephyr 3.7.1, its modules, JerryScript 3.0.0, BabbleSim).
+source scripts/lib/zephyr-env.sh
 
 step "generated files are current"
 node bindings-ts/bin/beacon.js codegen --check
+
+step "layout: the include rules of src/layout.toml, no hand-written file over 600 lines, the picture current"
+python3 scripts/check-layout.py
+python3 scripts/layout-diagram.py --check
 
 step "C: build and unit tests (build/host)"
 cmake -S . -B build/host -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
@@ -55,18 +56,15 @@ step "WebAssembly simulator for beacon studio (build/wasm) and the page's types"
 bash scripts/build-wasm.sh
 npx tsc -p bindings-ts/studio
 
-step "Firmware image on QEMU's Cortex-M4: linked within the flash and RAM budget"
+step "Bare-metal image on QEMU's Cortex-M4F (mps2-an386, the nRF52840's core): linked within the flash and RAM budget"
 bash scripts/qemu-build.sh
 
-step "Firmware image on QEMU's Cortex-M33 (mps2-an505, the nRF9160's core): linked within its budget"
-BEACON_QEMU_BOARD=mps2-an505 bash scripts/qemu-build.sh
-
-step "Firmware built by Zephyr: nRF52840 DK and nRF9160 DK (JerryScript), nrf52_bsim and mps2/an521 (both engines)"
+step "Firmware built by Zephyr: nRF52840 DK and nRF9160 DK (JerryScript), nrf52_bsim (JerryScript) and mps2/an521 (both engines)"
 # Warnings in the project's code are errors; each image is printed by component and held to
 # src/port/zephyr/budget.json. The test boards' images are what bindings-ts/test/zephyr.test.ts
 # runs the apps on.
 for target in nrf52840dk/nrf52840:jerryscript nrf9160dk/nrf9160:jerryscript \
-	nrf52_bsim:jerryscript nrf52_bsim:duktape mps2/an521/cpu0:jerryscript mps2/an521/cpu0:duktape; do
+	nrf52_bsim:jerryscript mps2/an521/cpu0:jerryscript mps2/an521/cpu0:duktape; do
 	bash scripts/firmware.sh "${target%%:*}" --engine "${target##*:}" | grep -E "\.(flash|ram)\.(total|free)|built"
 done
 # The firmware's signature verifier (PSA Crypto on Zephyr's Mbed TLS) against known answers, on
@@ -84,3 +82,6 @@ BEACON_TEST_RECORD="$records/duktape" node bindings-ts/bin/beacon.js test tests/
 BEACON_TEST_RECORD="$records/jerryscript" node bindings-ts/bin/beacon.js test tests/rig examples/testing --engine jerryscript
 node scripts/compare-traces.js "$records/duktape" "$records/jerryscript"
 rm -rf "$records"
+
+step "Conformance suite (tests/rig) on the firmware built by Zephyr, on nrf52_bsim"
+node bindings-ts/bin/beacon.js test tests/rig --device bsim --engine jerryscript

@@ -72,3 +72,19 @@ export function deviceLines(stderr: string): string[] {
     .split('\n')
     .filter((l) => l !== '' && !l.startsWith('[beacon figure]') && !l.startsWith('[beacon info] run ended') && !l.startsWith('beacon: '));
 }
+
+/**
+ * An app for the app store's tests: it counts its boots in record 1, keeps the note the first app
+ * left in record 2, and prints both: what it prints after a reboot shows which app runs and that
+ * the storage records survived.
+ */
+export function storeApp(name: string): string {
+  return `
+var boots = storage.read(1);
+var n = boots ? boots.n : 0;
+storage.save(1, { n: n + 1 });
+var note = storage.read(2);
+if (!note) storage.save(2, { text: 'left by ${name}' });
+print('${name} boot ' + (n + 1) + ', note: ' + (note ? note.text : 'none'));
+`;
+}

@@ -105,6 +105,13 @@ test('C glue: defaults of OneOfEach are masks, null records clear has_, @invalid
   assert.match(header, /rt_tuple_t rgb;/);
 });
 
+/** The runtime's headers live one folder per concern (src/runtime/core, ble, ...): every folder. */
+function runtimeIncludes(): string[] {
+  const runtime = path.join(repo, 'src/runtime');
+  return fs.readdirSync(runtime, { withFileTypes: true }).filter((e) => e.isDirectory())
+    .map((e) => `-I${path.join(runtime, e.name)}`);
+}
+
 /** Compile generated C (the services' contract and the glue) with the glue core and the runtime
  * headers; returns the compiler's status and messages. */
 function compileGlue(glue: CGlue): { status: number | null; stderr: string } {
@@ -116,7 +123,7 @@ function compileGlue(glue: CGlue): { status: number | null; stderr: string } {
   for (const unit of ['api_types', 'api_glue']) {
     const r = spawnSync('cc', ['-std=c11', '-Wall', '-Wextra', '-Werror', '-Wno-unused-parameter', '-c',
       '-o', path.join(dir, `${unit}.o`), `-I${dir}`, `-I${path.join(repo, 'src/glue')}`,
-      `-I${path.join(repo, 'src/runtime')}`, `-I${path.join(repo, 'src/engine')}`,
+      ...runtimeIncludes(), `-I${path.join(repo, 'src/engine')}`,
       path.join(dir, `${unit}.c`)], { encoding: 'utf8' });
     stderr += r.stderr;
     if (r.status !== 0) return { status: r.status, stderr };

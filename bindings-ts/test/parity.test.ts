@@ -104,7 +104,7 @@ for (let first = FIRST_SEED; first < FIRST_SEED + PROGRAMS; first += BATCH) {
   });
 }
 
-// A package built before engine parity is one without flag bit 1 (src/runtime/rt_package.h): the
+// A package built before engine parity is one without flag bit 1 (src/runtime/core/rt_package.h): the
 // same format and bytecode. It still runs, and behaves as a new one, because the behaviour is the
 // engine layer's. Made here from a new package by clearing the bit and the CRC after it.
 for (const engine of ['duktape', 'jerryscript'] as const) {

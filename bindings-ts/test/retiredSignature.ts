@@ -1,5 +1,5 @@
 // A package signed the way `beacon build --sign` signed before ECDSA P-256: the retired Ed25519
-// block (src/runtime/rt_package.h, algorithm 1: 104 bytes, the 32-byte key and the Ed25519
+// block (src/runtime/core/rt_package.h, algorithm 1: 104 bytes, the 32-byte key and the Ed25519
 // signature of SHA-256(header bytes 0..35 || bytecode)). Devices refuse it with a message to sign
 // the package again; the tests check they do.
 import * as crypto from 'crypto';

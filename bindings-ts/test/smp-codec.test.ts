@@ -330,7 +330,7 @@ test('beacon upload: usage errors', async () => {
     };
     assert.deepEqual(await run(['upload', pkg]), {
       code: 2,
-      err: "beacon upload: missing --device (udp:HOST[:PORT], serial:/dev/tty... or ble:NAME) (see 'beacon upload --help')\n",
+      err: "beacon upload: missing --device (udp:HOST[:PORT], serial:/dev/tty..., ble:NAME or bsim[:FLASH]) (see 'beacon upload --help')\n",
     });
     const bad = await run(['upload', pkg, '--device', 'usb:1']);
     assert.equal(bad.code, 2);

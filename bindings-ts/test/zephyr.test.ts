@@ -12,7 +12,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { after, test } from 'node:test';
-import { AppSpec, beacon, deviceLines, repo, Run, testApps } from './boardRuns';
+import { AppSpec, beacon, deviceLines, repo, Run, storeApp, testApps } from './boardRuns';
 
 const workspace = process.env.ZEPHYR_BASE || fs.existsSync(path.join(repo, '..', 'shared', 'zephyr', 'setup.sh'));
 const missing = !workspace
@@ -120,15 +120,7 @@ test('beacon run --target bsim|zephyr-qemu: one device only, no host flash', asy
 
 // The app store on nrf52_bsim, whose flash lives in a file: the firmware installs an app through
 // it (checked, staged, switched) and runs it from flash; the storage partition beside it keeps
-// the app's records. Each app counts its boots in a record and reads a note the first app left.
-const storeApp = (name: string): string => `
-var boots = storage.read(1);
-var n = boots ? boots.n : 0;
-storage.save(1, { n: n + 1 });
-var note = storage.read(2);
-if (!note) storage.save(2, { text: 'left by ${name}' });
-print('${name} boot ' + (n + 1) + ', note: ' + (note ? note.text : 'none'));
-`;
+// the app's records (storeApp: each app counts its boots and reads the note the first one left).
 
 async function bsimStoreFixture(): Promise<{ image: string; a: string; b: string; duk: string }> {
   const { ensureZephyrImage } = await import('../src/firmware/zephyr');

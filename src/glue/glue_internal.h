@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "glue_core.h"
 
 /* Where an argument sits: "timers.single: interval" or "ble.startScan: options.window". */
 typedef struct {
@@ -32,5 +33,10 @@ eng_value_t glue_fail(eng_error_kind_t kind, const glue_where_t *at, eng_value_t
 /* A RangeError "... must be <what> from <min> to <max> (got ...)" (open ends worded). */
 eng_value_t glue_fail_range(const glue_where_t *at, eng_value_t got, const char *what, double min,
 			    double max);
+
+/* Convert the value v (of type t) for parameter p into its place in base (glue_value.c): false
+ * with *error the exception to throw when it is not what p accepts. */
+bool glue_convert_value(const glue_param_t *p, const glue_where_t *at, eng_value_t v, eng_type_t t,
+			uint8_t *base, eng_value_t *error);
 
 #endif /* GLUE_INTERNAL_H */

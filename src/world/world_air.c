@@ -1,6 +1,7 @@
 /*
  * world_air.c: the BLE air of a world and the radio of its simulated devices. See world_air.h
- * and docs/world.md ("The air").
+ * and docs/world.md ("The air"). This file: the air's sources, their advertising events and who
+ * hears them; the radio HAL of the simulated devices is in world_air_hal.c.
  */
 #include "world_air.h"
 
@@ -17,6 +18,7 @@
 #include "rt_hex.h"
 #include "world.h"
 #include "world_inputs.h"
+#include "world_air_internal.h"
 
 /* ------------------------------------------------------------------ randomness */
 
@@ -60,7 +62,7 @@ void world_air_device_address(uint32_t index, uint8_t addr[HAL_BLE_ADDR_LEN])
 	memcpy(addr, a, HAL_BLE_ADDR_LEN);
 }
 
-static bool listening(const world_t *w)
+bool world_air_listening(const world_t *w)
 {
 	return w->scanner_count > 0 || world_tracing(w);
 }
@@ -78,8 +80,7 @@ static void schedule(world_t *w, uint32_t source, uint32_t set_index, world_adv_
 	w->air_pending += set->scheduled;
 }
 
-/* Put a set's next event on the heap: the first nominal time at or after now. */
-static void wake_set(world_t *w, uint32_t source, uint32_t set_index, world_adv_set_t *set)
+void world_air_wake_set(world_t *w, uint32_t source, uint32_t set_index, world_adv_set_t *set)
 {
 	if (!set->on || set->scheduled || !set->interval) {
 		return;
@@ -93,16 +94,16 @@ static void wake_set(world_t *w, uint32_t source, uint32_t set_index, world_adv_
 
 void world_air_wake(world_t *w)
 {
-	if (!listening(w)) {
+	if (!world_air_listening(w)) {
 		return;
 	}
 	for (uint32_t i = 0; i < w->device_count; i++) {
 		for (uint32_t s = 0; s < WORLD_AIR_SETS; s++) {
-			wake_set(w, i, s, &w->devices[i].adv[s]);
+			world_air_wake_set(w, i, s, &w->devices[i].adv[s]);
 		}
 	}
 	for (uint32_t b = 0; b < w->beacon_count; b++) {
-		wake_set(w, w->device_count + b, 0, &w->beacons[b].set);
+		world_air_wake_set(w, w->device_count + b, 0, &w->beacons[b].set);
 	}
 }
 
@@ -152,7 +153,7 @@ void world_air_free(world_t *w)
 
 /* ------------------------------------------------------------------ trace */
 
-static void trace_hex(world_json_t *j, const char *key, const uint8_t *bytes, size_t n)
+void world_air_trace_hex(world_json_t *j, const char *key, const uint8_t *bytes, size_t n)
 {
 	char hex[2 * RT_BLE_AD_EXT_MAX + 1];
 	rt_hex_encode(bytes, n, hex);
@@ -179,7 +180,7 @@ static void trace_fields(world_json_t *j, const uint8_t *ad, size_t len)
 		world_trace_str(j, "name", (const char *)rt_ble_ad_bytes(&a, a.name), a.name.len);
 	}
 	if (a.present & RT_BLE_HAS_MANUF) {
-		trace_hex(j, "manufData", rt_ble_ad_bytes(&a, a.manuf), a.manuf.len);
+		world_air_trace_hex(j, "manufData", rt_ble_ad_bytes(&a, a.manuf), a.manuf.len);
 	}
 	if (a.uuid_count) {
 		char json[RT_BLE_AD_MAX_UUIDS * (RT_BLE_UUID_HEX_MAX + 3) + 3];
@@ -288,7 +289,7 @@ static void deliver(world_t *w, world_device_t *rx, const char *from, const rt_b
 		world_trace_strz(&w->json, "kind", (r->kind & RT_BLE_RX_SCAN_REQUEST)    ? "scan-request"
 						    : (r->kind & RT_BLE_RX_SCAN_RESPONSE) ? "scan-response"
 											  : "adv");
-		trace_hex(&w->json, "data", r->data, r->len);
+		world_air_trace_hex(&w->json, "data", r->data, r->len);
 		world_trace_end(&w->json, w);
 	}
 	rt_ble_post_scan(&rx->rt, r);
@@ -376,7 +377,7 @@ void world_air_event(world_t *w, const world_event_t *e)
 		return; /* an event of a set since stopped or reconfigured */
 	}
 	set->scheduled = false;
-	if (!listening(w)) {
+	if (!world_air_listening(w)) {
 		return; /* no one hears it: the set sleeps until someone listens (world_air_wake) */
 	}
 	set->sent++;
@@ -390,7 +391,7 @@ void world_air_event(world_t *w, const world_event_t *e)
 			world_trace_num(&w->json, "set", set_index);
 		}
 		world_trace_num(&w->json, "power", set->power);
-		trace_hex(&w->json, "data", set->ad, set->len);
+		world_air_trace_hex(&w->json, "data", set->ad, set->len);
 		trace_fields(&w->json, set->ad, set->len);
 		world_trace_end(&w->json, w);
 	}
@@ -415,7 +416,7 @@ void world_air_capture(world_t *w, world_device_t *d, const world_event_t *e)
 		     !((c->kind & RT_BLE_RX_SCAN_RESPONSE) && d->scan.p.passive);
 	if (world_tracing(w)) {
 		world_trace_begin(&w->json, w, d, "ble-capture");
-		trace_hex(&w->json, "data", c->ad, c->len);
+		world_air_trace_hex(&w->json, "data", c->ad, c->len);
 		world_trace_bool(&w->json, "heard", heard);
 		world_trace_end(&w->json, w);
 	}
@@ -431,178 +432,4 @@ void world_air_capture(world_t *w, world_device_t *d, const world_event_t *e)
 	r.len = c->len;
 	memcpy(r.data, c->ad, c->len);
 	deliver(w, d, "capture", &r);
-}
-
-/* ------------------------------------------------------------------ scanner list */
-
-static void scanner_add(world_t *w, world_device_t *d)
-{
-	if (w->scanners == NULL) {
-		w->scanners = calloc(w->device_count ? w->device_count : 1, sizeof(uint32_t));
-		if (w->scanners == NULL) {
-			return;
-		}
-	}
-	for (uint32_t i = 0; i < w->scanner_count; i++) {
-		if (w->scanners[i] == d->rt.index) {
-			return;
-		}
-	}
-	w->scanners[w->scanner_count++] = d->rt.index;
-	/* In index order, so receptions at the same time happen in the same order every run. */
-	for (uint32_t i = w->scanner_count - 1; i > 0 && w->scanners[i - 1] > w->scanners[i]; i--) {
-		uint32_t t = w->scanners[i];
-		w->scanners[i] = w->scanners[i - 1];
-		w->scanners[i - 1] = t;
-	}
-}
-
-static void scanner_remove(world_t *w, world_device_t *d)
-{
-	for (uint32_t i = 0; i < w->scanner_count; i++) {
-		if (w->scanners[i] == d->rt.index) {
-			memmove(&w->scanners[i], &w->scanners[i + 1], (w->scanner_count - i - 1) * sizeof(uint32_t));
-			w->scanner_count--;
-			return;
-		}
-	}
-}
-
-void world_air_device_reset(world_t *w, world_device_t *d)
-{
-	for (uint32_t s = 0; s < WORLD_AIR_SETS; s++) {
-		d->adv[s].on = false;
-		d->adv[s].gen++;
-		d->adv[s].scheduled = false;
-	}
-	if (d->scan.on) {
-		d->scan.on = false;
-		scanner_remove(w, d);
-	}
-}
-
-/* ------------------------------------------------------------------ the HAL */
-
-static world_device_t *dev(void)
-{
-	return world_current();
-}
-
-uint32_t hal_ble_adv_sets(void)
-{
-	return WORLD_AIR_SETS;
-}
-
-static void trace_set(world_t *w, world_device_t *d, const char *ev, uint32_t set)
-{
-	if (!world_tracing(w)) {
-		return;
-	}
-	world_trace_begin(&w->json, w, d, ev);
-	world_trace_num(&w->json, "set", set);
-	if (d->adv[set].on) {
-		world_trace_num(&w->json, "interval", d->adv[set].interval);
-		world_trace_num(&w->json, "power", d->adv[set].power);
-		trace_hex(&w->json, "data", d->adv[set].ad, d->adv[set].len);
-	}
-	world_trace_end(&w->json, w);
-}
-
-bool hal_ble_adv_start(uint32_t set, const uint8_t *ad, size_t len, uint32_t interval_ms, int8_t power_dbm)
-{
-	world_device_t *d = dev();
-	if (d == NULL || set >= WORLD_AIR_SETS || len > HAL_BLE_AD_MAX || interval_ms == 0) {
-		return false;
-	}
-	world_t *w = d->world;
-	world_adv_set_t *s = &d->adv[set];
-	bool restart = !s->on || s->interval != interval_ms;
-	memcpy(s->ad, ad, len);
-	s->len = (uint8_t)len;
-	s->power = power_dbm;
-	if (restart) {
-		s->on = true;
-		s->interval = interval_ms;
-		s->gen++;
-		s->scheduled = false;
-		s->nominal = w->now;
-	}
-	trace_set(w, d, "ble-adv-start", set);
-	if (listening(w)) {
-		wake_set(w, d->rt.index, set, s);
-	}
-	return true;
-}
-
-bool hal_ble_adv_update(uint32_t set, const uint8_t *ad, size_t len)
-{
-	world_device_t *d = dev();
-	if (d == NULL || set >= WORLD_AIR_SETS || len > HAL_BLE_AD_MAX || !d->adv[set].on) {
-		return false;
-	}
-	memcpy(d->adv[set].ad, ad, len);
-	d->adv[set].len = (uint8_t)len;
-	return true;
-}
-
-void hal_ble_adv_stop(uint32_t set)
-{
-	world_device_t *d = dev();
-	if (d == NULL || set >= WORLD_AIR_SETS || !d->adv[set].on) {
-		return;
-	}
-	d->adv[set].on = false;
-	d->adv[set].gen++;
-	d->adv[set].scheduled = false;
-	trace_set(d->world, d, "ble-adv-stop", set);
-}
-
-bool hal_ble_scan_start(const hal_ble_scan_t *params)
-{
-	world_device_t *d = dev();
-	if (d == NULL || params->channels == 0 || params->window_ms == 0 ||
-	    params->window_ms > params->interval_ms) {
-		return false;
-	}
-	world_t *w = d->world;
-	d->scan.on = true;
-	d->scan.p = *params;
-	d->scan.start = w->now;
-	d->scan.nchan = 0;
-	for (uint8_t c = 0; c < 3; c++) {
-		if (params->channels & (1u << c)) {
-			d->scan.order[d->scan.nchan++] = (uint8_t)(37 + c);
-		}
-	}
-	scanner_add(w, d);
-	if (world_tracing(w)) {
-		world_trace_begin(&w->json, w, d, "ble-scan-start");
-		world_trace_num(&w->json, "interval", params->interval_ms);
-		world_trace_num(&w->json, "window", params->window_ms);
-		world_trace_num(&w->json, "channels", params->channels);
-		world_trace_bool(&w->json, "passive", params->passive);
-		world_trace_end(&w->json, w);
-	}
-	world_air_wake(w);
-	return true;
-}
-
-void hal_ble_scan_stop(void)
-{
-	world_device_t *d = dev();
-	if (d == NULL || !d->scan.on) {
-		return;
-	}
-	d->scan.on = false;
-	scanner_remove(d->world, d);
-	if (world_tracing(d->world)) {
-		world_trace_begin(&d->world->json, d->world, d, "ble-scan-stop");
-		world_trace_end(&d->world->json, d->world);
-	}
-}
-
-void hal_ble_address(uint8_t addr[HAL_BLE_ADDR_LEN])
-{
-	world_device_t *d = dev();
-	world_air_device_address(d != NULL ? d->rt.index : 0, addr);
 }

@@ -22,6 +22,9 @@ export interface OptionSpec {
   /** The option may be given more than once; every value is kept (ParsedArgs.lists). */
   repeatable?: boolean;
   help: string;
+  /** An option taken away: giving it is a usage error with this message (what to use instead),
+   * and the help leaves it out. */
+  retired?: string;
 }
 
 export interface CommandSpec {
@@ -78,6 +81,7 @@ export function parseArgs(spec: CommandSpec, argv: readonly string[]): ParsedArg
       opt = all.find((o) => o.short === short);
     }
     if (!opt) throw new UsageError(`unknown option '${arg.replace(/=.*$/, '')}'`);
+    if (opt.retired !== undefined) throw new UsageError(`--${opt.name}: ${opt.retired}`);
     const shown = arg.startsWith('--') ? `--${opt.name}` : `-${opt.short}`;
     if (opt.value === undefined) {
       if (inline !== undefined) throw new UsageError(`option '${shown}' takes no value`);
@@ -137,7 +141,7 @@ export function commandHelp(spec: CommandSpec): string {
     lines.push('');
   }
   lines.push('options:');
-  for (const o of [...spec.options, HELP]) {
+  for (const o of [...spec.options, HELP].filter((o) => o.retired === undefined)) {
     const names =
       (o.short ? `-${o.short}, ` : '    ') + `--${o.name}` + (o.value ? ` ${o.value}` : '') + (o.repeatable ? '...' : '');
     lines.push(`  ${names.length < 23 ? names.padEnd(24) : `${names}  `}${o.help}`);

@@ -1,13 +1,12 @@
 // `beacon run [<app.ts|app.js|app.bapp>...] [--world scenario.json] [--trace FILE] [--verbose]
 //  [--heap N] [--flash DIR] [--for I] [--api V] [--engine E] [--realtime] [--utc T] [--trust key.pub]...
 //  [--cloud loopback|none|embedded|mqtt://HOST:PORT [--cloud-secret S]] [--cloud-db FILE] [--cloud-port P]
-//  [--target sim|qemu|bsim|zephyr-qemu [--board B]]`
+//  [--target sim|qemu|bsim|zephyr-qemu]`
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { PackageMap } from '../compiler/light';
-import type { QemuBoard } from '../compiler/qemuImage';
 import { flagOption, listOption, ParsedArgs, stringOption, UsageError } from './args';
 import { apiOption, engineOption, existingFile, isSource, printDiagnostics, reportFailure } from './common';
 import { parseInterval, parseUtc } from './interval';
@@ -16,7 +15,7 @@ import { packageUsesCloud, RunCloud, startRunCloud, summaryLines } from './runCl
 import type { LoweredWorld } from '../world/scenario';
 
 /** Where `beacon run` runs apps: the host simulator, or the firmware image on QEMU's Cortex-M. */
-// sim: the host simulator; qemu: the bare-metal image on an emulated Cortex-M4/M33; bsim and
+// sim: the host simulator; qemu: the bare-metal image on an emulated Cortex-M4F; bsim and
 // zephyr-qemu: the firmware built by Zephyr on nrf52_bsim and on mps2/an521 (src/firmware/zephyr.ts).
 export type RunTarget = 'sim' | 'qemu' | 'bsim' | 'zephyr-qemu';
 export const RUN_TARGETS: readonly RunTarget[] = ['sim', 'qemu', 'bsim', 'zephyr-qemu'];
@@ -229,13 +228,6 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     throw new UsageError(`--target: '${targetText}' is not one of ${RUN_TARGETS.join(', ')}`);
   }
   const target = targetText as RunTarget;
-  const { QEMU_BOARDS, DEFAULT_QEMU_BOARD } = await import('../compiler/qemuImage');
-  const boardText = stringOption(args, 'board');
-  if (boardText !== undefined && target !== 'qemu') throw new UsageError('--board: only with --target qemu');
-  if (boardText !== undefined && !(QEMU_BOARDS as readonly string[]).includes(boardText)) {
-    throw new UsageError(`--board: '${boardText}' is not one of ${QEMU_BOARDS.join(', ')}`);
-  }
-  const board = (boardText ?? DEFAULT_QEMU_BOARD) as QemuBoard;
   const onBoard = ON_BOARD.includes(target);
   if (onBoard) {
     if (cloudWanted.mode === 'embedded' || cloudWanted.db !== undefined || cloudWanted.port !== undefined) {
@@ -352,7 +344,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       return r.status;
     }
     const [simTool] = target === 'qemu'
-      ? [await (await import('../compiler/qemuImage')).ensureQemuImage(engine, board, {
+      ? [await (await import('../compiler/qemuImage')).ensureQemuImage(engine, {
           onNote: (line) => io.err(`beacon: ${line}\n`),
         })]
       : await compiler.ensureHostTools(['beacon-sim'], engine, {
@@ -403,7 +395,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     const pkgArgs = script !== undefined && distinct === 1 ? [packages.get(apps[0])!] : apps.map((a) => packages.get(a)!);
     if (target === 'qemu') {
       const { qemuArgs } = await import('../compiler/qemuImage');
-      return await runSimulator('qemu-system-arm', qemuArgs(simTool, simArgs(pkgArgs.map((p) => path.resolve(p)), sim), board), stderr);
+      return await runSimulator('qemu-system-arm', qemuArgs(simTool, simArgs(pkgArgs.map((p) => path.resolve(p)), sim)), stderr);
     }
     const status = await runSimulator(simTool, simArgs(pkgArgs, sim), stderr);
     if (runCloud !== undefined) {

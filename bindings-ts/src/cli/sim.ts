@@ -13,7 +13,6 @@ import { flagOption, listOption, ParsedArgs, stringOption, UsageError } from './
 import { apiOption, engineOption, existingFile, isSource, printDiagnostics, reportFailure } from './common';
 import { parseUtc } from './interval';
 import { CliIo } from './io';
-import type { QemuBoard } from '../compiler/qemuImage';
 import { parseHeap } from './run';
 
 export interface ListenOptions {
@@ -96,12 +95,6 @@ export async function simCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   // behind a pseudo-terminal; the host simulator's other transports and options are not there.
   const target = stringOption(args, 'target') ?? 'sim';
   if (target !== 'sim' && target !== 'qemu') throw new UsageError(`--target: '${target}' is not one of sim, qemu`);
-  const { QEMU_BOARDS, DEFAULT_QEMU_BOARD } = await import('../compiler/qemuImage');
-  const board = stringOption(args, 'board');
-  if (board !== undefined && target !== 'qemu') throw new UsageError('--board: only with --target qemu');
-  if (board !== undefined && !(QEMU_BOARDS as readonly string[]).includes(board)) {
-    throw new UsageError(`--board: '${board}' is not one of ${QEMU_BOARDS.join(', ')}`);
-  }
   if (target === 'qemu') {
     const unsupported = ['port', 'no-udp', 'no-pty', 'baud', 'flash', 'trust', 'heap', 'control', 'virtual']
       .filter((name) => stringOption(args, name) !== undefined || flagOption(args, name) || listOption(args, name).length > 0);
@@ -142,7 +135,6 @@ export async function simCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       return await new Promise<number>((resolve, reject) => {
         startQemuListen({
           engine: engine ?? compiler.DEFAULT_ENGINE,
-          board: (board ?? DEFAULT_QEMU_BOARD) as QemuBoard,
           pkg: pkg === undefined ? undefined : path.resolve(pkg),
           utcMs: o.utcMs,
           trace: o.trace,

@@ -15,6 +15,16 @@ const engineOption: OptionSpec = {
   help: 'engine to compile for (default duktape)',
 };
 
+// --board chose the bare-metal image's board, mps2-an386 or mps2-an505 (Cortex-M33). The Zephyr
+// firmware on mps2/an521 now gives the M33's figures, so the image has one board and no option.
+const retiredBoardOption: OptionSpec = {
+  name: 'board',
+  value: '<board>',
+  help: '',
+  retired: "the emulated image has one board, mps2-an386 (the nRF52840's Cortex-M4F, --target qemu); " +
+    "for the Cortex-M33 (the nRF9160's core, mps2-an505 before) run the Zephyr firmware on mps2/an521: beacon run --target zephyr-qemu",
+};
+
 export const buildSpec: CommandSpec = {
   name: 'build',
   brief: 'compile a micro-app (.ts/.js) into an app package (.bapp)',
@@ -57,7 +67,7 @@ export const runSpec: CommandSpec = {
     { name: 'utc', value: '<time>', help: 'UTC time the simulated clock starts at: ISO 8601 (2024-05-01T12:00:00Z) or milliseconds since 1970' },
     { name: 'trust', value: '<key.pub>', repeatable: true, help: "run as a device that trusts this signing key (a P-256 public key: the .pub of 'beacon keygen', or its 130 hex digits): only packages signed with a trusted key run" },
     { name: 'target', value: '<sim|qemu>', help: 'sim (default): the host simulator; qemu: the firmware image on an emulated Cortex-M4 (qemu-system-arm, one device), which adds its figures on stderr' },
-    { name: 'board', value: '<mps2-an386|mps2-an505>', help: "with --target qemu: the emulated board, the nRF52840's Cortex-M4F (mps2-an386, default) or the nRF9160's Cortex-M33 (mps2-an505)" },
+    retiredBoardOption,
   ],
   details:
     'Intervals are a number, an optional space and a unit: ms; s, sec, secs; m, min, mins; h, hour, hours; d, day, days; w, week, weeks. A bare number is milliseconds.\n' +
@@ -130,16 +140,18 @@ export const uploadSpec: CommandSpec = {
   summary: 'Upload a micro-app to a device and ask it to switch to it. A .ts or .js source is built first. The package goes to the device\'s staging area with the MCUmgr file upload (resumable: an upload cut off goes on where the device stopped, also from a new run of this command); the device then checks it (CRC, signature, engine, API version) and runs it, or refuses it and keeps the app it has.',
   positionals: [{ name: 'app', help: 'a .ts or .js source, or a .bapp package' }],
   options: [
-    { name: 'device', value: '<address>', help: 'udp:HOST[:PORT] (port 1337 by default), serial:/dev/tty... or ble:NAME' },
+    { name: 'device', value: '<address>', help: 'udp:HOST[:PORT] (port 1337 by default), serial:/dev/tty..., ble:NAME, or bsim[:FLASH]: the firmware on nrf52_bsim over BabbleSim\'s BLE, its flash kept in FLASH (default ./beacon-bsim.flash)' },
     apiOption,
     engineOption,
     { name: 'sign', value: '<key.pem>', help: 'sign the package built from a source with this ECDSA P-256 private key' },
     { name: 'timeout', value: '<ms>', help: 'wait this long for each answer before sending again (default 2000)' },
     { name: 'retries', value: '<n>', help: 'send a request again this many times before giving up (default 3)' },
+    { name: 'for', value: '<interval>', help: 'bsim: how long the device runs after the upload (default 10s); what it printed follows the verdict' },
   ],
   details:
     'The device\'s verdict is printed on stdout; progress goes to stderr.\n' +
     'BLE needs the optional package @abandonware/noble (npm install @abandonware/noble) and a Bluetooth adapter.\n' +
+    'bsim needs the Zephyr workspace (ZEPHYR_BASE, or ../shared/zephyr): the firmware and the rig\'s phone, a second firmware that uploads as a phone does, are built on first use (docs/upload.md).\n' +
     'Exit status: 0 when the device switched to the package; 1 when it refused it, did not answer or could not be reached.',
 };
 
@@ -165,7 +177,7 @@ export const simSpec: CommandSpec = {
     { name: 'control', help: 'read commands on stdin: input [+MS] <input...>, advance MS, sync, quit; end at EOF' },
     { name: 'virtual', help: 'with --control: device time stands still until advanced' },
     { name: 'target', value: '<sim|qemu>', help: 'sim (default): the host simulator; qemu: the firmware image on an emulated core (qemu-system-arm), serving SMP on its UART behind a pseudo-terminal only (no UDP, --flash, --trust, --heap or --control)' },
-    { name: 'board', value: '<mps2-an386|mps2-an505>', help: "with --target qemu: the nRF52840's Cortex-M4F (default) or the nRF9160's Cortex-M33" },
+    retiredBoardOption,
     apiOption,
     { ...engineOption, help: 'engine of the device (default duktape; for a package, the engine it was built for)' },
   ],
@@ -179,10 +191,11 @@ export const testSpec: CommandSpec = {
   brief: 'run micro-app tests (beacon-tools/testing) on simulated devices or a rig',
   summary:
     'Run test files written with beacon-tools/testing on node\'s test runner (docs/testing.md). TypeScript tests are compiled first; JavaScript tests run as they are. ' +
-    'Without --device the tests\' worlds run on the simulator; with it, on the device at that address: apps are installed over SMP and the console read over serial, and tests needing what the rig cannot do (button presses, motion, power, the trace) are reported skipped.',
+    'Without --device the tests\' worlds run on the simulator; with it, on the device at that address: apps are installed over SMP and the console read over serial, and tests needing what the rig cannot do (button presses, motion, power, the trace) are reported skipped. ' +
+    'With --device bsim or zephyr-qemu, each world runs on the firmware built by Zephyr for nrf52_bsim or mps2/an521, whose test configuration has the world\'s models of the device\'s parts: the scenario, the console and the trace as on the simulator; worlds of several devices are skipped.',
   positionals: [{ name: 'files', help: 'test files (*.test.ts, *.test.js) or directories holding them (default: the current directory)', optional: true, variadic: true }],
   options: [
-    { name: 'device', value: '<address>', help: 'run on this device: udp:HOST[:PORT] or serial:/dev/tty...' },
+    { name: 'device', value: '<address>', help: 'run on this device: udp:HOST[:PORT] or serial:/dev/tty..., or on the firmware on a test board: bsim or zephyr-qemu' },
     { ...engineOption, help: 'engine the apps are built for (default duktape; a real device runs jerryscript)' },
     { ...apiOption, help: 'API version apps from source are built for (default: the newest)' },
   ],

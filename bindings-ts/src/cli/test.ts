@@ -1,4 +1,4 @@
-// `beacon test [files or directories...] [--device udp:...|serial:...] [--engine E] [--api V]`
+// `beacon test [files or directories...] [--device udp:...|serial:...|bsim|zephyr-qemu] [--engine E] [--api V]`
 //
 // Runs test files written with beacon-tools/testing on node's test runner. TypeScript files are
 // compiled with the project's TypeScript (transpiled to CommonJS, one file at a time: the runner
@@ -82,7 +82,9 @@ export async function testCommand(args: ParsedArgs, io: CliIo): Promise<number> 
   const files = collectTestFiles(args.positionals.length ? args.positionals : ['.']);
   if (files.length === 0) throw new UsageError('no test files (*.test.ts, *.test.js) found', false);
   const device = stringOption(args, 'device');
-  if (device !== undefined) {
+  // bsim and zephyr-qemu: the firmware built by Zephyr on nrf52_bsim or mps2/an521 runs each
+  // world (testing/world.ts); anything else is a rig's SMP address.
+  if (device !== undefined && device !== 'bsim' && device !== 'zephyr-qemu') {
     const { parseDevice } = await import('../smp');
     try {
       parseDevice(device);

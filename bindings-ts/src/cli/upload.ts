@@ -1,5 +1,5 @@
-// `beacon upload <app.ts|app.js|app.bapp> --device udp:HOST[:PORT]|serial:/dev/tty...|ble:NAME
-//  [--api V] [--engine E] [--sign key.pem] [--timeout MS] [--retries N]`
+// `beacon upload <app.ts|app.js|app.bapp> --device udp:HOST[:PORT]|serial:/dev/tty...|ble:NAME|bsim[:FLASH]
+//  [--api V] [--engine E] [--sign key.pem] [--timeout MS] [--retries N] [--for MS]`
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -53,7 +53,8 @@ export async function uploadCommand(args: ParsedArgs, io: CliIo): Promise<number
     throw new UsageError(`${args.positionals[0]}: expected a .ts or .js source or a .bapp package`);
   }
   const deviceText = stringOption(args, 'device');
-  if (deviceText === undefined) throw new UsageError('missing --device (udp:HOST[:PORT], serial:/dev/tty... or ble:NAME)');
+  if (deviceText === undefined) throw new UsageError('missing --device (udp:HOST[:PORT], serial:/dev/tty..., ble:NAME or bsim[:FLASH])');
+  if (deviceText === 'bsim' || deviceText.startsWith('bsim:')) return uploadToBsim(args, input, deviceText, io);
   const smp = await import('../smp');
   let device;
   try {
@@ -138,6 +139,52 @@ export async function uploadCommand(args: ParsedArgs, io: CliIo): Promise<number
     return reportFailure(io, 'upload', err);
   } finally {
     await transport?.close();
+    if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+/** The upload over BLE on BabbleSim's air (uploadBsim.ts). The firmware is built for the
+ * package's engine (a source is built for JerryScript, the device's). */
+async function uploadToBsim(args: ParsedArgs, input: string, device: string, io: CliIo): Promise<number> {
+  const { bsimFlashOf, uploadOverBsim } = await import('./uploadBsim');
+  bsimFlashOf(device);
+  const forText = stringOption(args, 'for');
+  const { parseInterval } = await import('./interval');
+  let forMs = 10_000;
+  if (forText !== undefined) {
+    try {
+      forMs = parseInterval(forText);
+    } catch (err) {
+      if (err instanceof RangeError) throw new UsageError(`--for: ${err.message}`);
+      throw err;
+    }
+  }
+  const compiler = await import('../compiler/light');
+  let workDir: string | undefined;
+  try {
+    let pkgFile = input;
+    let engine = engineOption(args) ?? 'jerryscript';
+    if (isSource(input)) {
+      workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-upload-'));
+      pkgFile = path.join(workDir, path.basename(input).replace(/\.[^.]+$/, '') + '.bapp');
+      const signKey = stringOption(args, 'sign');
+      const r = await compiler.compileApp({
+        entry: input,
+        apiVersion: apiOption(args),
+        engine,
+        outFile: pkgFile,
+        ...(signKey ? { signKey: existingFile(signKey) } : {}),
+        onNote: (line) => io.err(`beacon: ${line}\n`),
+      });
+      printDiagnostics(io, r.warnings, (d) => compiler.formatDiagnostic(d));
+    } else {
+      const header = compiler.readPackageHeader(new Uint8Array(fs.readFileSync(pkgFile)));
+      if (typeof header !== 'string') engine = header.engine ?? engine;
+    }
+    return await uploadOverBsim({ device, pkgFile, engine, forMs }, io);
+  } catch (err) {
+    return reportFailure(io, 'upload', err);
+  } finally {
     if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
   }
 }

@@ -7,12 +7,21 @@ import * as path from 'path';
 import type { ApiIR, FunctionIR } from './ir';
 import { API_VERSIONS } from './versions';
 
+/** The C sources of the runtime, in every folder (one per service) but the generated one. */
+function runtimeSources(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    .flatMap((e) => e.isDirectory()
+      ? (e.name === 'generated' ? [] : runtimeSources(path.join(dir, e.name)))
+      : e.name.endsWith('.c') ? [path.join(dir, e.name)] : []);
+}
+
 /** Natives defined in the runtime sources, mapped to whether their body is a real one. */
 export function scanImplemented(runtimeDir: string): Map<string, boolean> {
   const result = new Map<string, boolean>();
   if (!fs.existsSync(runtimeDir)) return result;
-  for (const file of fs.readdirSync(runtimeDir).filter((f) => f.endsWith('.c')).sort()) {
-    const text = fs.readFileSync(path.join(runtimeDir, file), 'utf8');
+  for (const file of runtimeSources(runtimeDir)) {
+    const text = fs.readFileSync(file, 'utf8');
     // A definition starts at the beginning of a line: "eng_value_t rt_x(...)\n{"
     const re = /^eng_value_t\s+(rt_[A-Za-z0-9_]+)\s*\([^;{]*\)\s*\{/gm;
     let m: RegExpExecArray | null;

@@ -1,5 +1,5 @@
 // Reading the header of an app package (.bapp). The layout is defined in
-// src/runtime/rt_package.h; the firmware does the full check (CRC, engine configuration), this
+// src/runtime/core/rt_package.h; the firmware does the full check (CRC, engine configuration), this
 // only reads what the tools need to choose, e.g. which simulator runs a package.
 import { Engine } from './hostTools';
 
@@ -49,7 +49,7 @@ export function readPackageHeader(buf: Uint8Array): PackageHeader | string {
 }
 
 export const FLAG_SIGNED = 0x1;
-/** Built for engine parity (src/runtime/rt_package.h): beacon-pack sets it on every package. */
+/** Built for engine parity (src/runtime/core/rt_package.h): beacon-pack sets it on every package. */
 export const FLAG_PARITY = 0x2;
 /** The signature block of algorithm 2 (ECDSA P-256, SHA-256), the one devices verify. */
 export const SIGNATURE_BLOCK_SIZE = 136;

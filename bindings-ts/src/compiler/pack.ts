@@ -1,5 +1,5 @@
 // The bytecode stage: beacon-pack compiles the ES5 script with the engine and writes the app
-// package (layout in src/runtime/rt_package.h).
+// package (layout in src/runtime/core/rt_package.h).
 import { spawn } from 'child_process';
 import { BuildError, Diagnostic } from './diagnostics';
 

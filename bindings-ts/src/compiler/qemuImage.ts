@@ -1,19 +1,19 @@
-// The firmware image for QEMU's emulated Cortex-M (src/port/qemu): built on demand with the
-// Arm cross toolchain, and the qemu-system-arm command line that runs it with an app.
+// The bare-metal firmware image for QEMU's emulated Cortex-M4F (src/port/qemu): built on demand
+// with the Arm cross toolchain, and the qemu-system-arm command line that runs it with an app.
 import * as fs from 'fs';
 import * as path from 'path';
 import { Engine, HostToolsError, repoRoot, runCaptured, withBuildLock } from './hostTools';
 
-/** Boards the image is built for: the nRF52840's core (Cortex-M4F) and the nRF9160's (M33). */
-export type QemuBoard = 'mps2-an386' | 'mps2-an505';
-export const QEMU_BOARDS: readonly QemuBoard[] = ['mps2-an386', 'mps2-an505'];
-export const DEFAULT_QEMU_BOARD: QemuBoard = 'mps2-an386';
-const CPU: Record<QemuBoard, string> = { 'mps2-an386': 'cortex-m4', 'mps2-an505': 'cortex-m33' };
+/** The board the image is built for: the nRF52840's core, a Cortex-M4F, which no QEMU board of
+ * Zephyr 3.7 has. (The nRF9160's Cortex-M33 runs the Zephyr firmware itself, on mps2/an521:
+ * `beacon run --target zephyr-qemu`.) */
+export const QEMU_BOARD = 'mps2-an386';
+const QEMU_CPU = 'cortex-m4';
 
-/** Build directory of the image for an engine and board (BEACON_QEMU_BUILD overrides its root). */
-export function qemuBuildDir(engine: Engine, board: QemuBoard = DEFAULT_QEMU_BOARD): string {
+/** Build directory of the image for an engine (BEACON_QEMU_BUILD overrides its root). */
+export function qemuBuildDir(engine: Engine): string {
   const root = process.env.BEACON_QEMU_BUILD ? path.resolve(process.env.BEACON_QEMU_BUILD) : path.join(repoRoot(), 'build');
-  return path.join(root, `qemu-${engine}${board === DEFAULT_QEMU_BOARD ? '' : `-${board}`}`);
+  return path.join(root, `qemu-${engine}`);
 }
 
 const ensured = new Set<string>();
@@ -21,11 +21,10 @@ const ensured = new Set<string>();
 /** Configure (once) and build the image; returns the ELF's path. */
 export async function ensureQemuImage(
   engine: Engine,
-  board: QemuBoard = DEFAULT_QEMU_BOARD,
   opts: { onNote?: (line: string) => void } = {},
 ): Promise<string> {
   const root = repoRoot();
-  const buildDir = qemuBuildDir(engine, board);
+  const buildDir = qemuBuildDir(engine);
   const elf = path.join(buildDir, 'beacon-qemu.elf');
   if (ensured.has(buildDir)) return elf;
   await withBuildLock(buildDir, async () => {
@@ -34,7 +33,7 @@ export async function ensureQemuImage(
       const args = [
         '-S', path.join(root, 'src/port/qemu'), '-B', buildDir,
         `-DCMAKE_TOOLCHAIN_FILE=${path.join(root, 'src/port/qemu/toolchain-arm.cmake')}`,
-        `-DBEACON_ENGINE=${engine}`, `-DBEACON_QEMU_BOARD=${board}`,
+        `-DBEACON_ENGINE=${engine}`,
       ];
       if (engine === 'jerryscript') {
         if (!process.env.JERRYSCRIPT_DIR) {
@@ -42,7 +41,7 @@ export async function ensureQemuImage(
         }
         args.push(`-DJERRYSCRIPT_DIR=${process.env.JERRYSCRIPT_DIR}`);
       }
-      opts.onNote?.(`configuring the ${engine} image for ${board} in ${buildDir}`);
+      opts.onNote?.(`configuring the ${engine} image for ${QEMU_BOARD} in ${buildDir}`);
       const r = await runCaptured('cmake', args);
       if (r.code !== 0) throw new HostToolsError(`configuring the QEMU image failed (cmake ${args.join(' ')})`, r.output);
     }
@@ -65,7 +64,6 @@ export async function ensureQemuImage(
 export function qemuArgs(
   elf: string,
   imageArgs: string[],
-  board: QemuBoard = DEFAULT_QEMU_BOARD,
   opts: { serial?: 'none' | 'pty' } = {},
 ): string[] {
   // In QEMU's option syntax a comma inside a value is written twice.
@@ -74,7 +72,7 @@ export function qemuArgs(
     return `arg=${a.replace(/,/g, ',,')}`;
   })].join(',');
   return [
-    '-machine', board, '-cpu', CPU[board], '-nographic', '-monitor', 'none', '-serial', opts.serial ?? 'none',
+    '-machine', QEMU_BOARD, '-cpu', QEMU_CPU, '-nographic', '-monitor', 'none', '-serial', opts.serial ?? 'none',
     '-icount', 'shift=0', '-semihosting-config', semihosting, '-kernel', elf,
   ];
 }

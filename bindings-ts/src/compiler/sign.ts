@@ -1,5 +1,5 @@
 // Package signing with ECDSA on P-256 and SHA-256 (node:crypto). Layout and what is signed are
-// defined in src/runtime/rt_package.h:
+// defined in src/runtime/core/rt_package.h:
 //
 //   the package's flags get bit 0; after the bytecode comes a 136-byte block
 //     "BSIG", algorithm 2 (u16), block size 136 (u16), the signer's public key (X || Y, 64 bytes),

@@ -51,14 +51,23 @@ const ensured = new Set<string>();
 
 /** Build the image (once per process; ninja makes a rebuild of an unchanged tree cheap). */
 export async function ensureZephyrImage(target: ZephyrTarget, engine: Engine, opts: { onNote?: (line: string) => void } = {}): Promise<string> {
-  const dir = zephyrBuildDir(target, engine);
-  const image = zephyrImagePath(target, engine);
+  return ensureBuilt(zephyrBuildDir(target, engine), zephyrImagePath(target, engine), ZEPHYR_BOARD[target], ['--engine', engine], opts);
+}
+
+/** The rig's phone (tests/rig-bsim): the central firmware that uploads to and scans a beacon on
+ * BabbleSim's air. */
+export async function ensureRigImage(opts: { onNote?: (line: string) => void } = {}): Promise<string> {
+  const dir = path.join(repoRoot(), 'build', 'zephyr', 'nrf52_bsim-rig-bsim');
+  return ensureBuilt(dir, path.join(dir, 'zephyr', 'zephyr.exe'), 'nrf52_bsim', ['--app-dir', path.join(repoRoot(), 'tests', 'rig-bsim')], opts);
+}
+
+async function ensureBuilt(dir: string, image: string, board: string, extra: string[], opts: { onNote?: (line: string) => void }): Promise<string> {
   if (ensured.has(dir)) return image;
   const env = await zephyrEnv();
   await withBuildLock(dir, async () => {
-    if (!fs.existsSync(image)) opts.onNote?.(`building the firmware for ${ZEPHYR_BOARD[target]} (${engine}) in ${dir}`);
-    const r = await runWithEnv('bash', [path.join(repoRoot(), 'scripts', 'firmware.sh'), ZEPHYR_BOARD[target], '--engine', engine, '--build-dir', dir], env);
-    if (r.code !== 0) throw new HostToolsError(`building the firmware for ${ZEPHYR_BOARD[target]} failed`, r.output);
+    if (!fs.existsSync(image)) opts.onNote?.(`building the firmware for ${board} in ${dir}`);
+    const r = await runWithEnv('bash', [path.join(repoRoot(), 'scripts', 'firmware.sh'), board, ...extra, '--build-dir', dir], env);
+    if (r.code !== 0) throw new HostToolsError(`building the firmware for ${board} failed`, r.output);
   });
   ensured.add(dir);
   return image;
@@ -119,21 +128,10 @@ export async function runZephyrFirmware(
     if (target === 'zephyr-qemu') {
       child = await runChild('qemu-system-arm', zephyrQemuArgs(image, args), {});
     } else {
-      const env = await zephyrEnv();
-      const bin = path.join(env.BSIM_OUT_PATH ?? '', 'bin');
-      const phy = path.join(bin, 'bs_2G4_phy_v1');
-      if (!fs.existsSync(phy)) throw new HostToolsError(`BabbleSim's physical layer is not built (${phy}): run ../shared/zephyr/setup.sh`);
-      const id = `beacon${process.pid}x${Math.floor(Math.random() * 1e9)}`;
       // The physical layer ends when its device does; its own limit is only a backstop. (Device
       // time is the world's; the kernel's runs ahead of it while the nRF52's flash erases and
       // writes, 85 ms a page: a run that rewrites its storage spends minutes of simulated time.)
-      const lengthUs = 100 * 24 * 3600 * 1e6;
-      const phyDone = runChild(phy, [`-s=${id}`, '-D=1', `-sim_length=${lengthUs}`], { cwd: bin, env });
-      // The board's flash in a file (the NVMC model maps it): the app store and the storage
-      // outlive the run. Otherwise it is in RAM and erased at each start.
-      const flash = opts.flashFile !== undefined ? [`-flash=${path.resolve(opts.flashFile)}`] : [];
-      child = await runChild(image, [`-s=${id}`, '-d=0', ...flash, `-beacon_args=${args.join(' ')}`], { cwd: bin, env });
-      await phyDone;
+      [child] = await runBsim([{ image, args, flashFile: opts.flashFile }], 100 * 24 * 3600 * 1000);
     }
     const read = (f: string): string => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '');
     // The firmware's exit statuses are beacon-sim's (0, 1, 2; 70 for a fatal error; 75 for a
@@ -146,9 +144,39 @@ export async function runZephyrFirmware(
   }
 }
 
-interface ChildResult {
+export interface ChildResult {
   code: number;
   stderr: string;
+}
+
+/** One nrf52_bsim device of a simulation: its executable and its run options (-beacon_args). */
+export interface BsimDevice {
+  image: string;
+  args: string[];
+  /** The board's flash in this file (the NVMC model maps it), kept across runs. */
+  flashFile?: string;
+}
+
+/**
+ * Run nrf52_bsim devices on one simulated air: BabbleSim's 2.4 GHz physical layer and every
+ * device, device i as -d=i. The simulation ends when the devices have left, or after lengthMs of
+ * simulated time (when it ends, BabbleSim ends every device still in it). Resolves with each
+ * device's exit status and stderr.
+ */
+export async function runBsim(devices: BsimDevice[], lengthMs: number): Promise<ChildResult[]> {
+  const env = await zephyrEnv();
+  const bin = path.join(env.BSIM_OUT_PATH ?? '', 'bin');
+  const phy = path.join(bin, 'bs_2G4_phy_v1');
+  if (!fs.existsSync(phy)) throw new HostToolsError(`BabbleSim's physical layer is not built (${phy}): run ../shared/zephyr/setup.sh`);
+  const id = `beacon${process.pid}x${Math.floor(Math.random() * 1e9)}`;
+  const phyDone = runChild(phy, [`-s=${id}`, `-D=${devices.length}`, `-sim_length=${Math.round(lengthMs * 1000)}`], { cwd: bin, env });
+  const runs = devices.map((d, i) => {
+    const flash = d.flashFile !== undefined ? [`-flash=${path.resolve(d.flashFile)}`] : [];
+    return runChild(d.image, [`-s=${id}`, `-d=${i}`, ...flash, `-beacon_args=${d.args.join(' ')}`], { cwd: bin, env });
+  });
+  const results = await Promise.all(runs);
+  await phyDone;
+  return results;
 }
 
 function runChild(cmd: string, args: string[], opts: { cwd?: string; env?: Record<string, string> }): Promise<ChildResult> {

@@ -1,5 +1,5 @@
 // SMP (MCUmgr) packets: the 8-byte header and a CBOR body (Zephyr's
-// doc/services/device_mgmt/smp_protocol.rst). Shared with the C server in src/runtime/rt_smp.h.
+// doc/services/device_mgmt/smp_protocol.rst). Shared with the C server in src/runtime/smp/rt_smp.h.
 import { decodeCbor, encodeCbor, SmpBody } from './cbor';
 
 export const SMP_HEADER_SIZE = 8;

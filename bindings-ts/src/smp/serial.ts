@@ -1,5 +1,5 @@
 // SMP over a serial line or console, framed as Zephyr's MCUmgr serial transport
-// (smp_transport.rst; src/runtime/rt_smp_serial.h is the device side). A packet becomes lines
+// (smp_transport.rst; src/runtime/smp/rt_smp_serial.h is the device side). A packet becomes lines
 // of at most 127 bytes: a start marker (0x06 0x09 first, 0x04 0x14 for continuations), base64,
 // '\n'. Decoded and joined the lines hold the length (BE16) of what follows, the packet and its
 // CRC-16/XMODEM (BE16).

@@ -4,13 +4,12 @@
 import { ChildProcess, spawn } from 'child_process';
 import * as readline from 'readline';
 import { Engine } from '../compiler/hostTools';
-import { DEFAULT_QEMU_BOARD, ensureQemuImage, QemuBoard, qemuArgs, qemuPtyOf } from '../compiler/qemuImage';
+import { ensureQemuImage, qemuArgs, qemuPtyOf } from '../compiler/qemuImage';
 import { ConsoleLines } from './console';
 import { ListenDevice, processControls } from './listen';
 
 export interface StartQemuListenOptions {
   engine: Engine;
-  board?: QemuBoard;
   /** A package (.bapp, absolute path) flashed into the app slot and started. */
   pkg?: string;
   /** UTC the device clock starts at (default: now). */
@@ -34,9 +33,8 @@ export function qemuListenImageArgs(o: StartQemuListenOptions): string[] {
 }
 
 export async function startQemuListen(o: StartQemuListenOptions): Promise<ListenDevice> {
-  const board = o.board ?? DEFAULT_QEMU_BOARD;
-  const elf = await ensureQemuImage(o.engine, board);
-  const proc: ChildProcess = spawn('qemu-system-arm', qemuArgs(elf, qemuListenImageArgs(o), board, { serial: 'pty' }), {
+  const elf = await ensureQemuImage(o.engine);
+  const proc: ChildProcess = spawn('qemu-system-arm', qemuArgs(elf, qemuListenImageArgs(o), { serial: 'pty' }), {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let err = '';

@@ -277,6 +277,7 @@ export class World {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-test-'));
     try {
       if (this.rig === undefined) return await this.simulate(dir, await this.build(dir), ms);
+      if (this.rig === 'bsim' || this.rig === 'zephyr-qemu') return await this.simulate(dir, await this.build(dir), ms, this.rig);
       return await this.runOnRig(this.rig, dir, ms);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -325,8 +326,17 @@ export class World {
     fs.copyFileSync(traceFile, path.join(dir, `${test}.${++this.runs}.jsonl`));
   }
 
-  private async simulate(dir: string, packages: Map<string, string>, ms: number): Promise<WorldResult> {
+  /**
+   * The world on the simulator, or (firmware: 'bsim', 'zephyr-qemu') on the firmware built by
+   * Zephyr for nrf52_bsim or mps2/an521, whose test configuration runs the same world's models of
+   * the device's parts (docs/firmware.md, "Test boards"): the same scenario, the app installed
+   * into its app store at boot, its console and trace read back. One device per firmware.
+   */
+  private async simulate(dir: string, packages: Map<string, string>, ms: number, firmware?: 'bsim' | 'zephyr-qemu'): Promise<WorldResult> {
     const { ensureHostTools } = await import('../compiler/light');
+    if (firmware !== undefined && this.devices.length !== 1) {
+      this.skip(`the firmware on ${firmware} is one device; this world has ${this.devices.length}`);
+    }
     const scenarioFile = path.join(dir, 'world.json');
     const text = JSON.stringify(this.scenario(packages, ms), null, 2);
     fs.writeFileSync(scenarioFile, text);
@@ -335,15 +345,18 @@ export class World {
     const script = path.join(dir, 'world.script');
     fs.writeFileSync(script, lowered.script);
     const traceFile = path.join(dir, 'trace.jsonl');
-    const [sim] = await ensureHostTools(['beacon-sim'], this.engine);
     const args = ['--for', String(ms), '--world', script, '--trace', traceFile, ...this.devices.map((d) => packages.get(d.name)!)];
-    const { code, stderr } = await new Promise<{ code: number; stderr: string }>((resolve, reject) => {
-      const child = spawn(sim, args, { stdio: ['ignore', 'ignore', 'pipe'] });
-      let err = '';
-      child.stderr.on('data', (b: Buffer) => (err += b.toString()));
-      child.on('error', reject);
-      child.on('close', (c) => resolve({ code: c ?? 1, stderr: err }));
-    });
+    const { code, stderr } = firmware !== undefined
+      ? await this.runFirmware(firmware, args)
+      : await new Promise<{ code: number; stderr: string }>((resolve, reject) => {
+          void ensureHostTools(['beacon-sim'], this.engine).then(([sim]) => {
+            const child = spawn(sim, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+            let err = '';
+            child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+            child.on('error', reject);
+            child.on('close', (c) => resolve({ code: c ?? 1, stderr: err }));
+          }, reject);
+        });
     this.record(traceFile);
     const records: TraceRecord[] = fs.existsSync(traceFile)
       ? fs
@@ -360,9 +373,18 @@ export class World {
         if (!this.devices.some((d) => d.name === name)) throw new Error(`no device '${name}' in this world (${this.devices.map((d) => d.name).join(', ')})`);
         const mine = records.filter((r) => r.dev === name);
         const lines = mine.filter((r) => r.ev === 'print').map((r) => String(r.text));
-        return new DeviceResult(name, lines, mine, skip, 'the simulator');
+        return new DeviceResult(name, lines, mine, skip, firmware !== undefined ? `the firmware on ${firmware}` : 'the simulator');
       },
     };
+  }
+
+  /** The firmware's run with the simulator's arguments (world_main_zephyr.c takes them). */
+  private async runFirmware(target: 'bsim' | 'zephyr-qemu', args: string[]): Promise<{ code: number; stderr: string }> {
+    const fw = await import('../firmware/zephyr');
+    const image = await fw.ensureZephyrImage(target, this.engine);
+    // The scenario script says the UTC (or none), as to beacon-sim; paths absolute for the board.
+    const r = await fw.runZephyrFirmware(target, image, args.map((a) => (a.endsWith('.bapp') || a.endsWith('.script') || a.endsWith('.jsonl') ? path.resolve(a) : a)));
+    return { code: r.status, stderr: r.stderr };
   }
 
   private async runOnRig(address: string, dir: string, ms: number): Promise<WorldResult> {

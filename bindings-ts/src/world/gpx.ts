@@ -1,5 +1,5 @@
 // GPX 1.1 tracks into the track points of a world scenario: {t, lat, long, alt}, t in ms since
-// the scenario's start. The simulated world moves a device along them (src/runtime/rt_gnss_track:
+// the scenario's start. The simulated world moves a device along them (src/runtime/location/rt_gnss_track:
 // geodesic interpolation between points, reception and noise on top).
 //
 // The XML is read with fast-xml-parser (maintained, no native code, validates well-formedness

@@ -81,18 +81,10 @@ if(NOT DEFINED BEACON_WARNINGS)
   set(BEACON_WARNINGS -Wall -Wextra -Werror -Wno-unused-parameter)
 endif()
 
-set(_eng_duk_backend_sources
-    "${_eng_duk_here}/eng_duk_core.c"
-    "${_eng_duk_here}/eng_duk_value.c"
-    "${_eng_duk_here}/eng_duk_object.c"
-    "${_eng_duk_here}/eng_duk_function.c"
-    "${_eng_duk_here}/eng_duk_native.c"
-    "${_eng_duk_here}/eng_duk_error.c"
-    "${_eng_duk_here}/eng_duk_promise.c"
-    "${_eng_duk_here}/eng_duk_code.c"
-    "${_eng_duk_here}/eng_duk_parity.c"
-    "${_eng_duk_here}/../eng_random.c"
-    "${_eng_duk_here}/../eng_number_format.c")
+# The backend is every eng_duk_*.c of this folder (as the JerryScript backend's), so a file split
+# off needs no edit here, and the engine layer's shared parts (src/engine/eng_*.c).
+file(GLOB _eng_duk_backend_sources CONFIGURE_DEPENDS "${_eng_duk_here}/eng_duk_*.c")
+list(APPEND _eng_duk_backend_sources "${_eng_duk_here}/../eng_random.c" "${_eng_duk_here}/../eng_number_format.c")
 
 add_library(beacon_engine_duktape STATIC
             "${_eng_duk_here}/duk_unity.c"

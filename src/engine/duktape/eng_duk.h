@@ -199,6 +199,10 @@ void eng_duk_fatal(void *heap_udata, const char *msg);
 
 /* An empty, unlimited eng_duk_mem_t. */
 void eng_duk_mem_init(eng_duk_mem_t *mem);
+/* An empty list of blocks; every block of a heap given back, without looking at what is in them
+ * (the heap's teardown or abandonment). */
+void eng_duk_blocks_init(eng_duk_mem_t *mem);
+void eng_duk_blocks_free_all(eng_duk_mem_t *mem);
 /* Heap allocation functions; udata is an eng_duk_mem_t. */
 void *eng_duk_alloc(void *udata, duk_size_t size);
 void *eng_duk_realloc(void *udata, void *ptr, duk_size_t size);

@@ -1,5 +1,6 @@
 /*
- * eng_duk_core.c: identity, heap lifecycle and accounting, handle store, scopes, watchdog.
+ * eng_duk_core.c: identity, heap lifecycle, handle store, scopes, watchdog. The heap's
+ * accounting is in eng_duk_mem.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,214 +40,6 @@ uint32_t eng_config_hash(void)
 	snprintf(version, sizeof(version), "Duktape %ld\n", (long) DUK_VERSION);
 	hash = eng_fnv1a(hash, version, strlen(version));
 	return eng_fnv1a(hash, eng_duk_overrides_text, sizeof(eng_duk_overrides_text) - 1);
-}
-
-/* ------------------------------------------------------------------ heap accounting */
-
-/* A header in front of each block: its size and its place in the heap's list of blocks; a
- * max_align_t union keeps the payload aligned. */
-typedef union {
-	max_align_t align;
-	eng_duk_block_link_t link;
-} eng_duk_block_t;
-
-/* Duktape retries a failed allocation after each of up to 10 collections (duktape.c's
- * DUK_HEAP_ALLOC_FAIL_MARKANDSWEEP_LIMIT; 3 of them in emergency mode) and then gives up; when
- * its voluntary collection led it there, the first attempt is one of the ten. So ten refusals in
- * a row are Duktape giving up (a tenth collection freeing what nine did not is not a case worth
- * telling apart). */
-#define ENG_DUK_ALLOC_ATTEMPTS 10u
-
-static void blocks_init(eng_duk_mem_t *mem)
-{
-	mem->blocks.prev = mem->blocks.next = &mem->blocks;
-}
-
-void eng_duk_mem_init(eng_duk_mem_t *mem)
-{
-	memset(mem, 0, sizeof(*mem));
-	mem->limit = SIZE_MAX;
-	blocks_init(mem);
-}
-
-static void block_link(eng_duk_mem_t *mem, eng_duk_block_t *block)
-{
-	block->link.next = mem->blocks.next;
-	block->link.prev = &mem->blocks;
-	mem->blocks.next->prev = &block->link;
-	mem->blocks.next = &block->link;
-}
-
-static void block_unlink(eng_duk_block_t *block)
-{
-	block->link.prev->next = block->link.next;
-	block->link.next->prev = block->link.prev;
-}
-
-/*
- * The device's JerryScript throws nothing the app could catch when the heap runs out: it stops,
- * and the device resets. Duktape would throw a catchable RangeError and carry on with a full
- * heap; to behave as the device does, once Duktape has given up on an allocation (every retry
- * after a collection failed) the heap's owner is told it is a fatal error.
- */
-static void refused(eng_duk_mem_t *mem)
-{
-	if (++mem->failures >= ENG_DUK_ALLOC_ATTEMPTS) {
-		mem->failures = 0;
-		eng_port_fatal("out of memory (JavaScript heap)");
-	}
-}
-
-/* An allocation succeeded. Between Duktape's retries, its emergency collections compact objects
- * (reallocations that shrink, and succeed): those do not end a run of refusals. */
-static void granted(eng_duk_mem_t *mem)
-{
-	if (eng_duk->main == NULL || !eng_duk_gc_running(eng_duk->main)) {
-		mem->failures = 0;
-	}
-}
-
-void *eng_duk_alloc(void *udata, duk_size_t size)
-{
-	eng_duk_mem_t *mem = udata;
-	eng_duk_block_t *block;
-
-	if (size > mem->limit - mem->used || size > SIZE_MAX - sizeof(*block)) {
-		refused(mem);
-		return NULL;
-	}
-	block = malloc(sizeof(*block) + size);
-	if (block == NULL) {
-		refused(mem);
-		return NULL;
-	}
-	granted(mem);
-	block->link.size = size;
-	block_link(mem, block);
-	mem->used += size;
-	if (mem->used > mem->peak) {
-		mem->peak = mem->used;
-	}
-	return block + 1;
-}
-
-void *eng_duk_realloc(void *udata, void *ptr, duk_size_t size)
-{
-	eng_duk_mem_t *mem = udata;
-	eng_duk_block_t *block, *moved;
-	size_t old;
-
-	if (ptr == NULL) {
-		return eng_duk_alloc(udata, size);
-	}
-	block = (eng_duk_block_t *) ptr - 1;
-	old = block->link.size;
-	if (size > old && (size - old > mem->limit - mem->used || size > SIZE_MAX - sizeof(*block))) {
-		refused(mem);
-		return NULL;
-	}
-	block_unlink(block);
-	moved = realloc(block, sizeof(*block) + size);
-	if (moved == NULL) {
-		block_link(mem, block);
-		refused(mem);
-		return NULL;
-	}
-	granted(mem);
-	moved->link.size = size;
-	block_link(mem, moved);
-	mem->used = mem->used - old + size;
-	if (mem->used > mem->peak) {
-		mem->peak = mem->used;
-	}
-	return moved + 1;
-}
-
-void eng_duk_free(void *udata, void *ptr)
-{
-	eng_duk_mem_t *mem = udata;
-	eng_duk_block_t *block;
-
-	if (ptr == NULL) {
-		return;
-	}
-	block = (eng_duk_block_t *) ptr - 1;
-	block_unlink(block);
-	mem->used -= block->link.size;
-	free(block);
-}
-
-/* Give back every block of a heap, without looking at what is in them. */
-static void blocks_free_all(eng_duk_mem_t *mem)
-{
-	eng_duk_block_link_t *link = mem->blocks.next;
-
-	while (link != NULL && link != &mem->blocks) {
-		eng_duk_block_link_t *next = link->next;
-
-		free((eng_duk_block_t *) link);
-		link = next;
-	}
-	blocks_init(mem);
-	mem->used = 0;
-}
-
-/*
- * The room an app has on Duktape, from the device's heap_size: what the app would have on the
- * device's JerryScript (the heap less the engine's and the API's start-up use there), times how
- * much more room the same JavaScript values take in Duktape on a 64-bit host. Both figures are
- * measured (bench/faults.sh, bench/RESULTS.md "Faults") so that an app that runs out of memory on
- * the beacon runs out in the simulator at about the same point.
- */
-#define ENG_DUK_DEVICE_START_BYTES (4u * 1024u)
-#define ENG_DUK_SIZE_FACTOR_PERCENT 240u
-
-/* Bytes of Duktape's heap as the device's heap would count them (see eng_heap_seal): the
- * device's start-up use plus what the app added, scaled back by ENG_DUK_SIZE_FACTOR_PERCENT. */
-static size_t device_bytes(size_t used)
-{
-	if (used <= eng_duk->sealed_used) {
-		return ENG_DUK_DEVICE_START_BYTES;
-	}
-	return ENG_DUK_DEVICE_START_BYTES + (used - eng_duk->sealed_used) * 100u / ENG_DUK_SIZE_FACTOR_PERCENT;
-}
-
-void eng_mem_stats(eng_mem_stats_t *stats)
-{
-	if (stats == NULL) {
-		return;
-	}
-	if (eng_duk->sealed_used == 0 || eng_duk->config.heap_size == 0) {
-		stats->total = eng_duk->config.heap_size ? eng_duk->config.heap_size : eng_duk->mem.used;
-		stats->used = eng_duk->mem.used;
-		stats->peak = eng_duk->mem.peak;
-		return;
-	}
-	/* After the seal, the figures an app on the device would see. */
-	stats->total = eng_duk->config.heap_size;
-	stats->used = device_bytes(eng_duk->mem.used);
-	stats->peak = device_bytes(eng_duk->mem.peak);
-	if (stats->used > stats->total) {
-		stats->used = stats->total;
-	}
-	if (stats->peak > stats->total) {
-		stats->peak = stats->total;
-	}
-}
-
-void eng_mem_reset_peak(void)
-{
-	eng_duk->mem.peak = eng_duk->mem.used;
-}
-
-void eng_gc(void)
-{
-	if (!eng_duk_ready()) {
-		return;
-	}
-	/* Twice: the first pass runs finalizers, the second frees what they released. */
-	duk_gc(eng_duk->exec, 0);
-	duk_gc(eng_duk->exec, 0);
 }
 
 /* ------------------------------------------------------------------ port glue */
@@ -510,7 +303,7 @@ static void heap_destroy(void)
 		eng_duk->main = NULL;
 		/* What Duktape lost track of (its compiler's buffers after an out-of-memory error
 		 * part way through a parse) is still on the block list: give it back too. */
-		blocks_free_all(&eng_duk->mem);
+		eng_duk_blocks_free_all(&eng_duk->mem);
 	}
 	free(eng_duk->ref_link);
 	eng_duk->ref_link = NULL;
@@ -524,7 +317,7 @@ void eng_abandon(eng_context_t *context)
 		return;
 	}
 	/* Duktape's heap may be in the middle of anything: give its blocks back without asking it. */
-	blocks_free_all(&context->state.mem);
+	eng_duk_blocks_free_all(&context->state.mem);
 	free(context->state.ref_link);
 	bool was_selected = previous == &context->state;
 	free(context);
@@ -538,7 +331,7 @@ static bool heap_create(const eng_config_t *config)
 
 	eng_duk->config = *config;
 	eng_random_seed_from_port(&eng_duk->random);
-	blocks_init(&eng_duk->mem);
+	eng_duk_blocks_init(&eng_duk->mem);
 	/* The limit applies once the heap is sealed (eng_heap_seal): Duktape's built-ins and the
 	 * API take far more room than on the device's JerryScript, and are not the app's. */
 	eng_duk->mem.limit = SIZE_MAX;
@@ -558,18 +351,6 @@ static bool heap_create(const eng_config_t *config)
 	duk_pop(ctx);
 	eng_duk->floor = ENG_DUK_SLOT_COUNT;
 	return true;
-}
-
-void eng_heap_seal(void)
-{
-	size_t heap = eng_duk->config.heap_size;
-
-	if (heap == 0 || eng_duk->main == NULL) {
-		return;
-	}
-	size_t app = heap > ENG_DUK_DEVICE_START_BYTES ? heap - ENG_DUK_DEVICE_START_BYTES : 0;
-	eng_duk->sealed_used = eng_duk->mem.used;
-	eng_duk->mem.limit = eng_duk->mem.used + app / 100u * ENG_DUK_SIZE_FACTOR_PERCENT;
 }
 
 eng_context_t *eng_create(const eng_config_t *config)

@@ -95,6 +95,9 @@ bool eng_jerry_untrack(jerry_value_t value);
 /* Native calls open an implicit scope: the handle table position to restore on return. */
 uint32_t eng_jerry_scope_open(void);
 void eng_jerry_scope_close(uint32_t saved);
+/* Free every handle and every reference of the selected instance (its teardown). */
+void eng_jerry_free_all_handles(void);
+void eng_jerry_free_all_refs(void);
 
 /* A new JerryScript string from UTF-8; ill-formed sequences become U+FFFD. Not tracked. */
 jerry_value_t eng_jerry_string_from_utf8(const char *utf8, size_t len);

@@ -1,7 +1,7 @@
 /* CRC-32 (IEEE 802.3) from zlib on the host; the device uses Zephyr's crc32_ieee_update. */
 #include <zlib.h>
 
-#include "rt_package.h"
+#include "rt_crc32.h"
 
 uint32_t rt_crc32(uint32_t crc, const uint8_t *data, size_t len)
 {

@@ -6,6 +6,9 @@
  * world's next deadline; then the world runs up to the wall-clock time. So SMP requests are
  * handled between two steps of the device, never during one, as the device's SMP work queue
  * and its JavaScript thread take turns.
+ *
+ * This file: the options, the device's flash and app store, installs and status; the transports,
+ * the control channel and the serving loop are in sim_listen_serve.c.
  */
 #define _DEFAULT_SOURCE
 #define _XOPEN_SOURCE 700
@@ -14,16 +17,13 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,47 +35,21 @@
 #include "rt_package.h"
 #include "rt_signature.h"
 #include "rt_smp.h"
-#include "rt_smp_serial.h"
 #include "sim_flash_file.h"
+#include "sim_listen_internal.h"
 #include "world.h"
-#include "world_script.h"
-
-/* Each slot of the device's app store: as large as the simulator's package limit needs (the
- * device's are 64 KB; Duktape's bytecode is larger than JerryScript's). */
-#define SLOT_PAGES 128u
-#define SLOT_PAGE_SIZE 4096u
-#define MAX_PACKET 2048u
-/* A serial line is one client; UDP clients are told apart by address and port. */
-#define SERIAL_CLIENT 0x5e71a1u
 
 #define USAGE                                                                                  \
 	"usage: beacon-sim --listen [--udp-port N] [--no-udp] [--no-pty] [--baud N] [--flash DIR] " \
 	"[--trust KEY.pub]... [--trace FILE] [--utc MS | --no-utc] [--heap BYTES] [--virtual] "     \
 	"[--control] [--idle-ms N] [app.bapp]"
 
-typedef struct {
-	world_t *world;
-	/* The device's app store (rt_app_store.h): two slots on one simulated flash, kept in
-	 * DIR/<device>.apps.flash. The device runs its app where the store holds it: world_install
-	 * keeps a pointer into the installed slot, which no upload touches. */
-	sim_flash_t apps;
-	uint8_t *apps_mem;
-	rt_flash_window_t slots[2];
-	rt_app_store_t store;
-	const char *flash_dir;
-	FILE *trace;
-	int pty;              /* master side, or -1 */
-	unsigned long baud;   /* simulated serial line rate, 0: none */
-	bool virtual_time;
-	uint64_t real_start;
-} listen_t;
-
-static volatile sig_atomic_t stop_requested;
+volatile sig_atomic_t sim_listen_stop;
 
 static void on_signal(int sig)
 {
 	(void)sig;
-	stop_requested = 1;
+	sim_listen_stop = 1;
 }
 
 static int usage(const char *why)
@@ -84,7 +58,7 @@ static int usage(const char *why)
 	return 2;
 }
 
-static bool parse_u64(const char *s, uint64_t *out)
+bool sim_listen_parse_u64(const char *s, uint64_t *out)
 {
 	char *end;
 	errno = 0;
@@ -96,22 +70,12 @@ static bool parse_u64(const char *s, uint64_t *out)
 	return true;
 }
 
-static uint64_t real_now(const listen_t *l)
+uint64_t sim_listen_real_now(const listen_t *l)
 {
 	return host_real_ms() - l->real_start;
 }
 
 /* Time a UART at the simulated rate takes for n bytes (8N1: 10 bits a byte). */
-static void line_delay(const listen_t *l, size_t n)
-{
-	if (l->baud == 0 || n == 0) {
-		return;
-	}
-	uint64_t ns = (uint64_t)n * 10u * 1000000000u / l->baud;
-	struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !stop_requested) {
-	}
-}
 
 /* The console on the pseudo-terminal: best effort, as a UART's TX buffer that nobody drains. */
 static void pty_text(listen_t *l, const char *text, size_t len)
@@ -208,12 +172,10 @@ static int save_storage(const listen_t *l)
 
 /* --- install and status (the beacon SMP group) --- */
 
-/* Keep the world's clock up with the wall clock before device code runs outside a step, so the
- * app's timers count from now, not from the last time something was due. */
-static void catch_up(listen_t *l)
+void sim_listen_catch_up(listen_t *l)
 {
 	if (!l->virtual_time) {
-		uint64_t now = real_now(l);
+		uint64_t now = sim_listen_real_now(l);
 		world_run_until(l->world, now);
 		if (l->world->now < now) {
 			l->world->now = now;
@@ -230,7 +192,7 @@ static int start_installed(listen_t *l, char *msg, size_t cap)
 		snprintf(msg, cap, "no app is installed");
 		return -1;
 	}
-	catch_up(l);
+	sim_listen_catch_up(l);
 	return world_install(l->world, 0, pkg, len, msg, cap);
 }
 
@@ -265,70 +227,6 @@ static void status(void *ctx, rt_smp_app_status_t *out)
 		len = 0;
 	}
 	rt_smp_status_of(out, pkg, len, world_app_state_name(l->world, 0));
-}
-
-/* --- transports --- */
-
-/* --- control channel --- */
-
-static void control_line(listen_t *l, char *line)
-{
-	size_t n = strlen(line);
-	while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) {
-		line[--n] = '\0';
-	}
-	if (n == 0) {
-		return;
-	}
-	if (strcmp(line, "quit") == 0) {
-		stop_requested = 1;
-	} else if (strcmp(line, "sync") == 0) {
-		catch_up(l);
-		fflush(stdout);
-		fprintf(stderr, "[beacon sync] %llu\n", (unsigned long long)l->world->now);
-	} else if (strncmp(line, "advance ", 8) == 0) {
-		uint64_t ms;
-		if (!l->virtual_time) {
-			fprintf(stderr, "[beacon error] advance: device time runs in real time (start with --virtual)\n");
-		} else if (!parse_u64(line + 8, &ms)) {
-			fprintf(stderr, "[beacon error] advance takes milliseconds\n");
-		} else {
-			world_run_until(l->world, l->world->now + ms);
-		}
-	} else if (strncmp(line, "input ", 6) == 0) {
-		const char *rest = line + 6;
-		uint64_t delay = 0;
-		if (rest[0] == '+') {
-			char num[24];
-			size_t k = strcspn(rest + 1, " ");
-			if (k == 0 || k >= sizeof(num)) {
-				fprintf(stderr, "[beacon error] input +MS takes milliseconds\n");
-				return;
-			}
-			memcpy(num, rest + 1, k);
-			num[k] = '\0';
-			if (!parse_u64(num, &delay)) {
-				fprintf(stderr, "[beacon error] input +MS takes milliseconds\n");
-				return;
-			}
-			rest += 1 + k;
-			rest += strspn(rest, " ");
-		}
-		catch_up(l);
-		/* The world script is the one grammar of inputs: a new kind there is a new kind here. */
-		char script[700], err[256];
-		int len = snprintf(script, sizeof(script), "beacon-world 1\nat %llu 0 %s\n",
-				   (unsigned long long)(l->world->now + delay), rest);
-		if (len < 0 || (size_t)len >= sizeof(script)) {
-			fprintf(stderr, "[beacon error] input: line too long\n");
-		} else if (world_script_load(l->world, script, (size_t)len, err, sizeof(err)) != 0) {
-			/* "line 2: ..." names the script's line, which the user never saw. */
-			const char *why = strncmp(err, "line 2: ", 8) == 0 ? err + 8 : err;
-			fprintf(stderr, "[beacon error] input: %s\n", why);
-		}
-	} else {
-		fprintf(stderr, "[beacon error] unknown command '%s' (input, advance, sync, quit)\n", line);
-	}
 }
 
 /* --- main --- */
@@ -377,7 +275,7 @@ static int parse(int argc, char **argv, listen_t *l, listen_options_t *o)
 		} else if (strcmp(a, "--udp-port") == 0 || strcmp(a, "--baud") == 0 ||
 			   strcmp(a, "--idle-ms") == 0 || strcmp(a, "--heap") == 0 || strcmp(a, "--utc") == 0) {
 			num = &scratch;
-			if (!v || !parse_u64(v, num)) {
+			if (!v || !sim_listen_parse_u64(v, num)) {
 				char why[160];
 				snprintf(why, sizeof(why), "%s takes a number", a);
 				return usage(why);
@@ -409,7 +307,7 @@ static int parse(int argc, char **argv, listen_t *l, listen_options_t *o)
 		return usage("a number is out of range (--udp-port up to 65535, --heap 16384 to 524288)");
 	}
 	if (!o->use_udp && !o->use_pty) {
-		return usage("nothing to serve: both --no-udp and --no-pty");
+		return usage("nothing to sim_listen_serve: both --no-udp and --no-pty");
 	}
 	return 0;
 }
@@ -492,104 +390,6 @@ static int boot_package(listen_t *l, const listen_options_t *o)
 		fprintf(stderr, "beacon-sim: %s: %s\n", o->package ? o->package : "app store", msg);
 	}
 	return 0;
-}
-
-static void serve(listen_t *l, rt_smp_server_t *server, int udp, int control)
-{
-	static uint8_t rx[MAX_PACKET + 2], rsp[MAX_PACKET], frames[MAX_PACKET * 2];
-	static char ctl[1024];
-	size_t ctl_len = 0;
-	rt_smp_serial_dec_t dec;
-	rt_smp_serial_dec_init(&dec, rx, sizeof(rx), NULL, NULL);
-
-	while (!stop_requested) {
-		int timeout = 1000;
-		if (!l->virtual_time) {
-			uint64_t now = real_now(l);
-			world_run_until(l->world, now);
-			uint64_t next = world_next_deadline(l->world);
-			if (next != WORLD_FOREVER) {
-				uint64_t wait = next > now ? next - now : 0;
-				timeout = wait < 1000 ? (int)wait : 1000;
-			}
-		}
-		struct pollfd fds[3];
-		int nfds = 0, i_udp = -1, i_pty = -1, i_ctl = -1;
-		if (udp >= 0) {
-			i_udp = nfds;
-			fds[nfds++] = (struct pollfd){udp, POLLIN, 0};
-		}
-		if (l->pty >= 0) {
-			i_pty = nfds;
-			fds[nfds++] = (struct pollfd){l->pty, POLLIN, 0};
-		}
-		if (control >= 0) {
-			i_ctl = nfds;
-			fds[nfds++] = (struct pollfd){control, POLLIN, 0};
-		}
-		if (poll(fds, (nfds_t)nfds, timeout) < 0) {
-			if (errno == EINTR) {
-				continue;
-			}
-			break;
-		}
-		uint32_t now_ms = (uint32_t)host_real_ms();
-		if (i_udp >= 0 && (fds[i_udp].revents & POLLIN)) {
-			uint8_t req[MAX_PACKET];
-			struct sockaddr_in from;
-			socklen_t flen = sizeof(from);
-			ssize_t n = recvfrom(udp, req, sizeof(req), 0, (struct sockaddr *)&from, &flen);
-			if (n >= 0) {
-				uint32_t client = ntohl(from.sin_addr.s_addr) * 65599u + ntohs(from.sin_port);
-				size_t m = rt_smp_handle(server, client, now_ms, req, (size_t)n, rsp, sizeof(rsp));
-				if (m > 0) {
-					sendto(udp, rsp, m, 0, (struct sockaddr *)&from, flen);
-				}
-			}
-		}
-		if (i_pty >= 0 && (fds[i_pty].revents & POLLIN)) {
-			uint8_t b[512];
-			ssize_t n = read(l->pty, b, sizeof(b));
-			if (n > 0) {
-				line_delay(l, (size_t)n);
-				for (ssize_t i = 0; i < n; i++) {
-					const uint8_t *pkt;
-					size_t len;
-					if (rt_smp_serial_feed(&dec, b[i], &pkt, &len) != RT_SMP_SERIAL_PACKET) {
-						continue;
-					}
-					size_t m = rt_smp_handle(server, SERIAL_CLIENT, now_ms, pkt, len, rsp, sizeof(rsp));
-					if (m == 0) {
-						continue;
-					}
-					size_t k = rt_smp_serial_encode(rsp, m, frames, sizeof(frames));
-					line_delay(l, k);
-					host_pty_write_all(l->pty, frames, k, true);
-				}
-			}
-		}
-		if (i_ctl >= 0 && fds[i_ctl].revents) {
-			ssize_t n = read(control, ctl + ctl_len, sizeof(ctl) - 1 - ctl_len);
-			if (n <= 0) {
-				break; /* the tool that drove the device is gone */
-			}
-			ctl_len += (size_t)n;
-			ctl[ctl_len] = '\0';
-			char *nl;
-			while ((nl = memchr(ctl, '\n', ctl_len)) != NULL) {
-				*nl = '\0';
-				control_line(l, ctl);
-				size_t used = (size_t)(nl + 1 - ctl);
-				memmove(ctl, nl + 1, ctl_len - used);
-				ctl_len -= used;
-				ctl[ctl_len] = '\0';
-			}
-			if (ctl_len == sizeof(ctl) - 1) {
-				fprintf(stderr, "[beacon error] control line too long: dropped\n");
-				ctl_len = 0;
-			}
-		}
-	}
 }
 
 int sim_listen_main(int argc, char **argv)
@@ -707,9 +507,9 @@ int sim_listen_main(int argc, char **argv)
 		return 1;
 	}
 
-	serve(&l, &server, udp, o.control ? STDIN_FILENO : -1);
+	sim_listen_serve(&l, &server, udp, o.control ? STDIN_FILENO : -1);
 
-	catch_up(&l);
+	sim_listen_catch_up(&l);
 	int saved = save_storage(&l);
 	if (save_apps(&l) != 0) {
 		saved = -1;

@@ -1,4 +1,4 @@
-# The flash and RAM budget of the firmware image, per board and engine (bytes). docs/budget.md
+# The flash and RAM budget of the firmware image, per engine (bytes). docs/budget.md
 # explains each figure; beacon-qemu.ld.in turns them into the link's memory regions, so an image
 # over budget does not link. Keep the two in step.
 #
@@ -7,8 +7,7 @@
 # QSPI flash); the image slot holds Zephyr's
 # kernel and Bluetooth stack (reserved: 224 KB) and what this image carries. 256 KB RAM, of which
 # 128 KB are reserved for Zephyr's kernel, the Bluetooth controller and host and their buffers.
-# nRF9160 (mps2-an505): 1 MB flash, of which TF-M takes 64 KB and the LTE/GNSS modem library and
-# Zephyr 256 KB; 256 KB RAM, of which the modem's shared memory, TF-M and Zephyr take 128 KB.
+# (The nRF9160's figures are the Zephyr firmware's, measured on mps2/an521: docs/budget.md.)
 
 set(BUDGET_MCUBOOT 49152)
 # The app store: two slots of 64 KB, each holding the largest package an upload takes (65,504
@@ -21,27 +20,15 @@ set(BUDGET_STORAGE 32768)
 # have) lives in the board's 16 MB PSRAM, apart from the device's RAM and outside the budget:
 # 4 MB of it for its statics and heap.
 set(QEMU_HARNESS_RAM 4194304)
-if(BEACON_QEMU_BOARD STREQUAL "mps2-an386")
-  set(QEMU_HARNESS_ORIGIN 0x21000000)
-  set(BUDGET_DEVICE_FLASH 1048576)
-  set(BUDGET_DEVICE_RAM 262144)
-  set(BUDGET_SYSTEM_FLASH 229376)   # Zephyr kernel + Bluetooth LE stack
-  set(BUDGET_SYSTEM_RAM 131072)
-  set(BUDGET_TFM_FLASH 0)
-elseif(BEACON_QEMU_BOARD STREQUAL "mps2-an505")
-  set(QEMU_HARNESS_ORIGIN 0x80000000)
-  set(BUDGET_DEVICE_FLASH 1048576)
-  set(BUDGET_DEVICE_RAM 262144)
-  set(BUDGET_SYSTEM_FLASH 262144)   # Zephyr kernel + nrf_modem library, LTE link control, GNSS
-  set(BUDGET_SYSTEM_RAM 131072)     # modem shared memory + TF-M + kernel
-  set(BUDGET_TFM_FLASH 65536)
-else()
-  message(FATAL_ERROR "BEACON_QEMU_BOARD: mps2-an386 or mps2-an505")
-endif()
+set(QEMU_HARNESS_ORIGIN 0x21000000)
+set(BUDGET_DEVICE_FLASH 1048576)
+set(BUDGET_DEVICE_RAM 262144)
+set(BUDGET_SYSTEM_FLASH 229376)   # Zephyr kernel + Bluetooth LE stack
+set(BUDGET_SYSTEM_RAM 131072)
 
-# What the image may take: the device less the bootloader, TF-M, the app store, the storage and
-# the system.
-math(EXPR BUDGET_IMAGE_FLASH "${BUDGET_DEVICE_FLASH} - ${BUDGET_MCUBOOT} - ${BUDGET_TFM_FLASH} - ${BUDGET_APP_STORE} - ${BUDGET_STORAGE} - ${BUDGET_SYSTEM_FLASH}")
+# What the image may take: the device less the bootloader, the app store, the storage and the
+# system.
+math(EXPR BUDGET_IMAGE_FLASH "${BUDGET_DEVICE_FLASH} - ${BUDGET_MCUBOOT} - ${BUDGET_APP_STORE} - ${BUDGET_STORAGE} - ${BUDGET_SYSTEM_FLASH}")
 
 # RAM of the image: data, bss (JerryScript's static heap is there), the device's state
 # (rt_device_t, reserved at its size: the world keeps it in its model of the device), the malloc

@@ -1,10 +1,10 @@
 /*
- * qemu_port.h: the bare-metal port on QEMU's mps2-an386 (Cortex-M4F, the nRF52840's core) and
- * mps2-an505 (Cortex-M33, the nRF9160's): what the startup code gives the rest of the port.
+ * qemu_port.h: the bare-metal port on QEMU's mps2-an386 (Cortex-M4F, the nRF52840's core): what
+ * the startup code gives the rest of the port.
  *
  * Time: QEMU runs with -icount shift=0, so virtual time advances one nanosecond per instruction
  * and SysTick, clocked at the board's system clock, advances one tick per 40 instructions
- * (an386, 25 MHz) or 50 (an505, 20 MHz). The device clock the apps see is the simulated world's (as in the host simulator, so outputs match); the
+ * (25 MHz). The device clock the apps see is the simulated world's (as in the host simulator, so outputs match); the
  * instruction count is what the figures are made of.
  */
 #ifndef QEMU_PORT_H
@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 /* 1 ns per instruction (-icount shift=0) over SysTick at the board's system clock (QEMU_SYSCLK_HZ,
- * from CMakeLists.txt): 40 on mps2-an386 (25 MHz), 50 on mps2-an505 (20 MHz). */
+ * from CMakeLists.txt): 40 on mps2-an386 (25 MHz). */
 #define QEMU_INSTRUCTIONS_PER_TICK (1000000000u / QEMU_SYSCLK_HZ)
 /* The clock the figures are converted at: the nRF52840's and the nRF9160's 64 MHz. */
 #define QEMU_DEVICE_HZ 64000000u

@@ -1,8 +1,7 @@
 /* UART0 of the emulated board: see qemu_uart.h. */
 #include "qemu_uart.h"
 
-/* The board's (CMakeLists.txt): 0x40004000 on mps2-an386, the Secure alias 0x50200000 on
- * mps2-an505. */
+/* The board's (CMakeLists.txt): 0x40004000 on mps2-an386. */
 #define UART0_BASE QEMU_UART0_BASE
 #define UART_DATA (*(volatile uint32_t *)(UART0_BASE + 0x00u))
 #define UART_STATE (*(volatile uint32_t *)(UART0_BASE + 0x04u))
@@ -16,7 +15,7 @@
 
 void qemu_uart_init(void)
 {
-	/* 115200 baud from the board's APB clock (25 or 20 MHz); the CMSDK UART does not run with a
+	/* 115200 baud from the board's APB clock (25 MHz); the CMSDK UART does not run with a
 	 * divider under 16. */
 	UART_BAUDDIV = QEMU_SYSCLK_HZ / 115200u;
 	UART_CTRL = CTRL_TX_EN | CTRL_RX_EN;

@@ -1,7 +1,6 @@
 /*
- * qemu_uart.h: UART0 of the emulated board (Arm CMSDK APB UART; at 0x40004000 on mps2-an386,
- * 0x50200000 on mps2-an505),
- * a byte stream to and from the host: QEMU connects it to what -serial names (a pseudo-terminal,
+ * qemu_uart.h: UART0 of the emulated board (Arm CMSDK APB UART at 0x40004000 on mps2-an386), a
+ * byte stream to and from the host: QEMU connects it to what -serial names (a pseudo-terminal,
  * a TCP socket, stdio). It is the transport the SMP server's serial framing (rt_smp_serial.h)
  * runs over for uploads into the emulated device; polled, since the image has one thread and
  * the world's scheduler decides when the device runs.

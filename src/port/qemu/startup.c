@@ -1,7 +1,6 @@
 /*
- * Reset and vector table of the emulated Cortex-M4F (QEMU mps2-an386) and Cortex-M33 (mps2-an505,
- * running in the Secure state it resets into; the vector table is at init-svtor, the start of
- * the image).
+ * Reset and vector table of the emulated Cortex-M4F (QEMU mps2-an386; the vector table is at the
+ * start of the image).
  *
  * The FPU is switched on before any C runs: the image is built with -mfloat-abi=hard, so the C
  * runtime's first memcpy or a float argument may already use FP registers, and an FP instruction

@@ -1,5 +1,5 @@
 /*
- * The device's app store (src/runtime/rt_app_store.h) on the devicetree's two app partitions,
+ * The device's app store (src/runtime/core/rt_app_store.h) on the devicetree's two app partitions,
  * app_slot0_partition and app_slot1_partition (the overlays in boards/), through the flash map. The
  * store runs packages where they lie, so each slot is also given as the CPU sees it: the flash's
  * base address plus the partition's offset on a chip with memory-mapped flash (nRF52840,

@@ -10,6 +10,7 @@
  */
 #include "hal_flash_zephyr.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -84,6 +85,24 @@ int hal_flash_zephyr_open(hal_flash_zephyr_t *z, uint8_t area_id)
 	return HAL_FLASH_OK;
 }
 
+const hal_flash_t *hal_flash_zephyr_storage(void)
+{
+#if DT_NODE_EXISTS(DT_NODELABEL(storage_partition))
+	static hal_flash_zephyr_t storage;
+	static bool opened;
+
+	if (!opened) {
+		if (hal_flash_zephyr_open(&storage, FIXED_PARTITION_ID(storage_partition)) != 0) {
+			return NULL;
+		}
+		opened = true;
+	}
+	return &storage.flash;
+#else
+	return NULL;
+#endif
+}
+
 #else /* !(CONFIG_FLASH_MAP && CONFIG_FLASH_PAGE_LAYOUT) */
 
 int hal_flash_zephyr_open(hal_flash_zephyr_t *z, uint8_t area_id)
@@ -91,6 +110,11 @@ int hal_flash_zephyr_open(hal_flash_zephyr_t *z, uint8_t area_id)
 	ARG_UNUSED(area_id);
 	z->area = NULL;
 	return HAL_FLASH_EIO;
+}
+
+const hal_flash_t *hal_flash_zephyr_storage(void)
+{
+	return NULL;
 }
 
 #endif

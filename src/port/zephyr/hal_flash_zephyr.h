@@ -1,6 +1,6 @@
 /*
  * hal_flash_zephyr.h: a hal_flash_t over one of Zephyr's flash areas (a fixed partition), for
- * the record store (src/runtime/rt_records.h) on the device.
+ * the record store (src/runtime/storage/rt_records.h) on the device.
  *
  *   static hal_flash_zephyr_t storage;
  *   hal_flash_zephyr_open(&storage, FIXED_PARTITION_ID(storage_partition));
@@ -29,5 +29,10 @@ typedef struct hal_flash_zephyr {
  * not erase to 0xFF: the store needs uniform erase pages that read 0xFF once erased.
  */
 int hal_flash_zephyr_open(hal_flash_zephyr_t *z, uint8_t area_id);
+
+/* The devicetree's storage_partition, opened on first use and kept open (flash_area_open() only
+ * looks the area up; the record store holds on to it for as long as the device runs); NULL when
+ * the board has none or it cannot be used. */
+const hal_flash_t *hal_flash_zephyr_storage(void);
 
 #endif /* HAL_FLASH_ZEPHYR_H */

@@ -2,7 +2,7 @@
  * hal_reset_zephyr.c: resets with a cause, the reboot-loop guard's record, and the watchdog of
  * the JavaScript thread (docs/faults.md).
  *
- * The reset record (src/runtime/rt_reset.h) lives in no-init RAM, which a warm reset
+ * The reset record (src/runtime/core/rt_reset.h) lives in no-init RAM, which a warm reset
  * (sys_reboot, the watchdog) leaves as it was; after power-on it holds garbage, which the record's
  * check value refuses. A fault records its cause with the uptime it happened at, then reboots; the
  * next boot hands the record to the runtime, which tells the app's error handler, or keeps the app

@@ -18,6 +18,9 @@
  * (rt_sensors_orientation). This file reads hardware and posts what it detects with the
  * rt_sensors_post_* functions, which are safe from any thread.
  *
+ * This file: the motion sensor and the bring-up; battery and power are in hal_power_zephyr.c,
+ * temperature in hal_temp_zephyr.c (hal_sensors_internal.h).
+ *
  * Threads: the JavaScript thread reads sensors (hal_imu_accel, hal_power_read, ...); sensor
  * trigger handlers run in the driver's thread or the system work queue; the motion, power and
  * temperature work items run on the system work queue. One mutex serialises every use of a
@@ -25,8 +28,8 @@
  * written for concurrent callers. Zephyr mutexes may be taken again by their owner.
  */
 #include "hal_sensors.h"
+#include "hal_sensors_internal.h"
 #include "port_zephyr.h"
-#include "rt_battery.h"
 #include "rt_motion.h"
 #include "rt_sensors.h"
 
@@ -46,12 +49,6 @@
 #if defined(CONFIG_SENSOR)
 #include <zephyr/drivers/sensor.h>
 #endif
-#if defined(CONFIG_FUEL_GAUGE)
-#include <zephyr/drivers/fuel_gauge.h>
-#endif
-#if defined(CONFIG_CHARGER)
-#include <zephyr/drivers/charger.h>
-#endif
 
 LOG_MODULE_DECLARE(beacon, CONFIG_BEACON_LOG_LEVEL);
 
@@ -61,25 +58,11 @@ LOG_MODULE_DECLARE(beacon, CONFIG_BEACON_LOG_LEVEL);
 #if defined(CONFIG_SENSOR) && DT_NODE_HAS_STATUS(DT_ALIAS(gyro0), okay)
 #define HAVE_GYRO 1
 #endif
-#if defined(CONFIG_FUEL_GAUGE) && DT_NODE_HAS_STATUS(DT_ALIAS(fuel_gauge0), okay)
-#define HAVE_GAUGE 1
-#elif defined(CONFIG_SENSOR) && DT_NODE_HAS_STATUS(DT_ALIAS(vbatt), okay)
-#define HAVE_VBATT 1
-#endif
-#if defined(CONFIG_CHARGER) && DT_NODE_HAS_STATUS(DT_ALIAS(charger0), okay)
-#define HAVE_CHARGER 1
-#endif
-#if defined(CONFIG_SENSOR) && DT_NODE_HAS_STATUS(DT_ALIAS(temp0), okay)
-#define TEMP_NODE DT_ALIAS(temp0)
-#elif defined(CONFIG_SENSOR) && DT_NODE_HAS_COMPAT(DT_NODELABEL(temp), nordic_nrf_temp) &&       \
-	DT_NODE_HAS_STATUS(DT_NODELABEL(temp), okay)
-#define TEMP_NODE DT_NODELABEL(temp)
-#endif
 
 /* The device the drivers report to. */
-static struct rt_device *target;
+struct rt_device *hal_sensors_target;
 
-static K_MUTEX_DEFINE(sensor_lock);
+K_MUTEX_DEFINE(hal_sensors_lock);
 
 /* ================================================================== motion sensor */
 
@@ -95,7 +78,7 @@ static int read_xyz(const struct device *dev, enum sensor_channel chan, double o
 {
 	struct sensor_value v[3];
 
-	k_mutex_lock(&sensor_lock, K_FOREVER);
+	k_mutex_lock(&hal_sensors_lock, K_FOREVER);
 	int rc = sensor_sample_fetch_chan(dev, chan);
 
 	if (rc == -ENOTSUP) {
@@ -106,7 +89,7 @@ static int read_xyz(const struct device *dev, enum sensor_channel chan, double o
 	if (rc == 0 || rc == -ENODATA) {
 		rc = sensor_channel_get(dev, chan, v);
 	}
-	k_mutex_unlock(&sensor_lock);
+	k_mutex_unlock(&hal_sensors_lock);
 	if (rc == 0) {
 		for (int i = 0; i < 3; i++) {
 			out[i] = sensor_value_to_double(&v[i]);
@@ -124,7 +107,7 @@ static bool accel_ok;
 static float accel_last[3] = {0.0f, 0.0f, 1.0f};
 static bool accel_error_logged;
 
-/* Motion detection. The detector's state is under sensor_lock. */
+/* Motion detection. The detector's state is under hal_sensors_lock. */
 static rt_motion_t motion;
 static bool have_activity;
 static bool have_rest;
@@ -135,7 +118,7 @@ static bool threshold_error_logged;
 static uint32_t hw_events;
 static atomic_t events_on;
 static float wake_threshold_g;
-/* How the device lay when last looked at (orientation events); under sensor_lock. */
+/* How the device lay when last looked at (orientation events); under hal_sensors_lock. */
 static const char *lie_orient;
 static const char *lie_side;
 
@@ -171,7 +154,7 @@ static int read_accel(float g[3])
 }
 
 /* Full scale 2, 4, 8 or 16 g (SENSOR_ATTR_FULL_SCALE takes m/s^2; sensor_g_to_ms2 takes whole g).
- * Call under sensor_lock. */
+ * Call under hal_sensors_lock. */
 static void set_range(uint8_t range)
 {
 	struct sensor_value v;
@@ -185,7 +168,7 @@ static void set_range(uint8_t range)
 	range_index = range;
 }
 
-/* The activity threshold of a sensitivity level. Call under sensor_lock, after set_range (the
+/* The activity threshold of a sensitivity level. Call under hal_sensors_lock, after set_range (the
  * sensor counts the threshold in steps of its full scale). */
 static void set_threshold(uint8_t level)
 {
@@ -220,9 +203,9 @@ static void on_activity(const struct device *dev, const struct sensor_trigger *t
 {
 	ARG_UNUSED(dev);
 	ARG_UNUSED(trig);
-	k_mutex_lock(&sensor_lock, K_FOREVER);
+	k_mutex_lock(&hal_sensors_lock, K_FOREVER);
 	rt_motion_activity(&motion, (uint64_t)k_uptime_get());
-	k_mutex_unlock(&sensor_lock);
+	k_mutex_unlock(&hal_sensors_lock);
 	(void)k_work_reschedule(&motion_work, K_NO_WAIT);
 }
 
@@ -230,9 +213,9 @@ static void on_rest(const struct device *dev, const struct sensor_trigger *trig)
 {
 	ARG_UNUSED(dev);
 	ARG_UNUSED(trig);
-	k_mutex_lock(&sensor_lock, K_FOREVER);
+	k_mutex_lock(&hal_sensors_lock, K_FOREVER);
 	rt_motion_rest(&motion, (uint64_t)k_uptime_get());
-	k_mutex_unlock(&sensor_lock);
+	k_mutex_unlock(&hal_sensors_lock);
 	(void)k_work_reschedule(&motion_work, K_NO_WAIT);
 }
 
@@ -254,14 +237,14 @@ static void on_event_trigger(const struct device *dev, const struct sensor_trigg
 		 * duration is not reported either: 0. */
 		rt_imu_event_t e = {(uint8_t)event, 2, 1, 0};
 
-		rt_sensors_post_imu_event(target, &e);
+		rt_sensors_post_imu_event(hal_sensors_target, &e);
 		return;
 	}
 }
 
 /* The activity trigger again: an LIS2DH clears its any-motion setup whenever its tap trigger
  * is set or removed (drivers/sensor/st/lis2dh/lis2dh_trigger.c, lis2dh_trigger_anym_tap_set).
- * Call under sensor_lock. */
+ * Call under hal_sensors_lock. */
 static void rearm_activity(void)
 {
 	if (have_activity) {
@@ -286,16 +269,16 @@ static void check_orientation(bool post)
 	const char *side;
 
 	rt_sensors_orientation(g, &orient, &side);
-	k_mutex_lock(&sensor_lock, K_FOREVER);
+	k_mutex_lock(&hal_sensors_lock, K_FOREVER);
 	bool changed = !same_text(orient, lie_orient) || !same_text(side, lie_side);
 
 	lie_orient = orient;
 	lie_side = side;
-	k_mutex_unlock(&sensor_lock);
+	k_mutex_unlock(&hal_sensors_lock);
 	if (changed && post) {
 		rt_imu_event_t e = {HAL_IMU_EVENT_ORIENTATION, 0, 0, 0};
 
-		rt_sensors_post_imu_event(target, &e);
+		rt_sensors_post_imu_event(hal_sensors_target, &e);
 	}
 }
 
@@ -322,7 +305,7 @@ static void check_wake_up(void)
 	}
 	rt_imu_event_t e = {HAL_IMU_EVENT_WAKE_UP, 0, 0, 0};
 
-	rt_sensors_post_imu_event(target, &e);
+	rt_sensors_post_imu_event(hal_sensors_target, &e);
 }
 
 static void on_motion_work(struct k_work *work)
@@ -331,18 +314,18 @@ static void on_motion_work(struct k_work *work)
 	uint64_t now = (uint64_t)k_uptime_get();
 	uint64_t next;
 
-	k_mutex_lock(&sensor_lock, K_FOREVER);
+	k_mutex_lock(&hal_sensors_lock, K_FOREVER);
 	uint32_t what = rt_motion_update(&motion, now, &next);
 
-	k_mutex_unlock(&sensor_lock);
+	k_mutex_unlock(&hal_sensors_lock);
 	if (what & RT_MOTION_STARTED) {
-		rt_sensors_post_motion(target, true);
+		rt_sensors_post_motion(hal_sensors_target, true);
 		if (atomic_test_bit(&events_on, HAL_IMU_EVENT_WAKE_UP)) {
 			check_wake_up();
 		}
 	}
 	if (what & RT_MOTION_STOPPED) {
-		rt_sensors_post_motion(target, false);
+		rt_sensors_post_motion(hal_sensors_target, false);
 	}
 	/* Moved, and now settled or reported: the device may lie differently. */
 	if (what != 0 && atomic_test_bit(&events_on, HAL_IMU_EVENT_ORIENTATION)) {
@@ -363,7 +346,7 @@ static void imu_init(void)
 		return;
 	}
 	accel_ok = true;
-	k_mutex_lock(&sensor_lock, K_FOREVER);
+	k_mutex_lock(&hal_sensors_lock, K_FOREVER);
 	/* The power-on configuration before any detection runs: a wake-up threshold register at
 	 * its reset value (0) fires on noise. */
 	set_range(0);
@@ -397,7 +380,7 @@ static void imu_init(void)
 		}
 	}
 	rearm_activity();
-	k_mutex_unlock(&sensor_lock);
+	k_mutex_unlock(&hal_sensors_lock);
 	LOG_INF("motion sensor %s: motion detection %s%s, typed events 0x%x", accel->name,
 		have_activity ? "on" : "unavailable (no activity trigger)",
 		have_rest ? " (sensor reports rest)" : "", (unsigned)hal_imu_events_supported());
@@ -425,13 +408,13 @@ void hal_imu_configure(uint8_t sens, uint8_t responsiveness, uint8_t range)
 	if (!accel_ok) {
 		return;
 	}
-	k_mutex_lock(&sensor_lock, K_FOREVER);
+	k_mutex_lock(&hal_sensors_lock, K_FOREVER);
 	if (range != range_index) {
 		set_range(range);
 	}
 	set_threshold(sens);
 	rt_motion_set_responsiveness(&motion, responsiveness);
-	k_mutex_unlock(&sensor_lock);
+	k_mutex_unlock(&hal_sensors_lock);
 	/* The new delays apply to what is under way. */
 	(void)k_work_reschedule(&motion_work, K_NO_WAIT);
 }
@@ -470,13 +453,13 @@ bool hal_imu_event_enable(hal_imu_event_t event, bool enable, float threshold)
 		}
 		/* Tap and free-fall thresholds are not settable through the generic sensor API:
 		 * the devicetree's apply (tap-threshold, ff-threshold of an LIS2DW12). */
-		k_mutex_lock(&sensor_lock, K_FOREVER);
+		k_mutex_lock(&hal_sensors_lock, K_FOREVER);
 		int rc = sensor_trigger_set(accel, &trig_event[i], enable ? on_event_trigger : NULL);
 
 		if (!enable) {
 			rearm_activity();
 		}
-		k_mutex_unlock(&sensor_lock);
+		k_mutex_unlock(&hal_sensors_lock);
 		if (rc != 0 && enable) {
 			atomic_clear_bit(&events_on, event);
 			LOG_WRN("motion sensor: event %d refused (%d)", (int)event, rc);
@@ -572,285 +555,11 @@ static void gyro_init(void)
 
 #endif /* HAVE_GYRO */
 
-/* ================================================================== battery and power */
-
-#if defined(HAVE_GAUGE)
-static const struct device *const gauge = DEVICE_DT_GET(DT_ALIAS(fuel_gauge0));
-#elif defined(HAVE_VBATT)
-static const struct device *const vbatt = DEVICE_DT_GET(DT_ALIAS(vbatt));
-#endif
-#if defined(HAVE_CHARGER)
-static const struct device *const charger = DEVICE_DT_GET(DT_ALIAS(charger0));
-#endif
-static bool battery_ok;
-static bool charger_ok;
-
-/* Fill what the battery side measures. Call under sensor_lock. */
-static void read_battery(hal_power_t *p, bool charging)
-{
-	if (!battery_ok) {
-		return;
-	}
-#if defined(HAVE_GAUGE)
-	/* Units of include/zephyr/drivers/fuel_gauge.h: uV, percent, uA (negative while
-	 * discharging), uAh; design capacity in mAh. Each property on its own: a gauge need not
-	 * have them all. */
-	union fuel_gauge_prop_val v;
-	bool have_percent = false;
-
-	if (fuel_gauge_get_prop(gauge, FUEL_GAUGE_VOLTAGE, &v) == 0) {
-		p->voltage = (float)v.voltage / 1000000.0f;
-	}
-	if (fuel_gauge_get_prop(gauge, FUEL_GAUGE_RELATIVE_STATE_OF_CHARGE, &v) == 0) {
-		p->percent = (float)v.relative_state_of_charge;
-		have_percent = true;
-	}
-	if (fuel_gauge_get_prop(gauge, FUEL_GAUGE_AVG_CURRENT, &v) == 0) {
-		/* The app's sign is the other way round: negative while charging. */
-		p->current_ma = -(float)v.avg_current / 1000.0f;
-	}
-	if (fuel_gauge_get_prop(gauge, FUEL_GAUGE_FULL_CHARGE_CAPACITY, &v) == 0 &&
-	    v.full_charge_capacity > 0) {
-		p->capacity_mah = (float)v.full_charge_capacity / 1000.0f;
-	} else if (fuel_gauge_get_prop(gauge, FUEL_GAUGE_DESIGN_CAPACITY, &v) == 0 &&
-		   v.design_cap > 0) {
-		p->capacity_mah = (float)v.design_cap;
-	}
-	if (!have_percent && p->voltage > 0.0f) {
-		p->percent = rt_battery_percent(p->voltage, charging);
-	}
-#elif defined(HAVE_VBATT)
-	/* The voltage-divider sensor scales the ADC reading by the divider's resistors and gives
-	 * volts (drivers/sensor/voltage_divider). The charge level follows from the Li-ion curve
-	 * the simulator uses. */
-	struct sensor_value v;
-	int rc = sensor_sample_fetch_chan(vbatt, SENSOR_CHAN_VOLTAGE);
-
-	if (rc == 0) {
-		rc = sensor_channel_get(vbatt, SENSOR_CHAN_VOLTAGE, &v);
-	}
-	if (rc == 0) {
-		p->voltage = sensor_value_to_float(&v);
-		p->percent = rt_battery_percent(p->voltage, charging);
-	}
-#else
-	ARG_UNUSED(p);
-	ARG_UNUSED(charging);
-#endif
-}
-
-/* External power and charging from the charger. Call under sensor_lock. */
-static void read_charger(bool *external, bool *charging)
-{
-	*external = false;
-	*charging = false;
-#if defined(HAVE_CHARGER)
-	if (!charger_ok) {
-		return;
-	}
-	union charger_propval v;
-
-	if (charger_get_prop(charger, CHARGER_PROP_ONLINE, &v) == 0) {
-		*external = v.online != CHARGER_ONLINE_OFFLINE;
-	}
-	if (charger_get_prop(charger, CHARGER_PROP_STATUS, &v) == 0) {
-		*charging = v.status == CHARGER_STATUS_CHARGING;
-	}
-#endif
-}
-
-void hal_power_read(hal_power_t *power)
-{
-	bool charging;
-
-	memset(power, 0, sizeof(*power));
-	power->capacity_mah = (float)CONFIG_BEACON_BATTERY_CAPACITY_MAH;
-	k_mutex_lock(&sensor_lock, K_FOREVER);
-	read_charger(&power->external, &charging);
-	read_battery(power, charging);
-	k_mutex_unlock(&sensor_lock);
-	/* A full battery does not charge, even on external power (the spec's isCharging note). */
-	power->charging = charging && power->percent < 100.0f;
-}
-
-#if defined(HAVE_CHARGER)
-/* What the power listener was last told about. Power work only. */
-static bool told_external;
-static bool told_charging;
-
-static void on_power_work(struct k_work *work);
-static K_WORK_DELAYABLE_DEFINE(power_work, on_power_work);
-
-/* Chargers do not all offer an interrupt callback (charger_register_callback() calls the driver
- * without checking for one), so external power and charging are polled. */
-static void on_power_work(struct k_work *work)
-{
-	ARG_UNUSED(work);
-	hal_power_t p;
-
-	hal_power_read(&p);
-	if (p.external != told_external || p.charging != told_charging) {
-		told_external = p.external;
-		told_charging = p.charging;
-		rt_sensors_post_power(target);
-	}
-	(void)k_work_schedule(&power_work, K_MSEC(CONFIG_BEACON_POWER_POLL_MS));
-}
-#endif
-
-static void power_init(void)
-{
-#if defined(HAVE_GAUGE)
-	battery_ok = device_is_ready(gauge);
-	LOG_INF("battery: fuel gauge %s%s", gauge->name, battery_ok ? "" : " (not ready)");
-#elif defined(HAVE_VBATT)
-	battery_ok = device_is_ready(vbatt);
-	LOG_INF("battery: voltage divider %s%s, Li-ion curve", vbatt->name,
-		battery_ok ? "" : " (not ready)");
-#else
-	LOG_INF("battery: not measured (no alias fuel-gauge0 or vbatt)");
-#endif
-#if defined(HAVE_CHARGER)
-	charger_ok = device_is_ready(charger);
-	LOG_INF("charger: %s%s", charger->name, charger_ok ? "" : " (not ready)");
-	if (charger_ok) {
-		hal_power_t p;
-
-		hal_power_read(&p);
-		told_external = p.external;
-		told_charging = p.charging;
-		(void)k_work_schedule(&power_work, K_MSEC(CONFIG_BEACON_POWER_POLL_MS));
-	}
-#else
-	ARG_UNUSED(charger_ok);
-	LOG_INF("charger: none (no alias charger0): external power and charging read false");
-#endif
-}
-
-/* ================================================================== temperature */
-
-/* The last sample in hundredths of a degree, or TEMP_NONE before the first. Written by the
- * temperature work, read by the JavaScript thread. */
-#define TEMP_NONE INT32_MIN
-static atomic_t temp_centi = ATOMIC_INIT(TEMP_NONE);
-static atomic_t temp_fast;
-
-#if defined(TEMP_NODE)
-
-static const struct device *const temp_dev = DEVICE_DT_GET(TEMP_NODE);
-
-static void on_temp_work(struct k_work *work);
-static K_WORK_DELAYABLE_DEFINE(temp_work, on_temp_work);
-
-static int sample_temp(void)
-{
-	struct sensor_value v;
-
-	k_mutex_lock(&sensor_lock, K_FOREVER);
-	/* A die sensor (nRF TEMP, accelerometers) or an ambient one (STTS751, ...). Not every
-	 * driver fetches a single channel, nor every one everything: try both ways. */
-	int rc = sensor_sample_fetch(temp_dev);
-
-	if (rc == -ENOTSUP) {
-		rc = sensor_sample_fetch_chan(temp_dev, SENSOR_CHAN_DIE_TEMP);
-	}
-	if (rc == 0) {
-		rc = sensor_channel_get(temp_dev, SENSOR_CHAN_DIE_TEMP, &v);
-		if (rc == -ENOTSUP) {
-			rc = sensor_channel_get(temp_dev, SENSOR_CHAN_AMBIENT_TEMP, &v);
-		}
-	}
-	k_mutex_unlock(&sensor_lock);
-	if (rc == 0) {
-		double c = sensor_value_to_double(&v) * 100.0;
-
-		(void)atomic_set(&temp_centi, (atomic_val_t)(c < 0 ? c - 0.5 : c + 0.5));
-	}
-	return rc;
-}
-
-static uint32_t temp_interval_ms(void)
-{
-	return atomic_get(&temp_fast) ? CONFIG_BEACON_TEMP_FAST_INTERVAL_MS
-				      : CONFIG_BEACON_TEMP_INTERVAL_MS;
-}
-
-/* Samples fall on a grid from boot (every interval since boot), as in the simulator. */
-static void schedule_temp(void)
-{
-	uint32_t interval = temp_interval_ms();
-	int64_t now = k_uptime_get();
-
-	(void)k_work_reschedule(&temp_work, K_MSEC((int32_t)(interval - (uint32_t)(now % interval))));
-}
-
-static void on_temp_work(struct k_work *work)
-{
-	ARG_UNUSED(work);
-	int rc = sample_temp();
-
-	if (rc != 0) {
-		LOG_DBG("temperature: sample failed (%d), the last one stands", rc);
-	}
-	schedule_temp();
-}
-
-static void temp_init(void)
-{
-	if (!device_is_ready(temp_dev)) {
-		LOG_ERR("temperature sensor %s not ready: sensors.temp.get() reads NaN",
-			temp_dev->name);
-		return;
-	}
-	int rc = sample_temp();
-
-	LOG_INF("temperature: %s%s", temp_dev->name, rc == 0 ? "" : " (first sample failed)");
-	schedule_temp();
-}
-
-void hal_temp_fast_mode(bool enabled)
-{
-	if ((atomic_set(&temp_fast, enabled ? 1 : 0) != 0) == enabled) {
-		return; /* no change: the grid goes on */
-	}
-	/* Fast mode samples now (a reading at most a second old from here on); back to slow, the
-	 * next sample is on the slow grid. */
-	if (enabled) {
-		(void)k_work_reschedule(&temp_work, K_NO_WAIT);
-	} else {
-		schedule_temp();
-	}
-}
-
-#else
-
-static void temp_init(void)
-{
-	LOG_WRN("no temperature sensor (alias temp0): sensors.temp.get() reads NaN");
-}
-
-void hal_temp_fast_mode(bool enabled)
-{
-	(void)atomic_set(&temp_fast, enabled ? 1 : 0);
-}
-
-#endif /* TEMP_NODE */
-
-float hal_temp_read(void)
-{
-	atomic_val_t c = atomic_get(&temp_centi);
-
-	/* No sensor, or none answered yet: not a number rather than a made-up temperature. */
-	return c == TEMP_NONE ? NAN : (float)c / 100.0f;
-}
-
-/* ================================================================== bring-up */
-
 void port_zephyr_sensors_init(struct rt_device *device)
 {
-	target = device;
+	hal_sensors_target = device;
 	imu_init();
 	gyro_init();
-	power_init();
-	temp_init();
+	hal_power_zephyr_init();
+	hal_temp_zephyr_init();
 }

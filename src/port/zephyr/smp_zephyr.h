@@ -1,5 +1,5 @@
 /*
- * smp_zephyr.h: the upload server (src/runtime/rt_smp.h) behind Zephyr's MCUmgr transports
+ * smp_zephyr.h: the upload server (src/runtime/smp/rt_smp.h) behind Zephyr's MCUmgr transports
  * (smp_zephyr.c): the SMP Bluetooth service and the UART, as the board has them.
  *
  * Requests are answered on MCUmgr's work queue; the one thing that must happen on the JavaScript

@@ -44,6 +44,7 @@
 #include <zephyr/kernel.h>
 
 #include "engine.h"
+#include "hal_flash_zephyr.h"
 #include "host_link.h"
 #include "world.h"
 #include "world_cloud.h"
@@ -361,11 +362,12 @@ static int run(void)
 			return 1;
 		}
 	} else if (world_zephyr_boot_package(&package, &package_len, msg, sizeof(msg)) != 0) {
-		err_printf("beacon firmware: %s\n", msg);
 		if (!o.listen) {
+			err_printf("beacon firmware: %s\n", msg);
 			return 1;
 		}
-		package = NULL; /* waits for an upload */
+		err_printf("[beacon info] %s: waiting for an upload\n", msg);
+		package = NULL;
 	} else if (msg[0] != '\0') {
 		/* A newer install was refused at boot; the one before it runs. */
 		err_printf("[beacon warning] the newest installed app was refused: %s\n", msg);
@@ -407,7 +409,7 @@ static int run(void)
 		world.devices[0].rt.engine_config.heap_size = (size_t)o.heap;
 	}
 	if (o.board_storage) {
-		world.devices[0].storage_backing = world_zephyr_storage();
+		world.devices[0].storage_backing = hal_flash_zephyr_storage();
 	}
 	world_device_package(&world, 0, package, package_len);
 	world_zephyr_uploads(&world);
@@ -462,6 +464,11 @@ static int run(void)
 	if (world_zephyr_stack(&stack_used, &stack_size)) {
 		figure("stack.peak", stack_used, "bytes");
 		figure("stack.size", stack_size, "bytes");
+	}
+	if (o.cut_after != 0) {
+		/* Asked to cut and never did: how many writes there were to cut at. */
+		err_printf("[beacon info] the app store made %llu flash operations\n",
+			   (unsigned long long)world_zephyr_store_flash_ops());
 	}
 	/* The app's teardown belongs to the run's trace, as on the simulator. */
 	world_free(&world);

@@ -45,9 +45,8 @@ int world_zephyr_boot_package(const uint8_t **package, size_t *len, char *msg, s
  * status WORLD_ZEPHYR_CUT_STATUS, after a line on report (a host_link file). */
 #define WORLD_ZEPHYR_CUT_STATUS 75
 void world_zephyr_cut_after(uint64_t n, long report);
+/* The store's flash operations so far, as the cut counts them. */
+uint64_t world_zephyr_store_flash_ops(void);
 
-/* The board's storage partition, for the world's device to keep its records in. */
-struct hal_flash;
-const struct hal_flash *world_zephyr_storage(void);
 
 #endif /* WORLD_ZEPHYR_H */

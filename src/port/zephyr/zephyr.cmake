@@ -3,10 +3,10 @@
 # generated glue, this port and the engine chosen in Kconfig (CONFIG_BEACON_ENGINE_*).
 #
 # Variables (west build -b <board> . -- -D<NAME>=<value>):
-#   BEACON_APP_PACKAGE  app package (.bapp) linked into the image and started at boot; a relative
-#                       path is taken from the application directory. Without it the firmware
-#                       starts with no app. (The flash app store that will hold uploaded apps is
-#                       not implemented yet.)
+#   BEACON_APP_PACKAGE  app package (.bapp) linked into the image as its factory app: installed
+#                       into the flash app store at first boot when the store holds no app (an
+#                       uploaded app replaces it); a relative path is taken from the application
+#                       directory. Without it the firmware waits for an upload.
 #   JERRYSCRIPT_DIR     JerryScript 3.0 tree (CMake or environment variable); default: the
 #                       west workspace's modules/lib/jerryscript (see west.yml)
 #   DUKTAPE_DIR         directory with duktape.c and duk_config.h (CONFIG_BEACON_ENGINE_DUKTAPE);
@@ -17,10 +17,13 @@ set(BEACON_ZEPHYR_PORT_DIR "${CMAKE_CURRENT_LIST_DIR}")
 
 # ------------------------------------------------------------------------------ project sources
 
-file(GLOB_RECURSE BEACON_RUNTIME_SOURCES CONFIGURE_DEPENDS "${BEACON_ROOT}/src/runtime/*.c")
-# The codegen writes the services' contract to src/runtime/generated/ and the argument tables and
-# wrappers to src/glue/generated/; hand-written glue sits in src/glue/.
-file(GLOB_RECURSE BEACON_GLUE_SOURCES CONFIGURE_DEPENDS "${BEACON_ROOT}/src/glue/*.c")
+# The runtime, the glue and the world by folder (src/sources.cmake): every .c under them, and each
+# folder with headers an include directory. The codegen writes the services' contract to
+# src/runtime/generated/ and the argument tables and wrappers to src/glue/generated/.
+include("${BEACON_ROOT}/src/sources.cmake")
+beacon_sources(runtime BEACON_RUNTIME_SOURCES BEACON_RUNTIME_INCLUDES)
+beacon_sources(glue BEACON_GLUE_SOURCES BEACON_GLUE_INCLUDES)
+beacon_sources(world BEACON_WORLD_SOURCES BEACON_WORLD_INCLUDES)
 file(GLOB BEACON_PORT_SOURCES CONFIGURE_DEPENDS "${BEACON_ZEPHYR_PORT_DIR}/*.c")
 # What a device runs, and what a test board runs instead (CONFIG_BEACON_SIMULATED_WORLD): the
 # world's models of the hardware (src/world) behind the HAL, with the board's host link.
@@ -48,20 +51,15 @@ foreach(_source IN LISTS BEACON_PORT_SOURCES)
 endforeach()
 set(BEACON_PORT_SOURCES ${_beacon_port_selected})
 if(CONFIG_BEACON_SIMULATED_WORLD)
-  file(GLOB BEACON_WORLD_SOURCES CONFIGURE_DEPENDS "${BEACON_ROOT}/src/world/*.c")
   list(APPEND BEACON_RUNTIME_SOURCES ${BEACON_WORLD_SOURCES})
 endif()
 
 target_sources(app PRIVATE ${BEACON_RUNTIME_SOURCES} ${BEACON_GLUE_SOURCES} ${BEACON_PORT_SOURCES})
 target_include_directories(app PRIVATE
-  "${BEACON_ROOT}/src"
-  "${BEACON_ROOT}/src/engine"
-  "${BEACON_ROOT}/src/hal"
-  "${BEACON_ROOT}/src/runtime"
-  "${BEACON_ROOT}/src/runtime/generated"
-  "${BEACON_ROOT}/src/glue"
-  "${BEACON_ROOT}/src/glue/generated"
-  "${BEACON_ROOT}/src/world"
+  ${BEACON_BASE_INCLUDES}
+  ${BEACON_RUNTIME_INCLUDES}
+  ${BEACON_GLUE_INCLUDES}
+  ${BEACON_WORLD_INCLUDES}
   "${BEACON_ZEPHYR_PORT_DIR}")
 
 # The portable code is held to the house rules here as on the host (and by

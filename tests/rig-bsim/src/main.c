@@ -5,10 +5,23 @@
  *
  *   --out FILE                     where the JSON lines go (default: stdout)
  *   --exit                         end the rig's process after the command
- *   upload PACKAGE --sha HEX [--chunk BYTES] [--stop-after BYTES] [--no-install]
- *          [--interval-ms MS] [--scan-timeout-ms MS]
+ *   upload PACKAGE --sha HEX [--chunk BYTES] [--stop-after BYTES] [--drop-at BYTES]
+ *          [--no-install] [--interval-ms MS] [--default-mtu] [--scan-timeout-ms MS]
  *                                  find the beacon's upload service, connect, upload the package
- *                                  (resuming where the device is), install it
+ *                                  (resuming where the device is), install it; --drop-at
+ *                                  disconnects once that many bytes are acknowledged, connects
+ *                                  again and uploads the same package from the start, which the
+ *                                  device answers with the offset it holds; --default-mtu keeps
+ *                                  BLE's 23-byte ATT MTU and 27-byte packets (a client that asks
+ *                                  for nothing), --interval-ms the connection interval (30)
+ *   hold PACKAGE --sha HEX --bytes N
+ *                                  upload N bytes of the package, then stay connected, silent
+ *                                  (a client that took the staging slot and went quiet)
+ *   stranger PACKAGE --sha HEX [--delay-ms MS] [--retry-after-ms MS]
+ *                                  after MS, connect (a second client, while another may hold the
+ *                                  slot) and send hostile requests, each answer a line
+ *                                  {"event":"answer","step":...}; then, after --retry-after-ms,
+ *                                  upload the package properly and install it
  *   scan MS                        log every advertisement heard for MS milliseconds
  *
  * After its command the rig stays on the air, idle, until the simulation ends (BabbleSim ends the
@@ -108,9 +121,9 @@ static int upload(int argc, char **argv)
 	const char *path = NULL;
 	uint8_t sha[32];
 	int sha_len = 0;
-	size_t chunk = 0, stop_after = 0;
+	size_t chunk = 0, stop_after = 0, drop_at = 0;
 	bool install = true;
-	rig_link_params_t lp = {.interval_units = 24, .mtu = 0, .scan_timeout_ms = 30000};
+	rig_link_params_t lp = {.interval_units = 24, .default_mtu = false, .scan_timeout_ms = 30000};
 
 	for (int i = 0; i < argc; i++) {
 		if (strcmp(argv[i], "--sha") == 0 && i + 1 < argc) {
@@ -119,8 +132,12 @@ static int upload(int argc, char **argv)
 			chunk = strtoul(argv[++i], NULL, 10);
 		} else if (strcmp(argv[i], "--stop-after") == 0 && i + 1 < argc) {
 			stop_after = strtoul(argv[++i], NULL, 10);
+		} else if (strcmp(argv[i], "--drop-at") == 0 && i + 1 < argc) {
+			drop_at = strtoul(argv[++i], NULL, 10);
 		} else if (strcmp(argv[i], "--no-install") == 0) {
 			install = false;
+		} else if (strcmp(argv[i], "--default-mtu") == 0) {
+			lp.default_mtu = true;
 		} else if (strcmp(argv[i], "--interval-ms") == 0 && i + 1 < argc) {
 			lp.interval_units = (uint16_t)(strtoul(argv[++i], NULL, 10) * 4u / 5u);
 		} else if (strcmp(argv[i], "--scan-timeout-ms") == 0 && i + 1 < argc) {
@@ -156,8 +173,27 @@ static int upload(int argc, char **argv)
 
 	memset(&a, 0, sizeof(a));
 	int64_t start = k_uptime_get();
-	int64_t off = rig_smp_upload(package, (size_t)len, sha, (size_t)sha_len, chunk, stop_after,
-				     &a);
+	int64_t off;
+
+	if (drop_at > 0) {
+		/* The link is lost mid-upload; a new connection sends the first chunk again. */
+		off = rig_smp_upload(package, (size_t)len, sha, (size_t)sha_len, chunk, drop_at, &a);
+		emit("{\"event\":\"dropped\",\"t\":%lld,\"off\":%lld}", (long long)k_uptime_get(),
+		     (long long)off);
+		rig_link_close();
+		err = rig_link_open(&lp);
+		if (err != 0) {
+			emit("{\"event\":\"error\",\"what\":\"reconnect\",\"code\":%d}", err);
+			return 1;
+		}
+		/* One chunk from offset 0 with the package's len and sha: the answer names the offset
+		 * the device holds. */
+		off = rig_smp_upload(package, (size_t)len, sha, (size_t)sha_len, chunk, 1, &a);
+		emit("{\"event\":\"resumed\",\"t\":%lld,\"off\":%lld}", (long long)k_uptime_get(),
+		     (long long)off);
+	}
+	off = rig_smp_upload_from(package, (size_t)len, sha, (size_t)sha_len, chunk, stop_after, &a,
+				  drop_at > 0 && off > 0 ? (size_t)off : 0);
 
 	if (off < 0) {
 		char msg[200];
@@ -181,6 +217,142 @@ static int upload(int argc, char **argv)
 		     (long long)k_uptime_get(), err, (long long)a.rc, (long long)a.err_rc, msg,
 		     (long long)(k_uptime_get() - start));
 	}
+	rig_link_close();
+	return 0;
+}
+
+static void emit_answer(const char *step, int err, const rig_answer_t *a)
+{
+	char msg[200];
+
+	json_text(msg, sizeof(msg), a->msg);
+	emit("{\"event\":\"answer\",\"step\":\"%s\",\"t\":%lld,\"code\":%d,\"rc\":%lld,"
+	     "\"err_group\":%lld,\"err\":%lld,\"off\":%lld,\"msg\":\"%s\"}",
+	     step, (long long)k_uptime_get(), err, (long long)a->rc, (long long)a->err_group,
+	     (long long)a->err_rc, (long long)a->off, msg);
+}
+
+struct common_args {
+	const char *path;
+	uint8_t sha[32];
+	int sha_len;
+	size_t bytes;
+	uint32_t delay_ms, retry_ms;
+};
+
+static long parse_common(int argc, char **argv, struct common_args *c)
+{
+	memset(c, 0, sizeof(*c));
+	for (int i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--sha") == 0 && i + 1 < argc) {
+			c->sha_len = hex_bytes(argv[++i], c->sha, sizeof(c->sha));
+		} else if (strcmp(argv[i], "--bytes") == 0 && i + 1 < argc) {
+			c->bytes = strtoul(argv[++i], NULL, 10);
+		} else if (strcmp(argv[i], "--delay-ms") == 0 && i + 1 < argc) {
+			c->delay_ms = strtoul(argv[++i], NULL, 10);
+		} else if (strcmp(argv[i], "--retry-after-ms") == 0 && i + 1 < argc) {
+			c->retry_ms = strtoul(argv[++i], NULL, 10);
+		} else if (c->path == NULL) {
+			c->path = argv[i];
+		}
+	}
+	return c->path != NULL ? read_file(c->path) : -1;
+}
+
+static int connect_default(void)
+{
+	rig_link_params_t lp = {.interval_units = 24, .default_mtu = false, .scan_timeout_ms = 30000};
+	int err = rig_link_open(&lp);
+
+	if (err != 0) {
+		emit("{\"event\":\"error\",\"what\":\"connect\",\"code\":%d}", err);
+	} else {
+		emit("{\"event\":\"connected\",\"t\":%lld,\"mtu\":%u}", (long long)k_uptime_get(),
+		     rig_link_mtu());
+	}
+	return err;
+}
+
+static int hold(int argc, char **argv)
+{
+	struct common_args c;
+	long len = parse_common(argc, argv, &c);
+	rig_answer_t a;
+
+	if (len <= 0 || c.bytes == 0 || connect_default() != 0) {
+		return 1;
+	}
+	memset(&a, 0, sizeof(a));
+	int64_t off = rig_smp_upload(package, (size_t)len, c.sha, (size_t)c.sha_len, 256, c.bytes,
+				     &a);
+	emit("{\"event\":\"holding\",\"t\":%lld,\"off\":%lld}", (long long)k_uptime_get(),
+	     (long long)off);
+	/* Connected and silent from now on. */
+	return 0;
+}
+
+static int stranger(int argc, char **argv)
+{
+	struct common_args c;
+	long len = parse_common(argc, argv, &c);
+	rig_answer_t a;
+	uint8_t junk[16] = {0x01, 0x02, 0x03};
+	uint8_t other_sha[32];
+	int err;
+
+	if (len <= 0) {
+		return 2;
+	}
+	k_sleep(K_MSEC(c.delay_ms));
+	if (connect_default() != 0) {
+		return 1;
+	}
+	memcpy(other_sha, c.sha, sizeof(other_sha));
+	other_sha[0] ^= 0xff;
+	memset(&a, 0, sizeof(a));
+	/* A group the device does not have. */
+	err = rig_smp_request(1, 0, 99, 0, NULL, 0, &a, 5000);
+	emit_answer("unknown-group", err, &a);
+	/* An upload whose body is not a CBOR map. */
+	err = rig_smp_request(1, 2, 8, 0, junk, 3, &a, 5000);
+	emit_answer("not-cbor", err, &a);
+	/* A package larger than any slot. */
+	err = rig_smp_chunk(0, package, 64, 1000000, c.sha, (size_t)c.sha_len, &a);
+	emit_answer("oversized-len", err, &a);
+	/* Another package while one is being uploaded by someone else: the same length, another
+	 * sha. */
+	err = rig_smp_chunk(0, package, 64, (size_t)len, other_sha, sizeof(other_sha), &a);
+	emit_answer("other-sha-while-held", err, &a);
+	/* A chunk further on of someone else's upload. */
+	err = rig_smp_chunk(512, package + 512, 64, 0, NULL, 0, &a);
+	emit_answer("chunk-of-held-upload", err, &a);
+	/* Install what someone else staged. */
+	err = rig_smp_install(&a);
+	emit_answer("install-not-owner", err, &a);
+	if (c.retry_ms == 0) {
+		return 0;
+	}
+	/* Past the holder's idle time the slot is free again. */
+	k_sleep(K_MSEC(c.retry_ms));
+	err = rig_smp_chunk(0, package, 256, (size_t)len, other_sha, sizeof(other_sha), &a);
+	emit_answer("first-chunk-after-idle", err, &a);
+	/* A chunk past the end of the package: not written, the device names its offset. */
+	err = rig_smp_chunk((size_t)len + 100, package, 64, 0, NULL, 0, &a);
+	emit_answer("offset-past-end", err, &a);
+	/* More data than the package has left (64 bytes more; within one request's size). */
+	size_t past = (size_t)len - 256u + 64u;
+
+	err = rig_smp_chunk(256, package, past < 980u ? past : 980u, 0, NULL, 0, &a);
+	emit_answer("data-past-end", err, &a);
+	/* Install before the last chunk. */
+	err = rig_smp_install(&a);
+	emit_answer("install-incomplete", err, &a);
+	/* The rest, then the install. */
+	int64_t off = rig_smp_upload_from(package, (size_t)len, other_sha, sizeof(other_sha), 256, 0,
+					  &a, 256);
+	emit_answer("rest-of-upload", off < 0 ? (int)off : 0, &a);
+	err = rig_smp_install(&a);
+	emit_answer("install", err, &a);
 	rig_link_close();
 	return 0;
 }
@@ -217,6 +389,10 @@ int main(void)
 
 	if (first < argc && strcmp(argv[first], "upload") == 0) {
 		status = upload(argc - first - 1, argv + first + 1);
+	} else if (first < argc && strcmp(argv[first], "hold") == 0) {
+		status = hold(argc - first - 1, argv + first + 1);
+	} else if (first < argc && strcmp(argv[first], "stranger") == 0) {
+		status = stranger(argc - first - 1, argv + first + 1);
 	} else if (first + 1 < argc && strcmp(argv[first], "scan") == 0) {
 		int n = rig_scan(strtoul(argv[first + 1], NULL, 10), out);
 

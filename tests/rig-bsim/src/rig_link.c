@@ -172,12 +172,14 @@ int rig_link_open(const rig_link_params_t *p)
 	if (k_sem_take(&connected_sem, K_SECONDS(10)) != 0 || connect_err != 0) {
 		return -ECONNREFUSED;
 	}
-	/* The larger link-layer packets first, then the ATT MTU. */
-	(void)bt_conn_le_data_len_update(conn, BT_LE_DATA_LEN_PARAM_MAX);
-	mtu_params.func = mtu_done;
-	k_sem_reset(&step_sem);
-	if (bt_gatt_exchange_mtu(conn, &mtu_params) == 0) {
-		(void)k_sem_take(&step_sem, K_SECONDS(5));
+	if (!p->default_mtu) {
+		/* The larger link-layer packets first, then the ATT MTU. */
+		(void)bt_conn_le_data_len_update(conn, BT_LE_DATA_LEN_PARAM_MAX);
+		mtu_params.func = mtu_done;
+		k_sem_reset(&step_sem);
+		if (bt_gatt_exchange_mtu(conn, &mtu_params) == 0) {
+			(void)k_sem_take(&step_sem, K_SECONDS(5));
+		}
 	}
 	chr_handle = 0;
 	discover_params.uuid = &smp_chr_uuid.uuid;

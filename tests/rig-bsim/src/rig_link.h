@@ -14,7 +14,7 @@
 
 typedef struct {
 	uint16_t interval_units; /* connection interval in 1.25 ms units */
-	uint16_t mtu;            /* 0: the stack's largest (CONFIG_BT_L2CAP_TX_MTU) */
+	bool default_mtu;        /* keep the default 23-byte ATT MTU (no exchange, no longer packets) */
 	uint32_t scan_timeout_ms;
 } rig_link_params_t;
 

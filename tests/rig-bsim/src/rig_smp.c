@@ -156,32 +156,47 @@ int64_t rig_smp_buf_size(void)
 int64_t rig_smp_upload(const uint8_t *package, size_t len, const uint8_t *sha, size_t sha_len,
 		       size_t chunk, size_t stop_after, rig_answer_t *answer)
 {
+	return rig_smp_upload_from(package, len, sha, sha_len, chunk, stop_after, answer, 0);
+}
+
+int rig_smp_chunk(size_t off, const uint8_t *data, size_t n, size_t len, const uint8_t *sha,
+		  size_t sha_len, rig_answer_t *answer)
+{
 	static uint8_t body[PACKET_MAX];
-	size_t off = 0;
-	bool first = true;
+	bool first = sha != NULL;
+	rt_cbor_enc_t e;
+
+	rt_cbor_enc_init(&e, body, sizeof(body));
+	rt_cbor_enc_map(&e, first ? 5 : 3);
+	rt_cbor_enc_str(&e, "off");
+	rt_cbor_enc_uint(&e, off);
+	rt_cbor_enc_str(&e, "data");
+	rt_cbor_enc_bytes(&e, data, n);
+	rt_cbor_enc_str(&e, "name");
+	rt_cbor_enc_str(&e, STAGING_NAME);
+	if (first) {
+		rt_cbor_enc_str(&e, "len");
+		rt_cbor_enc_uint(&e, len);
+		rt_cbor_enc_str(&e, "sha");
+		rt_cbor_enc_bytes(&e, sha, sha_len);
+	}
+	if (!rt_cbor_enc_ok(&e)) {
+		return -EMSGSIZE;
+	}
+	return rig_smp_request(1, 2, 8, 0, body, e.len, answer, 10000);
+}
+
+int64_t rig_smp_upload_from(const uint8_t *package, size_t len, const uint8_t *sha,
+			    size_t sha_len, size_t chunk, size_t stop_after, rig_answer_t *answer,
+			    size_t from)
+{
+	size_t off = from;
+	bool first = from == 0;
 
 	for (;;) {
 		size_t n = len - off < chunk ? len - off : chunk;
-		rt_cbor_enc_t e;
-
-		rt_cbor_enc_init(&e, body, sizeof(body));
-		rt_cbor_enc_map(&e, first ? 5 : 3);
-		rt_cbor_enc_str(&e, "off");
-		rt_cbor_enc_uint(&e, off);
-		rt_cbor_enc_str(&e, "data");
-		rt_cbor_enc_bytes(&e, package + off, n);
-		rt_cbor_enc_str(&e, "name");
-		rt_cbor_enc_str(&e, STAGING_NAME);
-		if (first) {
-			rt_cbor_enc_str(&e, "len");
-			rt_cbor_enc_uint(&e, len);
-			rt_cbor_enc_str(&e, "sha");
-			rt_cbor_enc_bytes(&e, sha, sha_len);
-		}
-		if (!rt_cbor_enc_ok(&e)) {
-			return -EMSGSIZE;
-		}
-		int err = rig_smp_request(1, 2, 8, 0, body, e.len, answer, 10000);
+		int err = rig_smp_chunk(off, package + off, n, len, first ? sha : NULL, sha_len,
+					answer);
 
 		if (err != 0) {
 			return err;

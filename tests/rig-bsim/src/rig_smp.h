@@ -35,6 +35,14 @@ int rig_smp_wait_any(rig_answer_t *answer, uint32_t timeout_ms);
  * Returns the offset the device holds at the end, or a negative errno; *answer is the last. */
 int64_t rig_smp_upload(const uint8_t *package, size_t len, const uint8_t *sha, size_t sha_len,
 		       size_t chunk, size_t stop_after, rig_answer_t *answer);
+/* The same, going on from offset `from`, which the device named (no first chunk). */
+int64_t rig_smp_upload_from(const uint8_t *package, size_t len, const uint8_t *sha,
+			    size_t sha_len, size_t chunk, size_t stop_after, rig_answer_t *answer,
+			    size_t from);
+/* One upload request (group 8, command 0): the chunk of n bytes at off; with sha (not NULL) it is a
+ * first chunk, which also carries the package's length and sha. */
+int rig_smp_chunk(size_t off, const uint8_t *data, size_t n, size_t len, const uint8_t *sha,
+		  size_t sha_len, rig_answer_t *answer);
 /* Install what was uploaded (group 77, command 1). */
 int rig_smp_install(rig_answer_t *answer);
 /* The largest request the device takes (group 0, command 6), or a negative errno. */

@@ -72,6 +72,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rt_crc32.h"
+
 #define RT_PACKAGE_MAGIC "BAPP"
 #define RT_PACKAGE_FORMAT 1u
 #define RT_PACKAGE_HEADER_SIZE 40u
@@ -123,8 +125,6 @@ typedef enum {
 	RT_PACKAGE_BAD_SIGNATURE_BLOCK,
 	RT_PACKAGE_RETIRED_SIGNATURE, /* signed with Ed25519 (algorithm 1): sign it again */
 } rt_package_status_t;
-
-uint32_t rt_crc32(uint32_t crc, const uint8_t *data, size_t len);
 
 /* Check a whole package: layout, CRC, engine identity and API version. On failure writes a
  * message for the user ("package was built for JerryScript 3.0.0; this firmware runs Duktape

@@ -1,96 +1,17 @@
 /*
- * rt_smp.c: see rt_smp.h for the protocol and the upload rules.
+ * The SMP server's file-system group, through which a package is uploaded into the staging area
+ * (resumable, one owner at a time, given up after idle_ms), and its beacon group: the installed
+ * app's status, and the install of a complete upload. See rt_smp.h.
  */
-#include "rt_smp.h"
-
 #include <stdio.h>
 #include <string.h>
 
 #include "rt_cbor.h"
-#include "rt_package.h"
+#include "rt_crc32.h"
+#include "rt_smp_internal.h"
 
 /* Room for the longest error answer (an install refusal with its message is cut to fit). */
 #define MSG_CAP 120u
-
-typedef struct {
-	rt_smp_server_t *s;
-	rt_smp_hdr_t req;
-	uint32_t client;
-	uint32_t now;
-	rt_cbor_enc_t e;
-} rt_smp_ctx_t;
-
-/* The fields any request of the served commands may carry. */
-typedef struct {
-	bool has_off, has_len, has_data, has_name, has_sha, has_type, has_d;
-	uint64_t off, len;
-	const uint8_t *data, *sha;
-	size_t data_len, sha_len;
-	const char *name, *type, *d;
-	size_t name_len, type_len, d_len;
-} rt_smp_fields_t;
-
-void rt_smp_hdr_encode(const rt_smp_hdr_t *h, uint8_t out[RT_SMP_HDR_SIZE])
-{
-	out[0] = (uint8_t)((h->version & 3u) << 3 | (h->op & 7u));
-	out[1] = h->flags;
-	out[2] = (uint8_t)(h->len >> 8);
-	out[3] = (uint8_t)h->len;
-	out[4] = (uint8_t)(h->group >> 8);
-	out[5] = (uint8_t)h->group;
-	out[6] = h->seq;
-	out[7] = h->cmd;
-}
-
-bool rt_smp_hdr_decode(const uint8_t *buf, size_t len, rt_smp_hdr_t *out)
-{
-	if (len < RT_SMP_HDR_SIZE || (buf[0] & 0xe0u) != 0) {
-		return false;
-	}
-	out->version = (buf[0] >> 3) & 3u;
-	out->op = buf[0] & 7u;
-	out->flags = buf[1];
-	out->len = (uint16_t)(buf[2] << 8 | buf[3]);
-	out->group = (uint16_t)(buf[4] << 8 | buf[5]);
-	out->seq = buf[6];
-	out->cmd = buf[7];
-	return true;
-}
-
-void rt_smp_init(rt_smp_server_t *s, const rt_smp_config_t *cfg)
-{
-	memset(s, 0, sizeof(*s));
-	s->cfg = *cfg;
-}
-
-void rt_smp_reset_upload(rt_smp_server_t *s)
-{
-	s->state = RT_SMP_UPLOAD_IDLE;
-	s->owner = 0;
-	s->total = 0;
-	s->off = 0;
-	s->sha_len = 0;
-}
-
-/* ----------------------------------------------------------------------------------------- */
-/* Answers */
-
-static void begin_answer(rt_smp_ctx_t *c, uint8_t *rsp, size_t rsp_cap)
-{
-	size_t cap = rsp_cap - RT_SMP_HDR_SIZE;
-	/* The header's length field is 16 bits. */
-	rt_cbor_enc_init(&c->e, rsp + RT_SMP_HDR_SIZE, cap > 0xffffu ? 0xffffu : cap);
-}
-
-static void answer_rc(rt_smp_ctx_t *c, uint32_t rc)
-{
-	c->e.len = 0;
-	c->e.overflow = false;
-	rt_cbor_enc_map(&c->e, 1);
-	rt_cbor_enc_str(&c->e, "rc");
-	rt_cbor_enc_uint(&c->e, rc);
-	c->s->errors++;
-}
 
 /* An error of a group: {"err": {"group", "rc"}} in SMP version 2, {"rc": legacy} in version 1;
  * with a message for people when msg is set. */
@@ -149,103 +70,12 @@ static void answer_off(rt_smp_ctx_t *c, uint32_t off)
 	rt_cbor_enc_uint(&c->e, off);
 }
 
-/* ----------------------------------------------------------------------------------------- */
-/* Requests */
-
 static bool text_eq(const char *t, size_t n, const char *s)
 {
 	return strlen(s) == n && memcmp(t, s, n) == 0;
 }
 
 /* Whether the body is one well-formed CBOR map (no data at all counts as an empty map). */
-static bool is_map(const uint8_t *body, size_t len)
-{
-	rt_cbor_dec_t d;
-	rt_cbor_item_t it;
-	if (len == 0) {
-		return true;
-	}
-	rt_cbor_dec_init(&d, body, len);
-	return rt_cbor_check(body, len) == RT_CBOR_OK && rt_cbor_next(&d, &it) == RT_CBOR_OK &&
-	       it.type == RT_CBOR_MAP;
-}
-
-/* The group, command and op combinations this server answers. */
-static bool served(const rt_smp_hdr_t *h)
-{
-	bool read = h->op == RT_SMP_OP_READ;
-	bool write = h->op == RT_SMP_OP_WRITE;
-	switch (h->group) {
-	case RT_SMP_GROUP_OS:
-		return h->cmd == RT_SMP_OS_ECHO || (h->cmd == RT_SMP_OS_PARAMS && read);
-	case RT_SMP_GROUP_FS:
-		return (h->cmd == RT_SMP_FS_FILE && write) ||
-		       (read && (h->cmd == RT_SMP_FS_STATUS || h->cmd == RT_SMP_FS_HASH ||
-				 h->cmd == RT_SMP_FS_HASH_TYPES));
-	case RT_SMP_GROUP_BEACON:
-		return (h->cmd == RT_SMP_BEACON_STATUS && read) || (h->cmd == RT_SMP_BEACON_INSTALL && write);
-	default:
-		return false;
-	}
-}
-
-/* Parse a body that is_map() accepted into the known fields; false (rc 3) when a known field
- * has the wrong type. Unknown keys are skipped, as MCUmgr does. */
-static bool parse_fields(const uint8_t *body, size_t len, rt_smp_fields_t *f)
-{
-	rt_cbor_dec_t d;
-	rt_cbor_item_t it;
-
-	memset(f, 0, sizeof(*f));
-	if (len == 0) {
-		return true;
-	}
-	rt_cbor_dec_init(&d, body, len);
-	if (rt_cbor_next(&d, &it) != RT_CBOR_OK) {
-		return false;
-	}
-	for (uint64_t i = 0; i < it.u; i++) {
-		rt_cbor_item_t key;
-		rt_cbor_err_t err;
-		if (rt_cbor_next(&d, &key) != RT_CBOR_OK) {
-			return false;
-		}
-		if (key.type != RT_CBOR_TEXT) {
-			if (rt_cbor_skip(&d) != RT_CBOR_OK) {
-				return false;
-			}
-			continue;
-		}
-		if (rt_cbor_text_is(&key, "off")) {
-			err = rt_cbor_read_uint(&d, &f->off);
-			f->has_off = true;
-		} else if (rt_cbor_text_is(&key, "len")) {
-			err = rt_cbor_read_uint(&d, &f->len);
-			f->has_len = true;
-		} else if (rt_cbor_text_is(&key, "data")) {
-			err = rt_cbor_read_bytes(&d, &f->data, &f->data_len);
-			f->has_data = true;
-		} else if (rt_cbor_text_is(&key, "sha")) {
-			err = rt_cbor_read_bytes(&d, &f->sha, &f->sha_len);
-			f->has_sha = true;
-		} else if (rt_cbor_text_is(&key, "name")) {
-			err = rt_cbor_read_text(&d, &f->name, &f->name_len);
-			f->has_name = true;
-		} else if (rt_cbor_text_is(&key, "type")) {
-			err = rt_cbor_read_text(&d, &f->type, &f->type_len);
-			f->has_type = true;
-		} else if (rt_cbor_text_is(&key, "d")) {
-			err = rt_cbor_read_text(&d, &f->d, &f->d_len);
-			f->has_d = true;
-		} else {
-			err = rt_cbor_skip(&d);
-		}
-		if (err != RT_CBOR_OK) {
-			return false;
-		}
-	}
-	return true;
-}
 
 /* An upload whose owner has been silent for idle_ms is given up. */
 static void expire_upload(rt_smp_ctx_t *c)
@@ -262,35 +92,13 @@ static bool same_package(const rt_smp_server_t *s, const rt_smp_fields_t *f)
 	       memcmp(f->sha, s->sha, f->sha_len) == 0;
 }
 
-static void os_group(rt_smp_ctx_t *c, const rt_smp_fields_t *f)
-{
-	rt_cbor_enc_t *e = &c->e;
-	if (c->req.cmd == RT_SMP_OS_ECHO) {
-		if (!f->has_d) {
-			answer_rc(c, RT_SMP_ERR_INVAL);
-			return;
-		}
-		rt_cbor_enc_map(e, 1);
-		rt_cbor_enc_str(e, "r");
-		rt_cbor_enc_text(e, f->d, f->d_len);
-	} else if (c->req.cmd == RT_SMP_OS_PARAMS && c->req.op == RT_SMP_OP_READ) {
-		rt_cbor_enc_map(e, 2);
-		rt_cbor_enc_str(e, "buf_size");
-		rt_cbor_enc_uint(e, c->s->cfg.buf_size);
-		rt_cbor_enc_str(e, "buf_count");
-		rt_cbor_enc_uint(e, c->s->cfg.buf_count);
-	} else {
-		answer_rc(c, RT_SMP_ERR_NOTSUP);
-	}
-}
-
 static void fs_upload(rt_smp_ctx_t *c, const rt_smp_fields_t *f)
 {
 	rt_smp_server_t *s = c->s;
 	const rt_smp_staging_t *st = s->cfg.staging;
 
 	if (!f->has_off || !f->has_data || !f->has_name || (f->has_sha && f->sha_len > RT_SMP_SHA_MAX)) {
-		answer_rc(c, RT_SMP_ERR_INVAL);
+		rt_smp_answer_rc(c, RT_SMP_ERR_INVAL);
 		return;
 	}
 	if (!text_eq(f->name, f->name_len, RT_SMP_STAGING_NAME)) {
@@ -300,7 +108,7 @@ static void fs_upload(rt_smp_ctx_t *c, const rt_smp_fields_t *f)
 	expire_upload(c);
 	if (f->off == 0) {
 		if (!f->has_len) {
-			answer_rc(c, RT_SMP_ERR_INVAL);
+			rt_smp_answer_rc(c, RT_SMP_ERR_INVAL);
 			return;
 		}
 		if (f->len == 0) {
@@ -308,7 +116,7 @@ static void fs_upload(rt_smp_ctx_t *c, const rt_smp_fields_t *f)
 			return;
 		}
 		if (f->len > st->capacity) {
-			answer_rc(c, RT_SMP_ERR_NOMEM);
+			rt_smp_answer_rc(c, RT_SMP_ERR_NOMEM);
 			return;
 		}
 		if (s->state != RT_SMP_UPLOAD_IDLE && same_package(s, f)) {
@@ -318,7 +126,7 @@ static void fs_upload(rt_smp_ctx_t *c, const rt_smp_fields_t *f)
 			s->owner = c->client;
 		} else {
 			if (s->state != RT_SMP_UPLOAD_IDLE && s->owner != c->client) {
-				answer_rc(c, RT_SMP_ERR_BUSY);
+				rt_smp_answer_rc(c, RT_SMP_ERR_BUSY);
 				return;
 			}
 			rt_smp_reset_upload(s);
@@ -340,7 +148,7 @@ static void fs_upload(rt_smp_ctx_t *c, const rt_smp_fields_t *f)
 			return;
 		}
 		if (s->owner != c->client) {
-			answer_rc(c, RT_SMP_ERR_BUSY);
+			rt_smp_answer_rc(c, RT_SMP_ERR_BUSY);
 			return;
 		}
 	}
@@ -350,7 +158,7 @@ static void fs_upload(rt_smp_ctx_t *c, const rt_smp_fields_t *f)
 		return;
 	}
 	if (f->data_len > s->total - s->off) {
-		answer_rc(c, RT_SMP_ERR_INVAL);
+		rt_smp_answer_rc(c, RT_SMP_ERR_INVAL);
 		return;
 	}
 	if (f->data_len > 0 && st->write(st->ctx, s->off, f->data, f->data_len) != 0) {
@@ -424,7 +232,7 @@ static void fs_hash(rt_smp_ctx_t *c, const rt_smp_fields_t *f)
 	rt_cbor_enc_uint(e, crc);
 }
 
-static void fs_group(rt_smp_ctx_t *c, const rt_smp_fields_t *f)
+void rt_smp_fs_group(rt_smp_ctx_t *c, const rt_smp_fields_t *f)
 {
 	uint8_t cmd = c->req.cmd;
 	uint8_t op = c->req.op;
@@ -434,7 +242,7 @@ static void fs_group(rt_smp_ctx_t *c, const rt_smp_fields_t *f)
 		return;
 	}
 	if (op != RT_SMP_OP_READ || cmd > RT_SMP_FS_HASH_TYPES || cmd == RT_SMP_FS_FILE) {
-		answer_rc(c, RT_SMP_ERR_NOTSUP); /* file download is not offered */
+		rt_smp_answer_rc(c, RT_SMP_ERR_NOTSUP); /* file download is not offered */
 		return;
 	}
 	if (cmd == RT_SMP_FS_HASH_TYPES) {
@@ -451,7 +259,7 @@ static void fs_group(rt_smp_ctx_t *c, const rt_smp_fields_t *f)
 		return;
 	}
 	if (!f->has_name) {
-		answer_rc(c, RT_SMP_ERR_INVAL);
+		rt_smp_answer_rc(c, RT_SMP_ERR_INVAL);
 		return;
 	}
 	if (!text_eq(f->name, f->name_len, RT_SMP_STAGING_NAME)) {
@@ -550,90 +358,13 @@ static void beacon_install(rt_smp_ctx_t *c)
 	rt_cbor_enc_str(e, msg[0] ? msg : "installed");
 }
 
-static void beacon_group(rt_smp_ctx_t *c)
+void rt_smp_beacon_group(rt_smp_ctx_t *c)
 {
 	if (c->req.cmd == RT_SMP_BEACON_STATUS && c->req.op == RT_SMP_OP_READ) {
 		beacon_status(c);
 	} else if (c->req.cmd == RT_SMP_BEACON_INSTALL && c->req.op == RT_SMP_OP_WRITE) {
 		beacon_install(c);
 	} else {
-		answer_rc(c, RT_SMP_ERR_NOTSUP);
+		rt_smp_answer_rc(c, RT_SMP_ERR_NOTSUP);
 	}
-}
-
-size_t rt_smp_handle(rt_smp_server_t *s, uint32_t client, uint32_t now_ms, const uint8_t *req,
-		     size_t req_len, uint8_t *rsp, size_t rsp_cap)
-{
-	rt_smp_ctx_t c;
-	rt_smp_fields_t f;
-
-	if (!req || !rsp || rsp_cap < RT_SMP_HDR_SIZE + 16u || !rt_smp_hdr_decode(req, req_len, &c.req)) {
-		return 0;
-	}
-	if (c.req.op == RT_SMP_OP_READ_RSP || c.req.op == RT_SMP_OP_WRITE_RSP || c.req.op > 3u) {
-		return 0;
-	}
-	s->requests++;
-	c.s = s;
-	c.client = client;
-	c.now = now_ms;
-	begin_answer(&c, rsp, rsp_cap);
-
-	size_t body_len = req_len - RT_SMP_HDR_SIZE;
-	if (c.req.version > RT_SMP_VERSION_2) {
-		c.req.version = RT_SMP_VERSION_2;
-		answer_rc(&c, RT_SMP_ERR_TOO_NEW);
-	} else if (body_len != c.req.len) {
-		answer_rc(&c, RT_SMP_ERR_CORRUPT);
-	} else if (!is_map(req + RT_SMP_HDR_SIZE, body_len)) {
-		answer_rc(&c, RT_SMP_ERR_INVAL);
-	} else if (!served(&c.req)) {
-		answer_rc(&c, RT_SMP_ERR_NOTSUP);
-	} else if (!parse_fields(req + RT_SMP_HDR_SIZE, body_len, &f)) {
-		answer_rc(&c, RT_SMP_ERR_INVAL);
-	} else if (c.req.group == RT_SMP_GROUP_OS) {
-		os_group(&c, &f);
-	} else if (c.req.group == RT_SMP_GROUP_FS) {
-		fs_group(&c, &f);
-	} else {
-		beacon_group(&c);
-	}
-	if (!rt_cbor_enc_ok(&c.e)) {
-		/* An echo longer than the response buffer, say. */
-		answer_rc(&c, RT_SMP_ERR_MSGSIZE);
-		if (!rt_cbor_enc_ok(&c.e)) {
-			return 0;
-		}
-	}
-	rt_smp_hdr_t h = c.req;
-	h.op = (uint8_t)(c.req.op + 1u);
-	h.flags = 0;
-	h.len = (uint16_t)c.e.len;
-	rt_smp_hdr_encode(&h, rsp);
-	return RT_SMP_HDR_SIZE + c.e.len;
-}
-
-void rt_smp_status_of(rt_smp_app_status_t *out, const uint8_t *slot, size_t len, const char *state)
-{
-	rt_package_t pkg;
-	char why[160];
-	if (slot == NULL || len == 0 || rt_package_check(slot, len, &pkg, why, sizeof(why)) != RT_PACKAGE_OK) {
-		out->installed = false;
-		out->state = "none";
-		return;
-	}
-	out->installed = true;
-	out->crc = pkg.crc;
-	out->api_version = pkg.api_version;
-	out->engine_id = pkg.engine_id;
-	out->engine_version = pkg.engine_version;
-	out->state = state;
-}
-
-void rt_smp_installed_msg(const rt_package_t *pkg, char *msg, size_t cap)
-{
-	snprintf(msg, cap, "installed: API %u.%u.%u, %lu bytes of bytecode, CRC %08lx",
-		 (unsigned)(pkg->api_version >> 16), (unsigned)((pkg->api_version >> 8) & 0xffu),
-		 (unsigned)(pkg->api_version & 0xffu), (unsigned long)pkg->bytecode_size,
-		 (unsigned long)pkg->crc);
 }
