@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "rt_app.h"
+#include "rt_loop.h"
 #include "world_inputs.h"
 #include "world_internal.h"
 
@@ -85,6 +86,15 @@ void world_wake(world_t *world, world_device_t *device)
 {
 	if (device->next_wake > world->now) {
 		world_set_wake(world, device, world->now);
+	}
+}
+
+void world_wake_posted(world_t *world)
+{
+	for (uint32_t i = 0; i < world->device_count; i++) {
+		if (rt_loop_has_events_of(&world->devices[i].rt)) {
+			world_wake(world, &world->devices[i]);
+		}
 	}
 }
 
@@ -195,13 +205,7 @@ int world_init(world_t *world, uint32_t device_count, const world_io_t *io)
 		d->world = world;
 		snprintf(d->name, sizeof(d->name), "d%u", (unsigned)i);
 		device_defaults(d, world_profile_default());
-		/* The simulator's fixed identity, numbered per device, so output is reproducible. */
-		static const uint8_t base[16] = {0x5e, 0xac, 0x0b, 0x1d, 0x00, 0x00, 0x4d, 0x0c,
-						 0xbe, 0xac, 0x05, 0x1a, 0x00, 0x00, 0x00, 0x00};
-		memcpy(d->public_id, base, sizeof(base));
-		d->public_id[14] = (char)((i + 1) >> 8);
-		d->public_id[15] = (char)((i + 1) & 0xff);
-		d->public_id_len = sizeof(base);
+		world_device_identity(world, i, i);
 		d->next_wake = WORLD_FOREVER;
 		world_gnss_init(&d->gnss);
 		world_nfc_init(&d->nfc);
@@ -246,6 +250,19 @@ void world_device_setup(world_t *world, uint32_t index, const char *name,
 	if (profile != NULL) {
 		device_defaults(d, profile);
 	}
+}
+
+void world_device_identity(world_t *world, uint32_t index, uint32_t identity)
+{
+	/* The simulator's fixed identity, numbered per device, so output is reproducible. */
+	static const uint8_t base[16] = {0x5e, 0xac, 0x0b, 0x1d, 0x00, 0x00, 0x4d, 0x0c,
+					 0xbe, 0xac, 0x05, 0x1a, 0x00, 0x00, 0x00, 0x00};
+	world_device_t *d = &world->devices[index];
+	d->identity = identity;
+	memcpy(d->public_id, base, sizeof(base));
+	d->public_id[14] = (char)((identity + 1) >> 8);
+	d->public_id[15] = (char)((identity + 1) & 0xff);
+	d->public_id_len = sizeof(base);
 }
 
 void world_device_package(world_t *world, uint32_t index, const uint8_t *package, size_t len)

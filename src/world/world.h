@@ -72,6 +72,10 @@ typedef struct world_device {
 	rt_device_t rt; /* rt.port points back here */
 	struct world *world;
 	char name[WORLD_NAME_MAX];
+	/* Who the device is in its scenario: its index there, which makes its address, its public
+	 * id and its random numbers. The same as rt.index (its place in this world) except in a world
+	 * that plays one device of a larger scenario (world_script_load_device). */
+	uint32_t identity;
 	const world_profile_t *profile;
 	uint32_t features;
 	bool has_imu;
@@ -188,6 +192,8 @@ typedef struct world {
 	uint64_t seed;
 	uint64_t air_events, air_receptions;
 	size_t air_pending; /* air events in the input heap */
+	/* A real radio under the devices (world_air_use_radio), or NULL: the modeled air only. */
+	const world_radio_t *radio;
 	/* Devices that follow a GNSS track (their positions move with time). */
 	uint32_t gnss_tracks;
 	/* UWB ranging: the model (seed) and how often initiators poll. */
@@ -261,6 +267,11 @@ void world_select(world_t *world, world_device_t *device);
 
 /* Mark a device due at the current world time (an input reached it). */
 void world_wake(world_t *world, world_device_t *device);
+/* Mark due every device that has events posted from outside the world (a real radio's
+ * receptions, from its driver's thread): the host calls it on the world's thread. */
+void world_wake_posted(world_t *world);
+/* Give device `index` the identity of device `identity` of a larger scenario (see identity). */
+void world_device_identity(world_t *world, uint32_t index, uint32_t identity);
 
 /* A fault of the current device that a real device survives only by resetting (the engine out of
  * memory, the watchdog, a failed assertion): the simulated device resets (see rt_reset.h) and the

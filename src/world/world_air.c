@@ -245,7 +245,7 @@ static void source_position(world_t *w, uint32_t source, double *lat, double *lo
 static void source_address(world_t *w, uint32_t source, uint8_t addr[HAL_BLE_ADDR_LEN])
 {
 	if (source < w->device_count) {
-		world_air_device_address(source, addr);
+		world_air_device_address(w->devices[source].identity, addr);
 	} else {
 		memcpy(addr, w->beacons[source - w->device_count].addr, HAL_BLE_ADDR_LEN);
 	}
@@ -349,7 +349,7 @@ static void hear(world_t *w, uint32_t source, const world_adv_set_t *set, world_
 		if (adv->scan.on && adv->scan.p.scan_requests) {
 			rt_ble_rx_t q;
 			memset(&q, 0, sizeof(q));
-			world_air_device_address(rx->rt.index, q.addr);
+			world_air_device_address(rx->identity, q.addr);
 			/* The request is sent at 0 dBm. */
 			double back = rssi_at(w, source, rx, 0);
 			q.rssi = (int8_t)(back > 20 ? 20 : back < -127 ? -127 : back);
@@ -401,7 +401,11 @@ void world_air_event(world_t *w, const world_event_t *e)
 			hear(w, source, set, rx);
 		}
 	}
-	set->nominal += set->interval;
+	/* The next event is advInterval after this one, advDelay included (Core Vol 6 Part B 4.4.2.2:
+	 * T_advEvent = advInterval + advDelay), so the delays add up: an advertiser sends one event
+	 * every interval + 5 ms on average, as Zephyr's controller does on BabbleSim's air
+	 * (bench/ble-air.sh), not one every interval. */
+	set->nominal = e->at + set->interval;
 	schedule(w, source, set_index, set);
 }
 

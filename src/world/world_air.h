@@ -72,9 +72,31 @@ typedef struct {
 	uint8_t kind; /* RT_BLE_RX_* */
 } world_capture_t;
 
+/*
+ * A real radio under the world's devices: a test board's BLE controller, whose air is BabbleSim's
+ * (world_air_use_radio). The device's advertising sets and its scanner then also go to it, so
+ * that other firmwares hear the app and the app hears them, while the modeled air stays: the
+ * scenario's scripted beacons and captures are heard as before, and the trace says what the app
+ * asked of its radio. What the radio receives its driver posts to the device with
+ * rt_ble_post_scan() from its own thread; the host wakes the device (world_wake_posted). The
+ * functions take what hal_ble.h's take.
+ */
+typedef struct world_radio {
+	bool (*adv_start)(uint32_t set, const uint8_t *ad, size_t len, uint32_t interval_ms,
+			  int8_t power_dbm);
+	bool (*adv_update)(uint32_t set, const uint8_t *ad, size_t len);
+	void (*adv_stop)(uint32_t set);
+	bool (*scan_start)(const hal_ble_scan_t *params);
+	void (*scan_stop)(void);
+} world_radio_t;
+
 struct world;
 struct world_device;
 struct world_event;
+
+/* Put a real radio under the world's devices (NULL: the modeled air only). The radio is one:
+ * a world with a radio has one device, the board's. */
+void world_air_use_radio(struct world *w, const world_radio_t *radio);
 
 /* Add a beacon (before the world runs); 0 or -1 (no memory). */
 int world_air_add_beacon(struct world *w, const world_beacon_t *beacon);

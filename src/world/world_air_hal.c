@@ -1,6 +1,7 @@
 /*
  * The BLE radio of a simulated device (hal_ble.h) on the world's air (world_air.c): its
- * advertising sets, its scanner, and the world's list of devices scanning.
+ * advertising sets, its scanner, and the world's list of devices scanning; and on a test board
+ * with a real radio under the world (world_air_use_radio), that radio too.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -48,11 +49,17 @@ static void scanner_remove(world_t *w, world_device_t *d)
 void world_air_device_reset(world_t *w, world_device_t *d)
 {
 	for (uint32_t s = 0; s < WORLD_AIR_SETS; s++) {
+		if (w->radio != NULL && d->adv[s].on) {
+			w->radio->adv_stop(s);
+		}
 		d->adv[s].on = false;
 		d->adv[s].gen++;
 		d->adv[s].scheduled = false;
 	}
 	if (d->scan.on) {
+		if (w->radio != NULL) {
+			w->radio->scan_stop();
+		}
 		d->scan.on = false;
 		scanner_remove(w, d);
 	}
@@ -63,6 +70,11 @@ void world_air_device_reset(world_t *w, world_device_t *d)
 static world_device_t *dev(void)
 {
 	return world_current();
+}
+
+void world_air_use_radio(world_t *w, const world_radio_t *radio)
+{
+	w->radio = radio;
 }
 
 uint32_t hal_ble_adv_sets(void)
@@ -92,6 +104,9 @@ bool hal_ble_adv_start(uint32_t set, const uint8_t *ad, size_t len, uint32_t int
 		return false;
 	}
 	world_t *w = d->world;
+	if (w->radio != NULL && !w->radio->adv_start(set, ad, len, interval_ms, power_dbm)) {
+		return false;
+	}
 	world_adv_set_t *s = &d->adv[set];
 	bool restart = !s->on || s->interval != interval_ms;
 	memcpy(s->ad, ad, len);
@@ -117,6 +132,9 @@ bool hal_ble_adv_update(uint32_t set, const uint8_t *ad, size_t len)
 	if (d == NULL || set >= WORLD_AIR_SETS || len > HAL_BLE_AD_MAX || !d->adv[set].on) {
 		return false;
 	}
+	if (d->world->radio != NULL && !d->world->radio->adv_update(set, ad, len)) {
+		return false;
+	}
 	memcpy(d->adv[set].ad, ad, len);
 	d->adv[set].len = (uint8_t)len;
 	return true;
@@ -127,6 +145,9 @@ void hal_ble_adv_stop(uint32_t set)
 	world_device_t *d = dev();
 	if (d == NULL || set >= WORLD_AIR_SETS || !d->adv[set].on) {
 		return;
+	}
+	if (d->world->radio != NULL) {
+		d->world->radio->adv_stop(set);
 	}
 	d->adv[set].on = false;
 	d->adv[set].gen++;
@@ -142,6 +163,9 @@ bool hal_ble_scan_start(const hal_ble_scan_t *params)
 		return false;
 	}
 	world_t *w = d->world;
+	if (w->radio != NULL && !w->radio->scan_start(params)) {
+		return false;
+	}
 	d->scan.on = true;
 	d->scan.p = *params;
 	d->scan.start = w->now;
@@ -170,6 +194,9 @@ void hal_ble_scan_stop(void)
 	if (d == NULL || !d->scan.on) {
 		return;
 	}
+	if (d->world->radio != NULL) {
+		d->world->radio->scan_stop();
+	}
 	d->scan.on = false;
 	scanner_remove(d->world, d);
 	if (world_tracing(d->world)) {
@@ -181,5 +208,5 @@ void hal_ble_scan_stop(void)
 void hal_ble_address(uint8_t addr[HAL_BLE_ADDR_LEN])
 {
 	world_device_t *d = dev();
-	world_air_device_address(d != NULL ? d->rt.index : 0, addr);
+	world_air_device_address(d != NULL ? d->identity : 0, addr);
 }

@@ -381,7 +381,7 @@ uint32_t hal_cloud_entropy(void)
 	uint64_t x = 0x9e3779b97f4a7c15ull;
 	if (d != NULL) {
 		world_cloud_t *c = cloud_of(d);
-		x ^= (uint64_t)d->rt.index << 32 ^ d->world->now ^ (uint64_t)c->entropy_calls++ << 48;
+		x ^= (uint64_t)d->identity << 32 ^ d->world->now ^ (uint64_t)c->entropy_calls++ << 48;
 		x ^= d->world->cloud_seed;
 		for (size_t i = 0; i < d->public_id_len; i++) {
 			x = (x ^ (uint8_t)d->public_id[i]) * 0x100000001b3ull;

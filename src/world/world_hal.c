@@ -175,7 +175,7 @@ void hal_device_random(void *buf, size_t len)
 	uint64_t key = 0x5eac0b1d00000000ull;
 	if (d != NULL) {
 		key = mix64(d->world->seed ^ 0x9e3779b97f4a7c15ull);
-		key = mix64(key ^ ((uint64_t)d->rt.index << 32 | d->boots));
+		key = mix64(key ^ ((uint64_t)d->identity << 32 | d->boots));
 		key = mix64(key ^ d->random_draws++);
 	}
 	uint8_t *out = buf;

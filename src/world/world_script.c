@@ -416,8 +416,35 @@ static int uwb_line(world_t *w, const line_t *l, unsigned lineno, char *err, siz
 	return 0;
 }
 
-int world_script_load(world_t *w, const char *text, size_t len, char *err, size_t err_cap)
+/*
+ * Playing one device (world_script_load_device): whether the statement on `line` is the played
+ * device's (its index then reads "0", the played device's place in this world), another
+ * device's (false: left out), or the whole world's. The index is the second word of device,
+ * gnss and modem statements and the third of an input (at <ms> <index> ...).
+ */
+static bool played(line_t *line, uint32_t play, uint32_t devices)
 {
+	const char *word = line->tok[0];
+	int at = strcmp(word, "at") == 0 ? 2
+		 : strcmp(word, "device") == 0 || strcmp(word, "gnss") == 0 || strcmp(word, "modem") == 0
+			 ? 1
+			 : 0;
+	uint64_t index;
+	if (at == 0 || line->count <= at || !world_script_parse_u64(line->tok[at], &index) ||
+	    index >= devices) {
+		return true; /* the world's, or malformed: the statement's reader says what is wrong */
+	}
+	if (index != play) {
+		return false;
+	}
+	static char zero[] = "0";
+	line->tok[at] = zero;
+	return true;
+}
+
+static int load(world_t *w, const char *text, size_t len, int64_t play, char *err, size_t err_cap)
+{
+	uint32_t devices = play >= 0 ? world_script_device_count(text, len) : w->device_count;
 	const char *p = text, *end = text + len;
 	line_t line;
 	bool too_long;
@@ -429,6 +456,9 @@ int world_script_load(world_t *w, const char *text, size_t len, char *err, size_
 			FAIL("longer than %d characters", MAX_LINE - 1);
 		}
 		if (line.count == 0 || line.tok[0][0] == '#') {
+			continue;
+		}
+		if (header && play >= 0 && !played(&line, (uint32_t)play, devices)) {
 			continue;
 		}
 		const char *word = line.tok[0];
@@ -495,4 +525,22 @@ int world_script_load(world_t *w, const char *text, size_t len, char *err, size_
 		w->devices[i].utc_synced = false;
 	}
 	return 0;
+}
+
+int world_script_load(world_t *w, const char *text, size_t len, char *err, size_t err_cap)
+{
+	return load(w, text, len, -1, err, err_cap);
+}
+
+int world_script_load_device(world_t *w, const char *text, size_t len, uint32_t play, char *err,
+			     size_t err_cap)
+{
+	uint32_t devices = world_script_device_count(text, len);
+	if (w->device_count != 1 || play >= devices) {
+		snprintf(err, err_cap, "device %u: the scenario has %u device%s", (unsigned)play,
+			 (unsigned)devices, devices == 1 ? "" : "s");
+		return -1;
+	}
+	world_device_identity(w, 0, play);
+	return load(w, text, len, play, err, err_cap);
 }

@@ -38,5 +38,12 @@ uint32_t world_script_device_count(const char *text, size_t len);
 /* Apply a script to a world made with world_script_device_count() devices. Returns 0, or -1 with
  * "line N: reason" in err. */
 int world_script_load(world_t *world, const char *text, size_t len, char *err, size_t err_cap);
+/* Apply one device of a script to a world of one device: device `play` of the scenario becomes
+ * device 0 with the scenario's identity for it (its address, public id and random numbers), the
+ * other devices' statements and inputs are left out, and what the whole world shares (utc, seed,
+ * scripted beacons, UWB) is kept. What a firmware playing one device of a scenario among other
+ * firmwares loads. Returns 0, or -1 with "line N: reason" in err. */
+int world_script_load_device(world_t *world, const char *text, size_t len, uint32_t play,
+			     char *err, size_t err_cap);
 
 #endif /* WORLD_SCRIPT_H */

@@ -60,7 +60,9 @@ async function scanner(): Promise<void> {
 
   seen = fresh();
   await ble.startScan(collect(seen), 2000, { deduplicate: true });
-  print(`deduplicate: ${seen.records} record(s), ${summary(seen)}`);
+  // Both advertisers share the device's address: the one record is of whichever was heard
+  // first, so only the count and the address are printed.
+  print(`deduplicate: ${seen.records} record(s), addrs ${Object.keys(seen.addrs).sort().join(',')}`);
 
   seen = fresh();
   await ble.startScan(collect(seen), 2000, { deduplicate: true, passive: true });

@@ -182,3 +182,8 @@ foreach(_engine duktape jerryscript)
                   LIBS beacon_port_host beacon_world beacon_runtime)
   endif()
 endforeach()
+
+# One device of a scenario played by a firmware among others (--play N): its identity, its inputs
+# and the world's shared statements; and a real radio under the world (--air radio).
+beacon_c_test(test_world_play duktape "${CMAKE_CURRENT_LIST_DIR}/test_world_play.c"
+              LIBS beacon_port_host beacon_world beacon_runtime)

@@ -319,8 +319,11 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       }
     }
     engine ??= compiler.DEFAULT_ENGINE;
-    if (onBoard && new Set(apps).size > 1) {
-      throw new UsageError(`--target ${target}: the emulated board is one device; run several devices on the simulator`, false);
+    // Several devices: on bsim each is a firmware of its own on one simulated air; the other
+    // boards are one device.
+    const severalDevices = (deviceNames?.length ?? 0) > 1 || new Set(apps).size > 1;
+    if (onBoard && severalDevices && target !== 'bsim') {
+      throw new UsageError(`--target ${target}: the emulated board is one device; run several devices on the simulator or on bsim`, false);
     }
     // The emulated image runs what the simulator would: same packages, world script and options.
     // It has no clock of the host's, so the UTC the simulator would take from it is passed.
@@ -330,6 +333,27 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     if (target === 'bsim' || target === 'zephyr-qemu') {
       const fw = await import('../firmware/zephyr');
       const image = await fw.ensureZephyrImage(target, engine, { onNote: (line) => io.err(`beacon: ${line}\n`) });
+      if (severalDevices) {
+        // Without a scenario, one default device per app, as the simulator makes them.
+        const names = deviceNames ?? apps.map((_, i) => `d${i}`);
+        const worldScript = script ?? `beacon-world 1\n${names.map((n, i) => `device ${i} ${n} ble-beacon\n`).join('')}`;
+        const { runBsimWorld } = await import('../firmware/bsimWorld');
+        const perDevice = names.map((_, i) => path.resolve(packages.get(apps[apps.length === 1 ? 0 : i])!));
+        const r = await runBsimWorld(image, {
+          script: worldScript,
+          packages: perDevice,
+          // The firmwares leave BabbleSim's air together, at --for (60 s unless given).
+          args: simArgs([], { ...sim, forMs: sim.forMs ?? 60_000, trace: undefined }),
+          lengthMs: (sim.forMs ?? 60_000) + 1_000,
+          trace: sim.trace,
+        });
+        io.out(r.stdout);
+        const maps = [...new Set(perDevice)].map((pkg) => compiler.loadPackageMap(pkg)).filter((m): m is PackageMap => typeof m !== 'string');
+        const stderr = mappedStderr(maps, compiler.rewriteLocations);
+        stderr(Buffer.from(r.stderr));
+        stderr(null);
+        return r.status;
+      }
       if (script !== undefined) {
         sim.world = path.join(workDir, 'world.script');
         fs.writeFileSync(sim.world, script);

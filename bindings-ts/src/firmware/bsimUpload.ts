@@ -30,6 +30,8 @@ export interface BsimUploadOptions {
   /** The rig's whole command instead of an upload (e.g. ['scan', '5000']). */
   rigCommand?: string[];
   utcMs?: number;
+  /** Keep the physical layer's dumps of every packet on the air here (runBsim). */
+  dumpDir?: string;
 }
 
 export interface BsimUploadRun {
@@ -61,7 +63,7 @@ export async function bsimUpload(o: BsimUploadOptions): Promise<BsimUploadRun> {
     const rig: BsimDevice = { image: o.rigImage, args: ['--out', rigOut, ...command] };
     // A little longer than the beacon's run, so that it ends on its own (the rig stays on the
     // air, idle, until the simulation ends).
-    const [b, r]: ChildResult[] = await runBsim([beacon, rig], o.forMs + 1000);
+    const [b, r]: ChildResult[] = await runBsim([beacon, rig], o.forMs + 1000, { dumpDir: o.dumpDir });
     const read = (f: string): string => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '');
     const own = [0, 1, 2, 70, 75].includes(b.code);
     return {

@@ -163,20 +163,39 @@ export interface BsimDevice {
  * simulated time (when it ends, BabbleSim ends every device still in it). Resolves with each
  * device's exit status and stderr.
  */
-export async function runBsim(devices: BsimDevice[], lengthMs: number): Promise<ChildResult[]> {
+/** What a BabbleSim run keeps besides the devices' output. */
+export interface BsimRunOptions {
+  /** Where the physical layer's dumps of every packet on the air go (Tx/Rx CSV per device);
+   * without it the phy dumps nothing, which keeps a run from leaving files behind. */
+  dumpDir?: string;
+}
+
+export async function runBsim(devices: BsimDevice[], lengthMs: number, options: BsimRunOptions = {}): Promise<ChildResult[]> {
   const env = await zephyrEnv();
   const bin = path.join(env.BSIM_OUT_PATH ?? '', 'bin');
   const phy = path.join(bin, 'bs_2G4_phy_v1');
   if (!fs.existsSync(phy)) throw new HostToolsError(`BabbleSim's physical layer is not built (${phy}): run ../shared/zephyr/setup.sh`);
   const id = `beacon${process.pid}x${Math.floor(Math.random() * 1e9)}`;
-  const phyDone = runChild(phy, [`-s=${id}`, `-D=${devices.length}`, `-sim_length=${Math.round(lengthMs * 1000)}`], { cwd: bin, env });
+  // The phy writes its dumps under $BSIM_OUT_PATH/results/<simulation id>; they are moved out or
+  // removed after the run so that repeated runs do not fill the workspace.
+  const results = path.join(env.BSIM_OUT_PATH ?? '', 'results', id);
+  const dump = options.dumpDir !== undefined ? ['-dump'] : ['-nodump'];
+  const phyDone = runChild(phy, [`-s=${id}`, `-D=${devices.length}`, `-sim_length=${Math.round(lengthMs * 1000)}`, ...dump], { cwd: bin, env });
   const runs = devices.map((d, i) => {
     const flash = d.flashFile !== undefined ? [`-flash=${path.resolve(d.flashFile)}`] : [];
     return runChild(d.image, [`-s=${id}`, `-d=${i}`, ...flash, `-beacon_args=${d.args.join(' ')}`], { cwd: bin, env });
   });
-  const results = await Promise.all(runs);
-  await phyDone;
-  return results;
+  try {
+    const out = await Promise.all(runs);
+    await phyDone;
+    if (options.dumpDir !== undefined && fs.existsSync(results)) {
+      fs.mkdirSync(options.dumpDir, { recursive: true });
+      for (const f of fs.readdirSync(results)) fs.copyFileSync(path.join(results, f), path.join(options.dumpDir, f));
+    }
+    return out;
+  } finally {
+    fs.rmSync(results, { recursive: true, force: true });
+  }
 }
 
 function runChild(cmd: string, args: string[], opts: { cwd?: string; env?: Record<string, string> }): Promise<ChildResult> {

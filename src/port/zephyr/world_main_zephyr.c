@@ -12,7 +12,8 @@
  *
  *   [--for MS] [--utc MS | --no-utc] [--world SCRIPT] [--trace FILE] [--stdout FILE]
  *   [--stderr FILE] [--verbose] [--heap BYTES] [--cloud loopback|none]
- *   [--power-cut-after N] [--storage model|board] [--listen] [app.bapp]
+ *   [--power-cut-after N] [--storage model|board] [--listen] [--air model|radio] [--play N]
+ *   [app.bapp]
  *
  * A package given is installed through the device's app store (checked, written to the staging
  * slot, switched: rt_app_store.h), as an upload is, and runs from flash; without one the device
@@ -25,10 +26,20 @@
  * its real time on nrf52_bsim, 85 ms a page erase, so board storage is for the tests that need
  * records to outlive the process.)
  *
+ * The air: the world's model (--air model, the default: the scenario's beacons and captures, as
+ * on the simulator), or the model and the board's own BLE radio (--air radio, nrf52_bsim): the
+ * app's advertising sets and its scanner then also go on BabbleSim's air, with the scenario
+ * device's address and name, so that other firmwares hear the app and the app hears them. With
+ * --play N the firmware is device N of a scenario of several devices, each played by a firmware
+ * of its own on one air: the other devices' statements are left out (world_script_load_device),
+ * and each line the app prints or logs starts with "@<world ms> [<device>] ", so that the host
+ * merges the firmwares' outputs in the order of world time (bindings-ts/src/firmware/bsimWorld.ts).
+ *
  * Uploads: on a board with MCUmgr (nrf52_bsim: SMP over Bluetooth, smp_zephyr.c), the device
  * takes packages while it runs, as a device does; an install switches the world's device to the
  * new package. With --listen the run goes on until --for even when the app ends or there is none
- * yet, so that an upload can come.
+ * yet, so that an upload can come. On the scenario's air (--air radio) the upload service is
+ * advertised only with --listen.
  *
  * print() goes to the host's stdout (or --stdout FILE), the runtime's messages to its stderr (or
  * --stderr FILE), the trace to --trace FILE. After the run the firmware adds its figures on
@@ -54,7 +65,8 @@
 #define USAGE                                                                                      \
 	"options: [--for MS] [--utc MS | --no-utc] [--world SCRIPT] [--trace FILE] "              \
 	"[--stdout FILE] [--stderr FILE] [--verbose] [--heap BYTES] [--cloud loopback|none] "      \
-	"[--power-cut-after N] [--storage model|board] [--listen] [app.bapp]"
+	"[--power-cut-after N] [--storage model|board] [--listen] [--air model|radio] [--play N] "     \
+	"[app.bapp]"
 
 /* Without --utc the world starts at this UTC, 2026-01-01T00:00:00Z (the host's tools always
  * pass the host's clock). */
@@ -72,6 +84,8 @@ typedef struct {
 	uint64_t cut_after;
 	bool board_storage;
 	bool listen;
+	bool radio;
+	int64_t play; /* the scenario's device this firmware is, -1: the scenario's only one */
 } options_t;
 
 typedef struct {
@@ -81,6 +95,13 @@ typedef struct {
 } run_io_t;
 
 static run_io_t rio = {.out = -1, .err = -1, .trace = -1};
+static world_t world;
+static bool playing; /* --play: lines carry their world time (and device, of several) */
+static bool played_several; /* --play of a scenario of several devices */
+/* --play: the kernel uptime at which the scenario's time is up. BabbleSim ends the simulation
+ * for every device when one leaves, so a firmware whose device has nothing more to do stays on
+ * the air, idle, until then: the other devices may still be hearing or pressing it. */
+static int64_t play_end_uptime;
 
 static void out_text(long file, const char *text, size_t len)
 {
@@ -138,6 +159,7 @@ static int parse_options(int argc, char **argv, options_t *o)
 	o->for_ms = UINT64_MAX;
 	o->synced = true;
 	o->utc = DEFAULT_UTC_MS;
+	o->play = -1;
 	for (int i = 0; i < argc; i++) {
 		uint64_t v;
 		const char *a = argv[i];
@@ -190,6 +212,19 @@ static int parse_options(int argc, char **argv, options_t *o)
 			} else {
 				return usage("--storage takes model or board");
 			}
+		} else if (strcmp(a, "--air") == 0 && has_value) {
+			const char *air = argv[++i];
+
+			if (strcmp(air, "radio") == 0 || strcmp(air, "model") == 0) {
+				o->radio = air[0] == 'r';
+			} else {
+				return usage("--air takes model or radio");
+			}
+		} else if (strcmp(a, "--play") == 0 && has_value) {
+			if (!parse_u64(argv[++i], &v) || v > 255) {
+				return usage("--play takes a device index of the scenario");
+			}
+			o->play = (int64_t)v;
 		} else if (strcmp(a, "--power-cut-after") == 0 && has_value) {
 			if (!parse_u64(argv[++i], &o->cut_after) || o->cut_after == 0) {
 				return usage("--power-cut-after takes a count from 1");
@@ -251,9 +286,13 @@ static void print_line(void *ctx, const char *device, bool several, const char *
 		rio.printed = true;
 		rio.first_line = world_zephyr_busy_instructions();
 	}
-	if (several) {
-		char prefix[WORLD_NAME_MAX + 4];
-		int n = snprintf(prefix, sizeof(prefix), "[%s] ", device);
+	if (several || playing) {
+		char prefix[WORLD_NAME_MAX + 32];
+		int n = !playing ? snprintf(prefix, sizeof(prefix), "[%s] ", device)
+			: played_several ? snprintf(prefix, sizeof(prefix), "@%llu [%s] ",
+						    (unsigned long long)world.now, device)
+					 : snprintf(prefix, sizeof(prefix), "@%llu ",
+						    (unsigned long long)world.now);
 
 		out_text(rio.out, prefix, (size_t)n);
 	}
@@ -267,6 +306,12 @@ static void log_line(void *ctx, const char *device, bool several, hal_log_level_
 	static const char *const names[] = {"error", "warning", "info", "debug"};
 
 	ARG_UNUSED(ctx);
+	if (playing) {
+		err_printf("@%llu [beacon %s] %s%s%s\n", (unsigned long long)world.now,
+			   names[level <= HAL_LOG_DEBUG ? level : HAL_LOG_DEBUG],
+			   played_several ? device : "", played_several ? ": " : "", text);
+		return;
+	}
 	err_printf("[beacon %s] %s%s%s\n", names[level <= HAL_LOG_DEBUG ? level : HAL_LOG_DEBUG],
 		   several ? device : "", several ? ": " : "", text);
 }
@@ -335,12 +380,17 @@ static int run(void)
 			err_printf("beacon firmware: cannot read %s\n", o.world_path);
 			return 2;
 		}
-		if (world_script_device_count(script, script_len) > 1) {
-			err_printf("beacon firmware: the world has %u devices; the board is one (run "
-				   "several-device worlds on the simulator)\n",
+		if (world_script_device_count(script, script_len) > 1 && o.play < 0) {
+			err_printf("beacon firmware: the world has %u devices; the board is one (--play "
+				   "N makes it device N, beside firmwares playing the others)\n",
 				   (unsigned)world_script_device_count(script, script_len));
 			return 2;
 		}
+	} else if (o.play > 0) {
+		return usage("--play takes a scenario's device (--world) of several");
+	}
+	if (o.play >= 0 && o.for_ms == UINT64_MAX) {
+		return usage("--play needs --for: the firmwares of a scenario leave the air together");
 	}
 
 	const uint8_t *package = NULL;
@@ -381,8 +431,6 @@ static int run(void)
 		.verbose = o.verbose ? verbose_line : NULL,
 		.wait_until = NULL, /* run() paces the world by the kernel's clock */
 	};
-	static world_t world;
-
 	if (world_init(&world, 1, &io) != 0) {
 		err_printf("beacon firmware: out of memory\n");
 		return 1;
@@ -394,7 +442,11 @@ static int run(void)
 	if (script != NULL) {
 		char err[256];
 
-		if (world_script_load(&world, script, script_len, err, sizeof(err)) != 0) {
+		int loaded = o.play >= 0 ? world_script_load_device(&world, script, script_len,
+								      (uint32_t)o.play, err, sizeof(err))
+					 : world_script_load(&world, script, script_len, err, sizeof(err));
+
+		if (loaded != 0) {
 			err_printf("beacon firmware: %s: %s\n", o.world_path, err);
 			return 2;
 		}
@@ -411,9 +463,19 @@ static int run(void)
 	if (o.board_storage) {
 		world.devices[0].storage_backing = hal_flash_zephyr_storage();
 	}
+	playing = o.play >= 0;
+	played_several = playing && script != NULL && world_script_device_count(script, script_len) > 1;
+	if (o.radio && !world_zephyr_use_radio(&world)) {
+		err_printf("beacon firmware: --air radio: this board has no BLE radio to use\n");
+		return 2;
+	}
 	world_device_package(&world, 0, package, package_len);
-	world_zephyr_uploads(&world);
+	/* On the scenario's air (--air radio) the upload service is offered only when an upload is
+	 * awaited (--listen): the simulator's air model has no such advertisement, and scanning apps
+	 * on the firmwares would hear each other's (docs/world.md, "The air"). */
+	world_zephyr_uploads(&world, !o.radio || o.listen);
 
+	play_end_uptime = k_uptime_get() + (int64_t)(o.play >= 0 ? o.for_ms : 0);
 	uint32_t failed = world_start(&world);
 
 	if (failed > 0 && world.devices[0].failure[0]) {
@@ -480,5 +542,14 @@ static int run(void)
 
 int main(void)
 {
-	host_link_exit(run());
+	int status = run();
+
+	if (playing) {
+		int64_t left = play_end_uptime - k_uptime_get();
+
+		if (left > 0) {
+			k_sleep(K_MSEC(left));
+		}
+	}
+	host_link_exit(status);
 }

@@ -16,6 +16,7 @@
 #include <zephyr/storage/flash_map.h>
 
 #include "app_store_zephyr.h"
+#include "ble_radio_zephyr.h"
 #include "port_zephyr.h"
 #include "smp_zephyr.h"
 #include "hal_clock.h"
@@ -51,6 +52,9 @@ world_end_t world_zephyr_run(world_t *world, uint64_t until, bool listen)
 	for (;;) {
 		uint64_t now = world_now();
 
+		/* What the radio heard since (world_zephyr_use_radio) is the device's to take now. */
+		world_wake_posted(world);
+
 		if (now > until) {
 			now = until;
 		}
@@ -79,6 +83,45 @@ world_end_t world_zephyr_run(world_t *world, uint64_t until, bool listen)
 	}
 }
 
+/* ------------------------------------------------------------------ the radio */
+
+#if defined(CONFIG_BT)
+static void radio_received(void)
+{
+	k_sem_give(&wake_sem);
+}
+
+static const world_radio_t board_radio = {
+	.adv_start = ble_radio_adv_start,
+	.adv_update = ble_radio_adv_update,
+	.adv_stop = ble_radio_adv_stop,
+	.scan_start = ble_radio_scan_start,
+	.scan_stop = ble_radio_scan_stop,
+};
+#endif
+
+bool world_zephyr_use_radio(world_t *world)
+{
+#if defined(CONFIG_BT)
+	world_device_t *d = &world->devices[0];
+	uint8_t addr[HAL_BLE_ADDR_LEN];
+
+	/* The address and scan response of the scenario's device, so that scan records on other
+	 * firmwares name it as the simulator's do. */
+	world_air_device_address(d->identity, addr);
+	if (!ble_radio_set_identity(addr)) {
+		return false;
+	}
+	ble_radio_set_response_name(d->name);
+	ble_radio_on_receive(radio_received);
+	world_air_use_radio(world, &board_radio);
+	return true;
+#else
+	ARG_UNUSED(world);
+	return false;
+#endif
+}
+
 /* ------------------------------------------------------------------ uploads */
 
 static world_t *upload_world;
@@ -98,7 +141,7 @@ static const char *app_state(void *ctx)
 
 static rt_app_store_t *store(char *msg, size_t msg_cap);
 
-void world_zephyr_uploads(world_t *world)
+void world_zephyr_uploads(world_t *world, bool advertise)
 {
 	char msg[160];
 	rt_app_store_t *s = store(msg, sizeof(msg));
@@ -110,6 +153,9 @@ void world_zephyr_uploads(world_t *world)
 	const smp_zephyr_app_t app = {.switch_to = switch_to, .state = app_state, .wake = wake};
 
 	port_zephyr_smp_init(s, &app);
+	if (!advertise) {
+		return;
+	}
 	/* The service's name is the device's public id: the world's device is the one asked. */
 	world_select(world, &world->devices[0]);
 	port_zephyr_upload_service_start();

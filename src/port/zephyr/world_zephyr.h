@@ -18,10 +18,17 @@
  * nothing more can happen; with it, only at `until`. */
 world_end_t world_zephyr_run(world_t *world, uint64_t until, bool listen);
 
+/* Put the board's BLE radio under the world's device 0 (world_air_use_radio): its advertising
+ * sets and scanner go on the board's air too (BabbleSim's, between nrf52_bsim firmwares), with
+ * the scenario device's address and name. Before world_zephyr_uploads (Bluetooth is not enabled
+ * yet). False on a board without Bluetooth. */
+bool world_zephyr_use_radio(world_t *world);
+
 /* Serve uploads into the world's device 0 (nothing without CONFIG_MCUMGR): the upload server on
- * the app store, an install switching the device to the new package, and the upload service's
- * advertisement. */
-void world_zephyr_uploads(world_t *world);
+ * the app store, an install switching the device to the new package, and, when `advertise`, the
+ * upload service's advertisement (a client finds the device by it; without it only a client
+ * that already knows the address connects). */
+void world_zephyr_uploads(world_t *world, bool advertise);
 
 /* Whether the board counts instructions (QEMU with -icount: one instruction a nanosecond), and the
  * instructions the CPU has executed outside the idle thread since boot. */

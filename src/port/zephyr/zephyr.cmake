@@ -29,9 +29,9 @@ file(GLOB BEACON_PORT_SOURCES CONFIGURE_DEPENDS "${BEACON_ZEPHYR_PORT_DIR}/*.c")
 # world's models of the hardware (src/world) behind the HAL, with the board's host link.
 set(BEACON_WORLD_PORT_FILES world_main_zephyr.c world_zephyr.c host_link_bsim.c host_link_semihost.c)
 # The OS side the world keeps from the device's port: lock, CRC, cryptography, flash, the app
-# store and the upload service.
+# store, the upload service and the BLE radio (under the world's device with --air radio).
 set(BEACON_WORLD_KEEPS hal_lock_zephyr.c rt_crc32_zephyr.c hal_crypto_zephyr.c hal_flash_zephyr.c
-                       app_store_zephyr.c smp_zephyr.c upload_service_zephyr.c)
+                       app_store_zephyr.c smp_zephyr.c upload_service_zephyr.c ble_radio_zephyr.c)
 set(_beacon_port_selected "")
 foreach(_source IN LISTS BEACON_PORT_SOURCES)
   get_filename_component(_name "${_source}" NAME)

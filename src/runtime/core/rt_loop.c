@@ -70,7 +70,12 @@ uint32_t rt_loop_dropped_events(void)
 
 bool rt_loop_has_events(void)
 {
-	rt_loop_state_t *st = state();
+	return rt_loop_has_events_of(rt_device());
+}
+
+bool rt_loop_has_events_of(struct rt_device *device)
+{
+	rt_loop_state_t *st = &device->loop;
 	hal_lock_key_t key = hal_lock();
 	bool any = st->count > 0;
 	hal_unlock(key);

@@ -64,6 +64,8 @@ bool rt_loop_post_to(struct rt_device *device, rt_event_handler_t handler, const
 uint32_t rt_loop_dropped_events(void);
 /* Whether events wait in the selected device's queue. */
 bool rt_loop_has_events(void);
+/* The same for a given device, from any thread (a host checking what a driver posted). */
+bool rt_loop_has_events_of(struct rt_device *device);
 
 /*
  * Call a JS function from the loop with the watchdog armed, then run promise jobs. An exception

@@ -1,0 +1,129 @@
+// A scenario of several devices on firmwares: each device is an nrf52_bsim firmware of its own
+// (world_main_zephyr.c --play N), and their BLE radios share BabbleSim's air (--air radio), so the
+// apps advertise to and scan each other through Zephyr's real Bluetooth stack and controller.
+// Each firmware prints its lines with their world time; they are merged here in the order of
+// world time, as the simulator prints a world of several devices.
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { HostToolsError } from '../compiler/hostTools';
+import { FirmwareRun, runBsim } from './zephyr';
+
+/** The devices a world script declares, in index order: `device <index> <name> <profile> ...`. */
+export function scriptDevices(script: string): string[] {
+  const names: string[] = [];
+  for (const line of script.split('\n')) {
+    const m = /^device\s+(\d+)\s+(\S+)/.exec(line);
+    if (m) names[Number(m[1])] = m[2];
+  }
+  return names;
+}
+
+export interface BsimWorldOptions {
+  /** The world script (world_script.h's text) of the scenario. */
+  script: string;
+  /** One package for every device, or one per device in index order. */
+  packages: string[];
+  /** The firmwares' other run options (world_main_zephyr.c's: --for, --utc, ...). */
+  args?: string[];
+  /** Simulated time the air lasts at most (the firmwares end it before with --for). */
+  lengthMs: number;
+  /** Write the merged trace here. */
+  trace?: string;
+  /** Keep BabbleSim's physical-layer dumps (every packet each device sent and received) in this
+   * directory: bsimAir.ts reads them. */
+  dumpDir?: string;
+  /** Extra devices on the same air after the firmwares (the rig's phone, a scanner). */
+  extra?: { image: string; args: string[] }[];
+}
+
+export interface BsimWorldRun extends FirmwareRun {
+  /** Each firmware's own exit status, by device. */
+  statuses: number[];
+  /** The extra devices' stderr (their logs), in order. */
+  extraStderr: string[];
+}
+
+interface Timed {
+  at: number;
+  device: number;
+  text: string;
+}
+
+/** Lines that start with "@<ms> " (a playing firmware's) by world time, then device; the others
+ * after them, by device, as they came. */
+export function mergeByWorldTime(outputs: string[]): string {
+  const timed: Timed[] = [];
+  const rest: string[] = [];
+  outputs.forEach((text, device) => {
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      const m = /^@(\d+) (.*)$/s.exec(line);
+      if (m) timed.push({ at: Number(m[1]), device, text: m[2] });
+      else rest.push(line);
+    }
+  });
+  // Array.prototype.sort is stable: lines of one device at one time keep their order.
+  timed.sort((a, b) => a.at - b.at || a.device - b.device);
+  return [...timed.map((t) => t.text), ...rest].map((l) => `${l}\n`).join('');
+}
+
+/** Trace records (JSON lines with "t", the world time) of several firmwares, by time then device. */
+function mergeTraces(traces: string[]): string {
+  const records: Timed[] = [];
+  traces.forEach((text, device) => {
+    for (const line of text.split('\n')) {
+      if (line === '') continue;
+      const m = /"t":(\d+)/.exec(line);
+      records.push({ at: m ? Number(m[1]) : 0, device, text: line });
+    }
+  });
+  records.sort((a, b) => a.at - b.at || a.device - b.device);
+  return records.map((r) => `${r.text}\n`).join('');
+}
+
+/** Run a scenario of several devices, one nrf52_bsim firmware each, on one simulated air. */
+export async function runBsimWorld(image: string, o: BsimWorldOptions): Promise<BsimWorldRun> {
+  const names = scriptDevices(o.script);
+  if (names.length < 1) throw new HostToolsError('the world script declares no device');
+  if (o.packages.length !== 1 && o.packages.length !== names.length) {
+    throw new HostToolsError(`the world has ${names.length} devices but ${o.packages.length} packages were given`);
+  }
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-bsim-world-'));
+  try {
+    const world = path.join(work, 'world.script');
+    fs.writeFileSync(world, o.script);
+    const files = names.map((_, i) => ({
+      out: path.join(work, `stdout-${i}`),
+      err: path.join(work, `stderr-${i}`),
+      trace: path.join(work, `trace-${i}`),
+    }));
+    const devices = names.map((_, i) => ({
+      image,
+      args: [
+        '--stdout', files[i].out, '--stderr', files[i].err,
+        ...(o.trace !== undefined ? ['--trace', files[i].trace] : []),
+        '--world', world, '--play', String(i), '--air', 'radio',
+        ...(o.args ?? []),
+        path.resolve(o.packages[o.packages.length === 1 ? 0 : i]),
+      ],
+    }));
+    const results = await runBsim([...devices, ...(o.extra ?? [])], o.lengthMs, { dumpDir: o.dumpDir });
+    const read = (f: string): string => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '');
+    const statuses = results.slice(0, names.length).map((r) => r.code);
+    // Firmware statuses are beacon-sim's (world_main_zephyr.c); anything else is BabbleSim's.
+    const own = (code: number): boolean => [0, 1, 2, 70, 75].includes(code);
+    const stderr = mergeByWorldTime(files.map((f) => read(f.err))) +
+      results.slice(0, names.length).map((r) => (own(r.code) ? '' : r.stderr)).join('');
+    if (o.trace !== undefined) fs.writeFileSync(o.trace, mergeTraces(files.map((f) => read(f.trace))));
+    return {
+      status: Math.max(...statuses),
+      statuses,
+      stdout: mergeByWorldTime(files.map((f) => read(f.out))),
+      stderr,
+      extraStderr: results.slice(names.length).map((r) => r.stderr),
+    };
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
