@@ -12,7 +12,9 @@
  *   install   N installs of a staged package: checked in place (rt_package_check: the CRC over
  *             all of it) and switched to (slot header, commit marker)
  *   install_signed  the same for the package signed, with its key trusted (rt_signature_check:
- *             SHA-256 of the package and an Ed25519 verification, libsodium on the host)
+ *             SHA-256 of the package and an ECDSA P-256 verification, through the PSA Crypto API
+ *             of Mbed TLS on the host as on the device)
+ *   verify    N signature checks alone (rt_signature_check of the signed package, in RAM)
  *   mount     N boots of a store whose two slots hold apps: headers read, the newer package
  *             checked again (its CRC)
  *   mount_empty  N boots of a store with no app (what a device with only its factory package
@@ -24,13 +26,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <sodium.h>
-
 #include "rt_app_store.h"
 #include "rt_flash_window.h"
 #include "rt_package.h"
 #include "rt_signature.h"
 #include "sim_flash.h"
+#include "test_signer.h"
 
 #define PAGE 4096u
 #define SLOT_PAGES 16u
@@ -82,50 +83,25 @@ static uint8_t *make_package(size_t *len)
 	return pkg;
 }
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++) {
-		p[i] = (uint8_t)(v >> (8 * i));
-	}
-}
-
 /* The package signed as `beacon build --sign` does, its key trusted. */
 static uint8_t *sign_package(const uint8_t *plain, size_t plain_len, size_t *len)
 {
-	unsigned char pk[crypto_sign_PUBLICKEYBYTES], sk[crypto_sign_SECRETKEYBYTES];
-	if (sodium_init() < 0) {
-		fail("sign", "libsodium");
+	/* A fixed private key and deterministic ECDSA: the same key, signature and count on every
+	 * run. */
+	uint8_t d[32];
+	memset(d, 0x5e, sizeof(d));
+	test_signer_t signer;
+	if (test_signer_from_scalar(&signer, d) != 0) {
+		fail("sign", "Mbed TLS");
 	}
-	/* A fixed seed: the same key, signature and count on every run. */
-	unsigned char seed[crypto_sign_SEEDBYTES];
-	memset(seed, 0x5e, sizeof(seed));
-	crypto_sign_seed_keypair(pk, sk, seed);
-	*len = plain_len + RT_PACKAGE_SIG_SIZE;
-	uint8_t *pkg = malloc(*len);
+	uint8_t *pkg = test_signer_sign(&signer, plain, plain_len, len);
 	if (pkg == NULL) {
-		fail("sign", "out of memory");
+		fail("sign", "Mbed TLS");
 	}
-	memcpy(pkg, plain, plain_len);
-	put32(pkg + 32, RT_PACKAGE_FLAG_SIGNED);
-	uint8_t digest[32];
-	crypto_hash_sha256_state st;
-	crypto_hash_sha256_init(&st);
-	crypto_hash_sha256_update(&st, pkg, RT_PACKAGE_SIGNED_HEADER_BYTES);
-	crypto_hash_sha256_update(&st, pkg + RT_PACKAGE_HEADER_SIZE, plain_len - RT_PACKAGE_HEADER_SIZE);
-	crypto_hash_sha256_final(&st, digest);
-	uint8_t *sig = pkg + plain_len;
-	memcpy(sig, RT_PACKAGE_SIG_MAGIC, 4);
-	sig[4] = RT_PACKAGE_SIG_ALG_ED25519_SHA256;
-	sig[5] = 0;
-	sig[6] = RT_PACKAGE_SIG_SIZE;
-	sig[7] = 0;
-	memcpy(sig + RT_PACKAGE_SIG_KEY_OFFSET, pk, RT_PACKAGE_SIG_KEY_SIZE);
-	crypto_sign_detached(sig + RT_PACKAGE_SIG_SIGNATURE_OFFSET, NULL, digest, sizeof(digest), sk);
-	uint32_t crc = rt_crc32(0, pkg, 36);
-	put32(pkg + 36, rt_crc32(crc, pkg + RT_PACKAGE_HEADER_SIZE, *len - RT_PACKAGE_HEADER_SIZE));
-	if (rt_signature_trust(pk) != 0) {
+	if (rt_signature_trust(signer.pub) != 0) {
 		fail("sign", "cannot trust the key");
 	}
+	test_signer_free(&signer);
 	return pkg;
 }
 
@@ -181,6 +157,21 @@ int main(int argc, char **argv)
 		for (long i = 0; i < n; i++) {
 			stage(pkg, len);
 			install(len);
+		}
+	} else if (strcmp(mode, "verify") == 0) {
+		size_t plain_len = len;
+		uint8_t *signed_pkg = sign_package(pkg, plain_len, &len);
+		free(pkg);
+		pkg = signed_pkg;
+		rt_package_t checked;
+		char msg[200];
+		if (rt_package_check(pkg, len, &checked, msg, sizeof(msg)) != RT_PACKAGE_OK) {
+			fail("verify", msg);
+		}
+		for (long i = 0; i < n; i++) {
+			if (rt_signature_check(pkg, &checked, msg, sizeof(msg)) != RT_SIGNATURE_OK) {
+				fail("verify", msg);
+			}
 		}
 	} else if (strcmp(mode, "mount") == 0) {
 		stage(pkg, len);

@@ -44,7 +44,7 @@ cc -std=gnu11 -O2 -Wall -Wextra -Werror "${includes[@]}" bench/cloud_device_benc
 cc -std=gnu11 -O2 -Wall -Wextra -Werror "${includes[@]}" \
 	bench/cloud_message_bench.c -o "$work/message-bench" -Wl,--start-group \
 	"$build/libbeacon_port_host.a" "$build/libbeacon_world.a" "$build/libbeacon_runtime.a" \
-	"$build/libbeacon_engine_duktape.a" -Wl,--end-group -lz -lsodium -lm -lmosquitto
+	"$build/libbeacon_engine_duktape.a" -Wl,--end-group -lz -lmbedcrypto -lm -lmosquitto
 for mode in direct json; do
 	m0=$(bash bench/callgrind.sh "$work/message-bench" "$mode" 0)
 	m1=$(bash bench/callgrind.sh "$work/message-bench" "$mode" 1000)

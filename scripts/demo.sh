@@ -7,7 +7,7 @@
 #
 # Installs only what that needs (scripts/setup.sh installs everything the tests need, and
 # finishes what this left out): the apt packages of the host tools (scripts/lib/apt.sh: a C
-# compiler, CMake, Duktape, zlib, libsodium, libmosquitto, cmocka) and the npm packages without
+# compiler, CMake, Duktape, zlib, Mbed TLS, libmosquitto, cmocka) and the npm packages without
 # their install scripts (the cloud's native SQLite binding is not built). npm and TypeScript
 # work while apt installs and the host tools compile.
 set -euo pipefail

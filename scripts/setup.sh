@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what building and testing need on a fresh Debian machine: the Duktape amalgamation,
-# libsodium (package signatures), cmocka, libcbor (the CBOR tests' reference decoder), the Cortex-M toolchain, valgrind (benchmarks),
+# Mbed TLS (package signatures), cmocka, libcbor (the CBOR tests' reference decoder), the Cortex-M toolchain, valgrind (benchmarks),
 # GeographicLib (the geodesic test's reference), QEMU (the firmware image on an emulated
 # Cortex-M4, src/port/qemu), the cloud's test servers and browser (mosquitto,
 # postgresql, chromium), emscripten (the WebAssembly simulator of `beacon studio`), g++ and python3 (npm builds better-sqlite3 from source when no prebuilt

@@ -67,6 +67,9 @@ for target in nrf52840dk/nrf52840:jerryscript nrf9160dk/nrf9160:jerryscript \
 	nrf52_bsim:jerryscript mps2/an521/cpu0:jerryscript mps2/an521/cpu0:duktape; do
 	bash scripts/firmware.sh "${target%%:*}" --engine "${target##*:}" | grep -E "\.(flash|ram)\.(total|free)|built"
 done
+# The firmware's signature verifier (PSA Crypto on Zephyr's Mbed TLS) against known answers, on
+# QEMU's Cortex-M33, with its figures.
+bash tests/zephyr-crypto/run.sh | grep -E "^(FAIL|PASS)|beacon figure"
 
 step "TypeScript: codegen, compiler, CLI, micro-apps on the simulator, on the emulated core and on the Zephyr firmware, the studio in chromium, engine parity (probes, generated programs, apps and examples on both engines and twice)"
 node --test --test-concurrency=2 bindings-ts/dist/test/

@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'child_process';
+import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -524,6 +525,14 @@ test('beacon keygen writes a key pair and never overwrites one', async () => {
   assert.equal(fs.statSync(`${base}.pem`).mode & 0o777, 0o600);
   const id = /public key ([0-9a-f]{16})/.exec(r.err)?.[1];
   assert.ok(id, r.err);
+  // An ECDSA P-256 key pair; the firmware's form of the public key is its uncompressed point.
+  const privateKey = crypto.createPrivateKey(priv);
+  assert.equal(privateKey.asymmetricKeyType, 'ec');
+  assert.equal(privateKey.asymmetricKeyDetails?.namedCurve, 'prime256v1');
+  const point = crypto.createPublicKey(pub).export({ type: 'spki', format: 'der' }).subarray(26).toString('hex');
+  assert.ok(r.err.includes(`firmware: CONFIG_BEACON_TRUSTED_KEYS="${point}"\n`), r.err);
+  assert.equal(point.slice(2, 18), id);
+  assert.deepEqual(crypto.createPublicKey(privateKey).export({ type: 'spki', format: 'der' }), crypto.createPublicKey(pub).export({ type: 'spki', format: 'der' }));
   const again = await cli(['keygen', base]);
   assert.equal(again.code, 2);
   assert.match(again.err, /dev\.pem exists; not overwriting a key/);

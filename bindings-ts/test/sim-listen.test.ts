@@ -12,6 +12,7 @@ import { signPackage } from '../src/compiler/sign';
 import { deviceStatus, installPackage, openSerial, openUdp, SmpClient, uploadPackage } from '../src/smp';
 import { ListenDevice, startListen } from '../src/testing/listen';
 import { runChild } from './childProcess';
+import { ed25519Signed, RESIGN_PATTERN } from './retiredSignature';
 import { APP_A, APP_B, cli, uploadScratch, withCrc } from './uploadFixtures';
 
 const beaconJs = path.resolve(__dirname, '../../bin/beacon.js');
@@ -146,6 +147,7 @@ for (const { engine, skip } of engines) {
         ['damaged', damaged, /the device refused the package: package is damaged/],
         ['other-engine', otherEngine, /the device refused the package: package was built for (JerryScript|Duktape)/],
         ['untrusted', p.bUntrusted, /the device refused the package: package is signed with key [0-9a-f]+, which this device does not trust/],
+        ['ed25519', ed25519Signed(p.b), new RegExp(`the device refused the package: ${RESIGN_PATTERN}`)],
       ];
       for (const [name, data, says] of cases) {
         const r = await cli(['upload', write(`${engine}-${name}.bapp`, data), '--device', `udp:127.0.0.1:${d.udpPort}`]);

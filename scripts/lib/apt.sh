@@ -3,10 +3,11 @@
 # simulator needs).
 
 # The simulator and the package tool (CMakeLists.txt): a C compiler, CMake, Duktape's
-# amalgamation, zlib, libsodium (signatures), libmosquitto (the simulated device's MQTT client;
+# amalgamation, zlib, Mbed TLS (package signatures: ECDSA P-256 through its PSA Crypto API, the
+# library the firmware verifies with too), libmosquitto (the simulated device's MQTT client;
 # optional in CMake, installed so that the demo's simulator is the tests' one) and cmocka (the
 # host build's configure includes the C unit tests, and stops without it).
-HOST_TOOLS_APT_PACKAGES=(cmake make gcc libc6-dev pkg-config zlib1g-dev libsodium-dev duktape-dev libmosquitto-dev libcmocka-dev)
+HOST_TOOLS_APT_PACKAGES=(cmake make gcc libc6-dev pkg-config zlib1g-dev libmbedtls-dev duktape-dev libmosquitto-dev libcmocka-dev)
 
 # Everything the tests need besides: libcbor (the CBOR tests' reference decoder), the Cortex-M
 # toolchain, valgrind (benchmarks), GeographicLib and g++ (the geodesic test's reference), the

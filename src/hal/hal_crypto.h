@@ -1,6 +1,8 @@
 /*
- * hal_crypto.h: the cryptography package signatures need, from a well-kept library of the
- * platform: libsodium on the host, the PSA Crypto API on the device.
+ * hal_crypto.h: the cryptography package signatures need (rt_signature.h), from a well-kept
+ * library of the platform: the PSA Crypto API of Mbed TLS, on the host (Debian's libmbedtls-dev)
+ * and on the device (Zephyr's Mbed TLS module, or nRF Connect SDK's nrf_security, which runs it
+ * on the CryptoCell 310). One implementation serves both: src/port/psa/hal_crypto_psa.c.
  */
 #ifndef HAL_CRYPTO_H
 #define HAL_CRYPTO_H
@@ -11,6 +13,7 @@
 typedef enum {
 	HAL_CRYPTO_OK = 0,
 	HAL_CRYPTO_MISMATCH,    /* computed, and the signature does not verify */
+	HAL_CRYPTO_BAD_KEY,     /* the public key is not a point of the curve */
 	HAL_CRYPTO_UNSUPPORTED, /* this build has no implementation of the algorithm */
 	HAL_CRYPTO_FAILED,      /* the library failed (out of memory, not initialised) */
 } hal_crypto_result_t;
@@ -25,8 +28,10 @@ typedef struct {
 hal_crypto_result_t hal_crypto_sha256(const hal_crypto_chunk_t *chunks, size_t count,
 				      uint8_t digest[32]);
 
-/* Verify an Ed25519 signature (RFC 8032, pure Ed25519) of message with public_key. */
-hal_crypto_result_t hal_crypto_ed25519_verify(const uint8_t public_key[32], const uint8_t *message,
-					      size_t len, const uint8_t signature[64]);
+/* Verify an ECDSA signature on P-256 (secp256r1; FIPS 186-4) of a SHA-256 hash. public_key is
+ * SEC1's uncompressed point (0x04 || X || Y), signature is r || s (32 bytes each, big-endian). */
+hal_crypto_result_t hal_crypto_ecdsa_p256_verify(const uint8_t public_key[65],
+						 const uint8_t hash[32],
+						 const uint8_t signature[64]);
 
 #endif /* HAL_CRYPTO_H */

@@ -19,7 +19,6 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <sodium.h>
 
 #include "engine.h"
 #include "rt_app_store.h"
@@ -28,6 +27,7 @@
 #include "rt_records.h"
 #include "rt_signature.h"
 #include "sim_flash.h"
+#include "test_signer.h"
 
 #define PAGE 4096u
 #define SLOT_PAGES 16u   /* 64 KB, the device's slot (docs/upload.md) */
@@ -114,42 +114,41 @@ static pkg_t make_pkg(uint32_t seed, size_t code_len)
 	return p;
 }
 
-typedef struct {
-	uint8_t pk[crypto_sign_PUBLICKEYBYTES];
-	uint8_t sk[crypto_sign_SECRETKEYBYTES];
-} keypair_t;
-
-static keypair_t new_keys(void)
+static test_signer_t new_keys(void)
 {
-	keypair_t k;
-	assert_true(sodium_init() >= 0);
-	crypto_sign_keypair(k.pk, k.sk);
+	test_signer_t k;
+	assert_int_equal(test_signer_new(&k), 0);
 	return k;
 }
 
-/* The package signed as rt_package.h describes (what `beacon build --sign` writes). */
-static pkg_t make_signed(const keypair_t *k, uint32_t seed, size_t code_len)
+/* The package signed as rt_package.h describes (what `beacon build --sign` writes: ECDSA P-256). */
+static pkg_t make_signed(const test_signer_t *k, uint32_t seed, size_t code_len)
 {
 	pkg_t plain = make_pkg(seed, code_len);
-	pkg_t p = {malloc(plain.len + RT_PACKAGE_SIG_SIZE), plain.len + RT_PACKAGE_SIG_SIZE};
+	pkg_t p;
+	p.bytes = test_signer_sign(k, plain.bytes, plain.len, &p.len);
+	assert_non_null(p.bytes);
+	free(plain.bytes);
+	return p;
+}
+
+/* The package as `beacon build --sign` wrote it before ECDSA: the retired Ed25519 block
+ * (algorithm 1, 104 bytes). Its key and signature bytes do not matter; the algorithm refuses it. */
+static pkg_t make_ed25519_signed(uint32_t seed, size_t code_len)
+{
+	pkg_t plain = make_pkg(seed, code_len);
+	pkg_t p = {malloc(plain.len + RT_PACKAGE_SIG_ED25519_SIZE), plain.len + RT_PACKAGE_SIG_ED25519_SIZE};
 	assert_non_null(p.bytes);
 	memcpy(p.bytes, plain.bytes, plain.len);
 	free(plain.bytes);
-	put32(p.bytes + 32, RT_PACKAGE_FLAG_SIGNED);
-	uint8_t digest[32];
-	crypto_hash_sha256_state st;
-	crypto_hash_sha256_init(&st);
-	crypto_hash_sha256_update(&st, p.bytes, RT_PACKAGE_SIGNED_HEADER_BYTES);
-	crypto_hash_sha256_update(&st, p.bytes + RT_PACKAGE_HEADER_SIZE, code_len);
-	crypto_hash_sha256_final(&st, digest);
+	put32(p.bytes + 32, get32(p.bytes + 32) | RT_PACKAGE_FLAG_SIGNED);
 	uint8_t *sig = p.bytes + plain.len;
+	memset(sig, (int)(0xa5u ^ seed), RT_PACKAGE_SIG_ED25519_SIZE);
 	memcpy(sig, RT_PACKAGE_SIG_MAGIC, 4);
 	sig[4] = RT_PACKAGE_SIG_ALG_ED25519_SHA256;
 	sig[5] = 0;
-	sig[6] = RT_PACKAGE_SIG_SIZE;
+	sig[6] = RT_PACKAGE_SIG_ED25519_SIZE;
 	sig[7] = 0;
-	memcpy(sig + RT_PACKAGE_SIG_KEY_OFFSET, k->pk, RT_PACKAGE_SIG_KEY_SIZE);
-	crypto_sign_detached(sig + RT_PACKAGE_SIG_SIGNATURE_OFFSET, NULL, digest, sizeof(digest), k->sk);
 	fix_crc(p.bytes, p.len);
 	return p;
 }
@@ -290,6 +289,15 @@ static void commit_by_hand(rig_t *r, int slot, const pkg_t *p, uint32_t seq)
 	memcpy(h + 24, "CMIT", 4);
 	assert_int_equal(hal_flash_program(f, 0, h, 24), HAL_FLASH_OK);
 	assert_int_equal(hal_flash_program(f, 24, h + 24, 4), HAL_FLASH_OK);
+}
+
+/* The slot the installed app is not in. */
+static int staging_slot(const rig_t *r)
+{
+	const uint8_t *at;
+	size_t len;
+	assert_true(rt_app_store_installed(&r->store, &at, &len));
+	return at >= r->mem + SLOT_PAGES * PAGE ? 0 : 1;
 }
 
 /* ------------------------------------------------------------------------------------------- */
@@ -650,7 +658,7 @@ static void test_signature_policy(void **state)
 {
 	(void)state;
 	rig_t *r = rig_new();
-	keypair_t mine = new_keys(), foreign = new_keys();
+	test_signer_t mine = new_keys(), foreign = new_keys();
 	pkg_t plain = make_pkg(1, 3000), signed_mine = make_signed(&mine, 2, 3000),
 	      signed_foreign = make_signed(&foreign, 3, 3000);
 	char want[200];
@@ -659,7 +667,7 @@ static void test_signature_policy(void **state)
 	assert_int_equal(boot(r), RT_APP_STORE_ENOAPP);
 	install_ok(r, &plain);
 
-	assert_int_equal(rt_signature_trust(mine.pk), 0);
+	assert_int_equal(rt_signature_trust(mine.pub), 0);
 	simulator_says(plain.bytes, plain.len, want, sizeof(want));
 	assert_int_equal(boot(r), RT_APP_STORE_ENOAPP);
 	assert_string_equal(r->msg, want);
@@ -679,10 +687,65 @@ static void test_signature_policy(void **state)
 	assert_int_equal(boot(r), RT_APP_STORE_OK);
 	assert_true(installed_is(r, &signed_mine));
 
+	/* Signed with the key, then changed in its code (the CRC made right): the signature
+	 * refuses it, at install and at boot. */
+	pkg_t altered = make_signed(&mine, 4, 3000);
+	altered.bytes[RT_PACKAGE_HEADER_SIZE + 1234] ^= 0x08;
+	fix_crc(altered.bytes, altered.len);
+	simulator_says(altered.bytes, altered.len, want, sizeof(want));
+	assert_non_null(strstr(want, "package signature does not verify with key"));
+	assert_int_equal(upload_and_install(r, &altered), RT_APP_STORE_EREFUSED);
+	assert_string_equal(r->msg, want);
+	assert_true(installed_is(r, &signed_mine));
+	commit_by_hand(r, staging_slot(r), &altered, 50);
+	assert_int_equal(boot(r), RT_APP_STORE_OK);
+	assert_string_equal(r->msg, want);
+	assert_true(installed_is(r, &signed_mine));
+
 	rt_signature_forget_all();
 	free(plain.bytes);
 	free(signed_mine.bytes);
 	free(signed_foreign.bytes);
+	free(altered.bytes);
+	test_signer_free(&mine);
+	test_signer_free(&foreign);
+	free(r);
+}
+
+/* A package signed with Ed25519 (the retired algorithm 1) is refused with the message to sign it
+ * again, trusted keys or not: at install, and at boot when a slot holds it committed (installed by
+ * a firmware from before the change), while the older app runs. */
+static void test_ed25519_signed_package_is_refused(void **state)
+{
+	(void)state;
+	rig_t *r = rig_new();
+	test_signer_t mine = new_keys();
+	pkg_t a = make_signed(&mine, 1, TYPICAL_CODE), old = make_ed25519_signed(2, 3000);
+	char want[300];
+	simulator_says(old.bytes, old.len, want, sizeof(want));
+	assert_string_equal(want, "package is signed with Ed25519, which devices no longer accept: "
+				  "re-sign it with a new P-256 key (beacon keygen)");
+	for (int trusting = 0; trusting < 2; trusting++) {
+		rt_signature_forget_all();
+		if (trusting) {
+			assert_int_equal(rt_signature_trust(mine.pub), 0);
+		}
+		rig_t *fresh = rig_new();
+		assert_int_equal(boot(fresh), RT_APP_STORE_ENOAPP);
+		install_ok(fresh, &a);
+		assert_int_equal(upload_and_install(fresh, &old), RT_APP_STORE_EREFUSED);
+		assert_string_equal(fresh->msg, want);
+		assert_true(installed_is(fresh, &a));
+		commit_by_hand(fresh, staging_slot(fresh), &old, 9);
+		assert_int_equal(boot(fresh), RT_APP_STORE_OK);
+		assert_string_equal(fresh->msg, want);
+		assert_true(installed_is(fresh, &a));
+		free(fresh);
+	}
+	rt_signature_forget_all();
+	free(a.bytes);
+	free(old.bytes);
+	test_signer_free(&mine);
 	free(r);
 }
 
@@ -868,6 +931,7 @@ int main(void)
 		cmocka_unit_test(test_truncated_package_is_refused),
 		cmocka_unit_test(test_wrong_engine_is_refused_at_install_and_at_boot),
 		cmocka_unit_test(test_signature_policy),
+		cmocka_unit_test(test_ed25519_signed_package_is_refused),
 		cmocka_unit_test(test_staging_rewritten_while_an_app_is_installed),
 		cmocka_unit_test(test_failed_write_is_retried_and_staged_bytes_read_back),
 		cmocka_unit_test(test_geometry_and_sizes),

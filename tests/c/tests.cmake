@@ -67,6 +67,9 @@ foreach(_engine duktape jerryscript)
                   LIBS beacon_port_host beacon_world beacon_runtime)
   endif()
 endforeach()
+# The signature verifier (ECDSA P-256, SHA-256 through PSA Crypto) against published vectors.
+beacon_c_test(test_crypto duktape "${CMAKE_CURRENT_LIST_DIR}/test_crypto.c"
+              LIBS beacon_port_host beacon_world beacon_runtime)
 # The glue tests replace a few runtime functions by recorders (GNU ld's --wrap) to see what the
 # generated bindings hand the runtime where no behaviour shows it yet.
 foreach(_engine duktape jerryscript)

@@ -1,5 +1,4 @@
-// `beacon keygen <name>`: an Ed25519 key pair for signing packages.
-import { createPublicKey } from 'crypto';
+// `beacon keygen <name>`: an ECDSA P-256 key pair for signing packages.
 import * as fs from 'fs';
 import * as path from 'path';
 import { ParsedArgs, UsageError } from './args';
@@ -19,13 +18,11 @@ export async function keygenCommand(args: ParsedArgs, io: CliIo): Promise<number
   // appeared meanwhile.
   fs.writeFileSync(privateFile, keys.privatePem, { mode: 0o600, flag: 'wx' });
   fs.writeFileSync(publicFile, keys.publicPem, { flag: 'wx' });
-  // Firmware takes trusted keys as hex in CONFIG_BEACON_TRUSTED_KEYS.
-  const jwk = createPublicKey(keys.publicPem).export({ format: 'jwk' });
-  const hex = Buffer.from(String(jwk.x), 'base64url').toString('hex');
+  // Firmware takes trusted keys as hex in CONFIG_BEACON_TRUSTED_KEYS: the uncompressed point.
   io.err(
-    `${path.relative(process.cwd(), privateFile) || privateFile}: private key (keep it secret; beacon build --sign)\n` +
-      `${path.relative(process.cwd(), publicFile) || publicFile}: public key ${keys.id} (what devices trust)\n` +
-      `firmware: CONFIG_BEACON_TRUSTED_KEYS="${hex}"\n`,
+    `${path.relative(process.cwd(), privateFile) || privateFile}: private key, ECDSA P-256 (keep it secret; beacon build --sign)\n` +
+      `${path.relative(process.cwd(), publicFile) || publicFile}: public key ${keys.id} (what devices trust: beacon run --trust)\n` +
+      `firmware: CONFIG_BEACON_TRUSTED_KEYS="${keys.trustedKeyHex}"\n`,
   );
   return 0;
 }

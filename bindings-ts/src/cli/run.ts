@@ -234,7 +234,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       throw new UsageError(`${cloudWanted.mode === 'embedded' ? '--cloud embedded' : cloudWanted.db !== undefined ? '--cloud-db' : '--cloud-port'}: the emulated image has no network to reach a cloud; it syncs with the loopback cloud`);
     }
     if (sim.realtime) throw new UsageError('--realtime: the emulated core runs in virtual time only');
-    if (sim.trust !== undefined) throw new UsageError('--trust: the emulated image cannot verify signatures (it has no Ed25519)');
+    if (sim.trust !== undefined) throw new UsageError(target === 'qemu' ? '--trust: the emulated image cannot verify signatures (it has no ECDSA P-256)' : `--trust: the firmware on ${target} takes no trusted keys from a run yet (CONFIG_BEACON_TRUSTED_KEYS is a device's)`);
     if (target !== 'qemu' && sim.flash !== undefined) throw new UsageError(`--flash: the firmware on ${target} keeps its flash in the board`);
   }
   const apiGiven = stringOption(args, 'api') !== undefined;

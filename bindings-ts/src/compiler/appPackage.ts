@@ -51,12 +51,17 @@ export function readPackageHeader(buf: Uint8Array): PackageHeader | string {
 export const FLAG_SIGNED = 0x1;
 /** Built for engine parity (src/runtime/core/rt_package.h): beacon-pack sets it on every package. */
 export const FLAG_PARITY = 0x2;
-export const SIGNATURE_BLOCK_SIZE = 104;
+/** The signature block of algorithm 2 (ECDSA P-256, SHA-256), the one devices verify. */
+export const SIGNATURE_BLOCK_SIZE = 136;
+export const SIGNATURE_ALG_ECDSA_P256_SHA256 = 2;
+/** The retired Ed25519 block (algorithm 1, 104 bytes): refused, with a message to sign again. */
+export const SIGNATURE_ALG_ED25519 = 1;
 
 export interface SignatureBlock {
   algorithm: number;
-  /** The signer's Ed25519 public key (32 bytes). */
+  /** The signer's P-256 public key: X || Y (64 bytes). */
   publicKey: Uint8Array;
+  /** r || s (64 bytes). */
   signature: Uint8Array;
 }
 
@@ -66,12 +71,16 @@ export function readSignatureBlock(buf: Uint8Array): SignatureBlock | undefined 
   if (typeof header === 'string') return header;
   if (!(header.flags & FLAG_SIGNED)) return undefined;
   const off = PACKAGE_HEADER_SIZE + header.bytecodeSize;
-  if (buf.length !== off + SIGNATURE_BLOCK_SIZE) return 'the signature block is missing or the wrong size';
+  if (buf.length < off + 8) return 'the signature block is missing';
   if (String.fromCharCode(buf[off], buf[off + 1], buf[off + 2], buf[off + 3]) !== 'BSIG') return 'the signature block is damaged';
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const algorithm = view.getUint16(off + 4, true);
+  if (algorithm === SIGNATURE_ALG_ED25519) return "the package is signed with Ed25519, which devices no longer accept: re-sign it with a new P-256 key ('beacon keygen', then 'beacon build --sign')";
+  if (algorithm !== SIGNATURE_ALG_ECDSA_P256_SHA256) return `the package is signed with algorithm ${algorithm}, which this tool does not know`;
+  if (buf.length !== off + SIGNATURE_BLOCK_SIZE || view.getUint16(off + 6, true) !== SIGNATURE_BLOCK_SIZE) return 'the signature block is the wrong size';
   return {
-    algorithm: view.getUint16(off + 4, true),
-    publicKey: buf.subarray(off + 8, off + 40),
-    signature: buf.subarray(off + 40, off + 104),
+    algorithm,
+    publicKey: buf.subarray(off + 8, off + 72),
+    signature: buf.subarray(off + 72, off + 136),
   };
 }

@@ -27,7 +27,7 @@ export interface CompileOptions {
   keepEs5?: boolean;
   /** How to minify; default 'lines' (see minify.ts). */
   minify?: MinifyMode;
-  /** Sign the package with this Ed25519 private key (PEM file). */
+  /** Sign the package with this ECDSA P-256 private key (PEM file). */
   signKey?: string;
   /** Use the build cache (default true; BEACON_BUILD_CACHE=off turns it off everywhere). */
   cache?: boolean;

@@ -10,7 +10,7 @@
 //   - the directories of the CONFIGURE_DEPENDS globs (CMakeFiles/VerifyGlobs.cmake): a source
 //     file added or removed there changes the directory's modification time;
 //   - for the tool's target and every target it depends on (CMakeFiles/Makefile2): the
-//     prerequisites of its build.make (sources, flags, link libraries such as libsodium.so) and
+//     prerequisites of its build.make (sources, flags, link libraries such as libmbedcrypto.so) and
 //     of its dependency files (every header, system headers included: compiler_depend.make and
 //     the compiler's *.o.d files).
 //

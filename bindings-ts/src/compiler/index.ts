@@ -6,7 +6,7 @@
 //   selectPolyfills what Duktape lacks of the version's built-ins (Duktape packages only)
 //   minifyScript    terser, ES5 in and out, the source map composed through it
 //   packApp         engine bytecode and package header (native beacon-pack)
-//   signPackage     optional Ed25519 signature block
+//   signPackage     optional ECDSA P-256 signature block
 //
 // Beside the package goes <package>.map: minified script -> TypeScript sources, which `beacon
 // run` and `beacon trace` use to show errors at their place in the source.

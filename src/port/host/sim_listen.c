@@ -262,9 +262,9 @@ static int parse(int argc, char **argv, listen_t *l, listen_options_t *o)
 			o->trace_path = v;
 			i++;
 		} else if (strcmp(a, "--trust") == 0 && v) {
-			uint8_t key[RT_PACKAGE_SIG_KEY_SIZE];
+			uint8_t key[RT_SIGNATURE_KEY_SIZE];
 			char why[256];
-			if (key_file_read_ed25519_public(v, key, why, sizeof(why)) != 0) {
+			if (key_file_read_p256_public(v, key, why, sizeof(why)) != 0) {
 				fprintf(stderr, "beacon-sim: --trust: %s\n", why);
 				return 2;
 			}

@@ -22,13 +22,12 @@
  * happen), 1 when a package was refused or an app failed while starting, 2 for a usage error.
  */
 #include <errno.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-#include <sodium.h>
 
 #include "file_util.h"
 #include "hal_cloud_mosquitto.h"
@@ -170,9 +169,9 @@ static int parse_options(int argc, char **argv, options_t *o)
 		} else if (strcmp(argv[i], "--trace") == 0 && i + 1 < argc) {
 			o->trace_path = argv[++i];
 		} else if (strcmp(argv[i], "--trust") == 0 && i + 1 < argc) {
-			uint8_t key[RT_PACKAGE_SIG_KEY_SIZE];
+			uint8_t key[RT_SIGNATURE_KEY_SIZE];
 			char why[256];
-			if (key_file_read_ed25519_public(argv[++i], key, why, sizeof(why)) != 0) {
+			if (key_file_read_p256_public(argv[++i], key, why, sizeof(why)) != 0) {
 				fprintf(stderr, "beacon-sim: --trust: %s\n", why);
 				return 2;
 			}
@@ -271,14 +270,13 @@ int main(int argc, char **argv)
 			fprintf(stderr, "beacon-sim: --cloud: %s\n", why);
 			return 2;
 		}
-		/* A new stream id for every run whose flash starts erased (world_cloud.h): libsodium's
-		 * generator, the one the host's crypto already uses. */
+		/* A new stream id for every run whose flash starts erased (world_cloud.h): the
+		 * kernel's generator (getrandom(2)). */
 		uint64_t seed = 0;
-		if (sodium_init() < 0) {
+		if (getrandom(&seed, sizeof(seed), 0) != (ssize_t)sizeof(seed)) {
 			fprintf(stderr, "beacon-sim: --cloud: no random generator\n");
 			return 2;
 		}
-		randombytes_buf(&seed, sizeof(seed));
 		world_cloud_use(&world, t, seed);
 	}
 	for (uint32_t i = 0; i < devices; i++) {

@@ -210,9 +210,9 @@ int main(int argc, char **argv)
 		} else if (strcmp(a, "--exit-on-stdin-eof") == 0) {
 			stdin_watch = true;
 		} else if (strcmp(a, "--trust") == 0 && v) {
-			uint8_t key[32];
-			char why[160];
-			if (key_file_read_ed25519_public(v, key, why, sizeof(why)) != 0) {
+			uint8_t key[RT_SIGNATURE_KEY_SIZE];
+			char why[256];
+			if (key_file_read_p256_public(v, key, why, sizeof(why)) != 0) {
 				fprintf(stderr, "beacon-smp-testd: --trust: %s\n", why);
 				return 2;
 			}

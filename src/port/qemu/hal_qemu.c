@@ -55,10 +55,11 @@ uint32_t rt_crc32(uint32_t crc, const uint8_t *data, size_t len)
 }
 
 /*
- * No cryptography library in this image: the device verifies with the PSA Crypto API of its
- * SDK (hal_crypto_zephyr.c), which has no bare-metal build here. A device that trusts a key
- * therefore refuses every signed package with "built without Ed25519" (rt_signature.c), never
- * accepts one unverified; without trusted keys signatures are not checked, as on the simulator.
+ * No cryptography library in this image: the device verifies with the PSA Crypto API of Mbed TLS
+ * (src/port/psa/hal_crypto_psa.c, from hal_crypto_zephyr.c), which has no bare-metal build here.
+ * The image trusts no key, so signatures are not checked (as on the simulator without --trust);
+ * one that trusted a key would refuse every signed package with "built without ECDSA P-256"
+ * (rt_signature.c), never accept one unverified.
  */
 hal_crypto_result_t hal_crypto_sha256(const hal_crypto_chunk_t *chunks, size_t count,
 				      uint8_t digest[32])
@@ -69,12 +70,12 @@ hal_crypto_result_t hal_crypto_sha256(const hal_crypto_chunk_t *chunks, size_t c
 	return HAL_CRYPTO_UNSUPPORTED;
 }
 
-hal_crypto_result_t hal_crypto_ed25519_verify(const uint8_t public_key[32], const uint8_t *message,
-					      size_t len, const uint8_t signature[64])
+hal_crypto_result_t hal_crypto_ecdsa_p256_verify(const uint8_t public_key[65],
+						 const uint8_t hash[32],
+						 const uint8_t signature[64])
 {
 	(void)public_key;
-	(void)message;
-	(void)len;
+	(void)hash;
 	(void)signature;
 	return HAL_CRYPTO_UNSUPPORTED;
 }

@@ -137,8 +137,8 @@ static int parse_options(int argc, char **argv, options_t *o)
 		} else if (strcmp(argv[i], "--realtime") == 0) {
 			return usage("--realtime: the emulated core runs in virtual time only");
 		} else if (strcmp(argv[i], "--trust") == 0) {
-			return usage("--trust: this image cannot verify signatures (no Ed25519 on the "
-				     "emulated core; see hal_qemu.c)");
+			return usage("--trust: this image cannot verify signatures (no ECDSA P-256 on "
+				     "the emulated core; see hal_qemu.c)");
 		} else if (argv[i][0] == '-') {
 			return usage("unknown option");
 		} else if (o->package == NULL) {

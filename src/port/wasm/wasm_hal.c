@@ -2,7 +2,7 @@
  * The part of the HAL that the host port takes from its operating system and libraries, for the
  * WebAssembly build that `beacon studio` runs in a browser page.
  *
- * zlib and libsodium are not part of Debian's emscripten (its ports are fetched from the network
+ * zlib and Mbed TLS are not part of Debian's emscripten (its ports are fetched from the network
  * at build time, which the build must not need), so CRC-32 is computed here and signatures are
  * not verified: the page trusts no signing key, and rt_signature only asks for cryptography when
  * a key is trusted.
@@ -50,12 +50,12 @@ hal_crypto_result_t hal_crypto_sha256(const hal_crypto_chunk_t *chunks, size_t c
 	return HAL_CRYPTO_UNSUPPORTED;
 }
 
-hal_crypto_result_t hal_crypto_ed25519_verify(const uint8_t public_key[32], const uint8_t *message,
-					      size_t len, const uint8_t signature[64])
+hal_crypto_result_t hal_crypto_ecdsa_p256_verify(const uint8_t public_key[65],
+						 const uint8_t hash[32],
+						 const uint8_t signature[64])
 {
 	(void)public_key;
-	(void)message;
-	(void)len;
+	(void)hash;
 	(void)signature;
 	return HAL_CRYPTO_UNSUPPORTED;
 }

@@ -5,6 +5,8 @@
 #   upload.conf  the upload service (MCUmgr's SMP server): the DKs and nrf52_bsim.
 #   ble.conf     Bluetooth LE with Zephyr's own controller, the upload service over it: the boards
 #                with an nRF52 radio.
+#   signatures.conf  package signatures verified through PSA Crypto on Mbed TLS: the boards with a
+#                cryptographically secure random source (PSA's initialisation needs one).
 
 if(DEFINED BOARD)
   set(_beacon_board "${BOARD}")
@@ -19,4 +21,5 @@ if(_beacon_board MATCHES "^(nrf52840dk/nrf52840|nrf9160dk/nrf9160|nrf52_bsim)(/.
 endif()
 if(_beacon_board MATCHES "^(nrf52840dk/nrf52840|nrf52_bsim)(/.*)?$")
   list(APPEND EXTRA_CONF_FILE "${CMAKE_CURRENT_LIST_DIR}/../../../ble.conf")
+  list(APPEND EXTRA_CONF_FILE "${CMAKE_CURRENT_LIST_DIR}/../../../signatures.conf")
 endif()

@@ -83,18 +83,35 @@ rt_package_status_t rt_package_check(const uint8_t *buf, size_t len, rt_package_
 		return RT_PACKAGE_BAD_FORMAT;
 	}
 	size_t body = len - RT_PACKAGE_HEADER_SIZE;
-	size_t trailer = (p.flags & RT_PACKAGE_FLAG_SIGNED) ? RT_PACKAGE_SIG_SIZE : 0u;
-	if (p.bytecode_size == 0 || p.bytecode_size > body || body - p.bytecode_size != trailer) {
-		if (trailer != 0) {
+	bool is_signed = (p.flags & RT_PACKAGE_FLAG_SIGNED) != 0;
+	if (p.bytecode_size == 0 || p.bytecode_size > body ||
+	    (!is_signed && body != p.bytecode_size)) {
+		snprintf(msg, msg_cap, "package is damaged: header says %u bytes of code, file has %zu",
+			 (unsigned)p.bytecode_size, body);
+		return p.bytecode_size > body ? RT_PACKAGE_TRUNCATED : RT_PACKAGE_BAD_SIZE;
+	}
+	const uint8_t *sig = buf + RT_PACKAGE_HEADER_SIZE + p.bytecode_size;
+	size_t trailer = body - p.bytecode_size;
+	if (is_signed) {
+		/* The block says its own size (algorithms differ in it); the CRC below then covers
+		 * the size read here. */
+		if (trailer < RT_PACKAGE_SIG_HEADER_SIZE) {
 			snprintf(msg, msg_cap,
-				 "package is damaged: header says %u bytes of code and a %u-byte signature, file has %zu",
-				 (unsigned)p.bytecode_size, RT_PACKAGE_SIG_SIZE, body);
-		} else {
-			snprintf(msg, msg_cap, "package is damaged: header says %u bytes of code, file has %zu",
+				 "package is damaged: header says %u bytes of code and a signature, file has %zu",
 				 (unsigned)p.bytecode_size, body);
+			return RT_PACKAGE_TRUNCATED;
 		}
-		bool cut_short = p.bytecode_size > body || body - p.bytecode_size < trailer;
-		return cut_short ? RT_PACKAGE_TRUNCATED : RT_PACKAGE_BAD_SIZE;
+		if (memcmp(sig, RT_PACKAGE_SIG_MAGIC, 4) != 0) {
+			snprintf(msg, msg_cap, "package is damaged: no signature block where its header says one is");
+			return RT_PACKAGE_BAD_SIGNATURE_BLOCK;
+		}
+		size_t block = get16(sig + 6);
+		if (block != trailer) {
+			snprintf(msg, msg_cap,
+				 "package is damaged: header says %u bytes of code and a %zu-byte signature, file has %zu",
+				 (unsigned)p.bytecode_size, block, body);
+			return trailer < block ? RT_PACKAGE_TRUNCATED : RT_PACKAGE_BAD_SIZE;
+		}
 	}
 	uint32_t crc = package_crc(buf, len);
 	if (crc != p.crc) {
@@ -129,15 +146,22 @@ rt_package_status_t rt_package_check(const uint8_t *buf, size_t len, rt_package_
 		return RT_PACKAGE_UNKNOWN_FLAGS;
 	}
 	p.signature = NULL;
-	if (p.flags & RT_PACKAGE_FLAG_SIGNED) {
-		const uint8_t *sig = buf + RT_PACKAGE_HEADER_SIZE + p.bytecode_size;
-		if (memcmp(sig, RT_PACKAGE_SIG_MAGIC, 4) != 0 || get16(sig + 6) != RT_PACKAGE_SIG_SIZE) {
-			snprintf(msg, msg_cap, "package is damaged: no signature block where its header says one is");
+	if (is_signed) {
+		unsigned alg = get16(sig + 4);
+		if (alg == RT_PACKAGE_SIG_ALG_ED25519_SHA256) {
+			/* Short enough for an SMP answer (rt_smp.c: 120 bytes). */
+			snprintf(msg, msg_cap, "package is signed with Ed25519, which devices no longer accept: "
+					       "re-sign it with a new P-256 key (beacon keygen)");
+			return RT_PACKAGE_RETIRED_SIGNATURE;
+		}
+		if (alg != RT_PACKAGE_SIG_ALG_ECDSA_P256_SHA256) {
+			snprintf(msg, msg_cap, "package is signed with algorithm %u, which this firmware does not know",
+				 alg);
 			return RT_PACKAGE_BAD_SIGNATURE_BLOCK;
 		}
-		if (get16(sig + 4) != RT_PACKAGE_SIG_ALG_ED25519_SHA256) {
-			snprintf(msg, msg_cap, "package is signed with algorithm %u, which this firmware does not know",
-				 (unsigned)get16(sig + 4));
+		if (trailer != RT_PACKAGE_SIG_SIZE) {
+			snprintf(msg, msg_cap, "package is damaged: its ECDSA P-256 signature block is %zu bytes, not %u",
+				 trailer, RT_PACKAGE_SIG_SIZE);
 			return RT_PACKAGE_BAD_SIGNATURE_BLOCK;
 		}
 		p.signature = sig;

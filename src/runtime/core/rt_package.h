@@ -18,12 +18,33 @@
  *            parity, below; other bits must be 0)
  *    36    4 CRC-32 (IEEE 802.3) of bytes 0..35 and everything after the header
  *    40    . bytecode
- *     .  104 signature block, when flag bit 0 is set:
+ *     .  136 signature block, when flag bit 0 is set:
  *            +0   4 magic "BSIG"
- *            +4   2 algorithm: 1 = Ed25519 (RFC 8032, pure) over a SHA-256 digest
- *            +6   2 block size in bytes (104)
- *            +8  32 the signer's Ed25519 public key
- *           +40  64 the signature of SHA-256(package bytes 0..35 || bytecode)
+ *            +4   2 algorithm: 2 = ECDSA on P-256 (secp256r1) with SHA-256
+ *            +6   2 block size in bytes (136 for algorithm 2)
+ *            +8  64 the signer's public key: the P-256 point's X and Y, 32 bytes each, big-endian
+ *                   (SEC1's uncompressed point without its leading 0x04)
+ *           +72  64 the signature: r and s, 32 bytes each, big-endian (IEEE P1363, the form the
+ *                   PSA Crypto API verifies; not DER), of the bytes 0..35 of the package (the
+ *                   header without its CRC) followed by the bytecode, hashed with SHA-256
+ *
+ * Versioning. The format version changes only when the header changes for every package, so that
+ * a reader of another format cannot read it at all. What only some packages carry and a reader
+ * can recognise and refuse by itself is versioned where it is: a flag bit (a reader refuses a bit
+ * it does not know) and the signature block's algorithm id and size (a reader refuses an
+ * algorithm it does not know, or no longer accepts). So unsigned packages are format 1, byte for
+ * byte as before, and run on every firmware.
+ *
+ * Signature algorithms:
+ *   1  Ed25519 (RFC 8032, pure) of SHA-256(the same bytes), a 104-byte block (+8 the 32-byte key,
+ *      +40 the 64-byte signature). Retired: upstream Zephyr's Mbed TLS has no EdDSA, so a firmware
+ *      built from it could not verify it. rt_package_check() refuses such a package, trusted
+ *      keys or not, with RT_PACKAGE_RETIRED_SIGNATURE and a message to sign it again with a
+ *      P-256 key (`beacon keygen`, `beacon build --sign`).
+ *   2  ECDSA P-256 with SHA-256, above: what MCUboot signs images with by default, the PSA Crypto
+ *      API of upstream Mbed TLS verifies, and the nRF52840's and nRF9160's CryptoCell 310
+ *      accelerates. A firmware from before algorithm 2 reads its 136-byte block as damaged
+ *      ("header says N bytes of code and a 104-byte signature"): update the firmware.
  *
  * Engine parity (flag bit 1). Since it was set, the firmware's engine layer makes Duktape and
  * JerryScript behave alike and deterministically (src/engine/eng_*_parity.c: a stable sort that
@@ -40,10 +61,10 @@
  * wrong header field is caught before a byte of bytecode reaches the engine.
  *
  * The signature covers the header (its flags included, so the block cannot be stripped unseen)
- * and the bytecode, but not the CRC, which covers the signature in turn. It signs a digest, as
- * MCUboot does for Ed25519 images, so a package is verified where it lies, in pieces, without a
- * copy. Which keys are trusted is the business of rt_signature.h; rt_package_check() checks the
- * block's layout only.
+ * and the bytecode, but not the CRC, which covers the signature in turn. SHA-256 is computed over
+ * the two pieces where they lie, so a package is verified in place (in flash), without a copy.
+ * Which keys are trusted is the business of rt_signature.h; rt_package_check() checks the block's
+ * layout and algorithm only.
  */
 #ifndef RT_PACKAGE_H
 #define RT_PACKAGE_H
@@ -61,12 +82,16 @@
 #define RT_PACKAGE_KNOWN_FLAGS (RT_PACKAGE_FLAG_SIGNED | RT_PACKAGE_FLAG_PARITY)
 
 #define RT_PACKAGE_SIG_MAGIC "BSIG"
-#define RT_PACKAGE_SIG_ALG_ED25519_SHA256 1u
-#define RT_PACKAGE_SIG_SIZE 104u
+/* The block's own header: magic, algorithm, size. */
+#define RT_PACKAGE_SIG_HEADER_SIZE 8u
+#define RT_PACKAGE_SIG_ALG_ED25519_SHA256 1u /* retired: refused with a message to re-sign */
+#define RT_PACKAGE_SIG_ED25519_SIZE 104u
+#define RT_PACKAGE_SIG_ALG_ECDSA_P256_SHA256 2u
+#define RT_PACKAGE_SIG_SIZE 136u
 #define RT_PACKAGE_SIG_KEY_OFFSET 8u
-#define RT_PACKAGE_SIG_KEY_SIZE 32u
-#define RT_PACKAGE_SIG_SIGNATURE_OFFSET 40u
-#define RT_PACKAGE_SIG_SIGNATURE_SIZE 64u
+#define RT_PACKAGE_SIG_KEY_SIZE 64u /* X || Y */
+#define RT_PACKAGE_SIG_SIGNATURE_OFFSET 72u
+#define RT_PACKAGE_SIG_SIGNATURE_SIZE 64u /* r || s */
 /* Bytes of the header the signature covers (all but the CRC). */
 #define RT_PACKAGE_SIGNED_HEADER_BYTES 36u
 
@@ -98,6 +123,7 @@ typedef enum {
 	RT_PACKAGE_UNKNOWN_API,
 	RT_PACKAGE_UNKNOWN_FLAGS,
 	RT_PACKAGE_BAD_SIGNATURE_BLOCK,
+	RT_PACKAGE_RETIRED_SIGNATURE, /* signed with Ed25519 (algorithm 1): sign it again */
 } rt_package_status_t;
 
 /* Check a whole package: layout, CRC, engine identity and API version. On failure writes a
