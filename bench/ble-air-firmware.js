@@ -60,8 +60,7 @@ function events(packets, marker) {
 const IBEACON = '4c000215';
 const URL_FRAME = 'aafe10';
 
-async function compare(work, image) {
-  const worldFile = path.join(root, 'tests', 'apps', 'ble-two-devices.world.json');
+async function compare(work, image, worldFile = path.join(root, 'tests', 'apps', 'ble-two-devices.world.json')) {
   const app = path.join(root, 'bench', 'apps', 'ble-air-compare.js');
   const pkg = path.join(work, 'compare.bapp');
   beacon(['build', app, '--api', '0.2.6', '--engine', 'jerryscript', '-o', pkg]);
@@ -84,6 +83,7 @@ async function compare(work, image) {
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
   if (fw.status !== 0) throw new Error(`the firmwares failed: ${fw.stderr}`);
   const fwLines = fw.stdout.split('\n').filter((l) => l.startsWith('[scanner]'));
+  if (worldFile.includes('distance-')) return { simLines, fwLines };
   const airEvents = events(sent(dumpDir, 0), IBEACON);
   const urlEvents = events(sent(dumpDir, 0), URL_FRAME);
 
@@ -109,6 +109,26 @@ async function compare(work, image) {
   }
   figure('ble_air.wall_per_simulated_minute', Math.round((wallMs * 60000) / 46000), 'ms');
   return bsimRate;
+}
+
+/** The passive scan at distances: records heard and their mean RSSI, model against firmwares
+ * (BabbleSim's multiatt channel with the model's path loss, its BLE_simple modem). */
+async function distances(work, image) {
+  for (const metres of [5, 50, 200, 400, 500, 700]) {
+    const worldFile = path.join(work, `distance-${metres}.world.json`);
+    fs.writeFileSync(worldFile, JSON.stringify({
+      description: `two devices ${metres} m apart`, origin: { lat: 52.0, long: 4.0 }, seed: 11,
+      devices: [{ name: 'beacon', profile: 'ble-beacon', position: { x: 0, y: 0 } },
+        { name: 'scanner', profile: 'lte-beacon', position: { x: metres, y: 0 } }],
+    }));
+    const { simLines, fwLines } = await compare(work, image, worldFile);
+    const passive = (lines) => {
+      const m = /passive 20 s: records (\d+).*mean rssi (\S+)/.exec(lines[0] ?? '');
+      return m ? `${m[1]} records, mean rssi ${m[2]}` : '?';
+    };
+    figure(`ble_air.distance.${metres}m.model`, passive(simLines), '');
+    figure(`ble_air.distance.${metres}m.bsim`, passive(fwLines), '');
+  }
 }
 
 /** `unconnected`: the 100 ms set's events per second with no client (compare's). */
@@ -146,6 +166,7 @@ async function main() {
   try {
     const image = await ensureZephyrImage('bsim', 'jerryscript');
     const unconnected = await compare(work, image);
+    await distances(work, image);
     await lostWhileConnected(work, image, unconnected);
   } finally {
     fs.rmSync(work, { recursive: true, force: true });

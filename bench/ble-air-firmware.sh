@@ -14,6 +14,8 @@
 #   ble_air.adv_channels.bsim              the channels of each event, in the order sent
 #   ble_air.scan.<scan>.{model,bsim}       what the scanning app printed for each of its scans
 #                                          (passive 20 s, deduplicate 5 s, active 5 s)
+#   ble_air.distance.<m>m.{model,bsim}     the passive scan with the devices that far apart: records
+#                                          and mean RSSI (the firmwares on the multiatt channel)
 #   ble_air.wall_per_simulated_minute      wall time of a simulated minute of the two firmwares
 #   ble_air.connected.*                    the advertiser (bench/apps/ble-air-advertiser.js, in
 #                                          the beacon's app store) while the rig's phone holds an

@@ -1,11 +1,11 @@
 // Probe of bench/ble-air-firmware.sh, the same on the simulator and on nrf52_bsim firmwares: the
 // first device advertises an iBeacon every 100 ms and an Eddystone-URL every 1000 ms; the second
-// scans passively for 20 s (default windows, 100 of every 150 ms), then with deduplicate for 5 s,
+// 5 m away (tests/apps/ble-two-devices.world.json) scans passively for 20 s (default windows, 100 of every 150 ms), then with deduplicate for 5 s,
 // then actively for 5 s, and prints what it heard per packet type.
 var first = sys.getPublicId().slice(-4) === '0001';
 
 function counter() {
-  return { types: {}, channels: {}, responses: 0, records: 0 };
+  return { types: {}, channels: {}, responses: 0, records: 0, rssi: 0 };
 }
 
 function collect(c) {
@@ -13,6 +13,7 @@ function collect(c) {
     c.records++;
     if (r.scanResponse) { c.responses++; return; }
     c.channels[r.channel] = true;
+    c.rssi += r.rssi;
     var p = ble.parse(r);
     var t = p ? p.type : 'other';
     c.types[t] = (c.types[t] || 0) + 1;
@@ -21,8 +22,10 @@ function collect(c) {
 
 function line(name, c) {
   var types = Object.keys(c.types).sort().map(function (t) { return t + ' ' + c.types[t]; }).join(', ');
+  var adv = c.records - c.responses;
   return name + ': records ' + c.records + ', responses ' + c.responses + ', ' + types +
-    ', channels ' + Object.keys(c.channels).sort().join(',');
+    ', channels ' + Object.keys(c.channels).sort().join(',') +
+    ', mean rssi ' + (adv ? (c.rssi / adv).toFixed(1) : '-');
 }
 
 if (first) {

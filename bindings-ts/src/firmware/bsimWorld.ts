@@ -9,6 +9,31 @@ import * as path from 'path';
 import { HostToolsError } from '../compiler/hostTools';
 import { FirmwareRun, runBsim } from './zephyr';
 
+/** Where a world script puts its devices (lat, long in degrees, alt in metres), in index order;
+ * a device without a position is at 0, 0, 0 as in the world. */
+export function scriptPositions(script: string): [number, number, number][] {
+  const at: [number, number, number][] = [];
+  for (const line of script.split('\n')) {
+    const m = /^device\s+(\d+)\s/.exec(line);
+    if (!m) continue;
+    const p = /\sposition=(-?[\d.]+),(-?[\d.]+),(-?[\d.]+)/.exec(line);
+    at[Number(m[1])] = p ? [Number(p[1]), Number(p[2]), Number(p[3])] : [0, 0, 0];
+  }
+  return at;
+}
+
+/** The air model's path loss between two positions (docs/world.md, "Signal strength"): 40 dB +
+ * 20 log10(d / 1 m), d the great-circle distance (haversine, as rt_geo_distance for the metres
+ * between devices) combined with the difference in altitude, at least 0.1 m. */
+export function pathLossDb(a: [number, number, number], b: [number, number, number]): number {
+  const rad = Math.PI / 180;
+  const h = Math.sin(((b[0] - a[0]) * rad) / 2) ** 2 +
+    Math.cos(a[0] * rad) * Math.cos(b[0] * rad) * Math.sin(((b[1] - a[1]) * rad) / 2) ** 2;
+  const ground = 2 * 6371008.8 * Math.asin(Math.min(1, Math.sqrt(h)));
+  const d = Math.max(0.1, Math.hypot(ground, b[2] - a[2]));
+  return 40 + 20 * Math.log10(d);
+}
+
 /** The devices a world script declares, in index order: `device <index> <name> <profile> ...`. */
 export function scriptDevices(script: string): string[] {
   const names: string[] = [];
@@ -108,7 +133,11 @@ export async function runBsimWorld(image: string, o: BsimWorldOptions): Promise<
         path.resolve(o.packages[o.packages.length === 1 ? 0 : i]),
       ],
     }));
-    const results = await runBsim([...devices, ...(o.extra ?? [])], o.lengthMs, { dumpDir: o.dumpDir });
+    // The distances of the scenario become BabbleSim's per-pair attenuation, the model's path
+    // loss, so that RSSI and what is too far to hear are the scenario's on the real radios too.
+    const at = scriptPositions(o.script);
+    const attenuations = names.map((_, tx) => names.map((_, rx) => pathLossDb(at[tx], at[rx])));
+    const results = await runBsim([...devices, ...(o.extra ?? [])], o.lengthMs, { dumpDir: o.dumpDir, attenuations });
     const read = (f: string): string => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '');
     const statuses = results.slice(0, names.length).map((r) => r.code);
     // Firmware statuses are beacon-sim's (world_main_zephyr.c); anything else is BabbleSim's.

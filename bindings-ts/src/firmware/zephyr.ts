@@ -168,6 +168,11 @@ export interface BsimRunOptions {
   /** Where the physical layer's dumps of every packet on the air go (Tx/Rx CSV per device);
    * without it the phy dumps nothing, which keeps a run from leaving files behind. */
   dumpDir?: string;
+  /** Path loss between the devices, dB, [transmitter][receiver]: the air is then BabbleSim's
+   * `multiatt` channel with these attenuations and the `BLE_simple` modem (which drops packets
+   * that arrive too weak or among interference); without it, the `NtNcable` channel and the
+   * `Magic` modem (every packet arrives, 60 dB down). */
+  attenuations?: number[][];
 }
 
 export async function runBsim(devices: BsimDevice[], lengthMs: number, options: BsimRunOptions = {}): Promise<ChildResult[]> {
@@ -180,7 +185,19 @@ export async function runBsim(devices: BsimDevice[], lengthMs: number, options: 
   // removed after the run so that repeated runs do not fill the workspace.
   const results = path.join(env.BSIM_OUT_PATH ?? '', 'results', id);
   const dump = options.dumpDir !== undefined ? ['-dump'] : ['-nodump'];
-  const phyDone = runChild(phy, [`-s=${id}`, `-D=${devices.length}`, `-sim_length=${Math.round(lengthMs * 1000)}`, ...dump], { cwd: bin, env });
+  const channel: string[] = [];
+  let attFile: string | undefined;
+  if (options.attenuations !== undefined) {
+    attFile = path.join(os.tmpdir(), `${id}.att`);
+    const lines: string[] = [];
+    options.attenuations.forEach((row, tx) => row.forEach((att, rx) => {
+      if (tx !== rx) lines.push(`${tx} ${rx} : ${att.toFixed(2)}`);
+    }));
+    fs.writeFileSync(attFile, `${lines.join('\n')}\n`);
+    // Devices beyond the matrix (a rig's scanner) are 60 dB from everyone, as on NtNcable.
+    channel.push('-channel=multiatt', '-defmodem=BLE_simple', '-argschannel', '-at=60', `-file=${attFile}`, '-argsmain');
+  }
+  const phyDone = runChild(phy, [`-s=${id}`, `-D=${devices.length}`, `-sim_length=${Math.round(lengthMs * 1000)}`, ...dump, ...channel], { cwd: bin, env });
   const runs = devices.map((d, i) => {
     const flash = d.flashFile !== undefined ? [`-flash=${path.resolve(d.flashFile)}`] : [];
     return runChild(d.image, [`-s=${id}`, `-d=${i}`, ...flash, `-beacon_args=${d.args.join(' ')}`], { cwd: bin, env });
@@ -195,6 +212,7 @@ export async function runBsim(devices: BsimDevice[], lengthMs: number, options: 
     return out;
   } finally {
     fs.rmSync(results, { recursive: true, force: true });
+    if (attFile !== undefined) fs.rmSync(attFile, { force: true });
   }
 }
 
