@@ -23,11 +23,6 @@ function skipReason(app: AppSpec): string | false {
   switch (path.basename(app.file)) {
     case 'uwb-ranging.ts':
       return 'UWB: nrf52_bsim has no UWB radio, and the ranging model needs both devices in one world';
-    case 'ble-advertiser-states.ts':
-      // Seconds in which a 500 ms advertiser is heard through a passive 100-of-150 ms window: a
-      // second with no reception has a chance of about (1/3)^2 on a real air, so which seconds
-      // are heard is the air's luck, the model's seeded and the controller's own.
-      return 'prints which seconds a 500 ms advertiser was heard in: about one second in nine is missed by chance on a real air';
     default:
       return false;
   }
