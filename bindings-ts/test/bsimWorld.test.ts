@@ -110,3 +110,27 @@ test('an app\'s advertisements, decoded by a scanning firmware, carry the bytes 
   }
   for (const h of fromBeacon) assert.ok(advertised.has(h.data), `heard ${h.data}, which the simulator's trace never advertised`);
 });
+
+test('beacon-tools/testing with device bsim: a world of two devices runs as two firmwares on one air', { skip: missing }, async () => {
+  const { world } = await import('../src/testing');
+  const w = world(undefined, { device: 'bsim', engine: 'jerryscript', api: '0.2.6' });
+  w.device('tag', {
+    app: { source: "ble.advertise(ble.build.iBeacon('e2c56db5dffb48d2b060d0f5a71096e0', 4, 2, -59)).interval(100);" },
+  });
+  w.device('reader', {
+    app: {
+      source: [
+        'let n = 0;',
+        "ble.startScan((r) => { const p = ble.parse(r); if (p && p.type === 'iBeacon') n++; }, 2000, { passive: true })",
+        "  .then(() => print('iBeacons heard: ' + (n > 5)));",
+        "io.press(() => print('pressed at ' + app.getUptime()), io.PressType.SHORT);",
+      ].join('\n'),
+    },
+  }).press('2500ms', { hold: '200ms' });
+  const r = await w.run('4s');
+  assert.equal(r.exitCode, 0, r.stderr);
+  r.device('reader').printed('iBeacons heard: true');
+  r.device('reader').printed(/^pressed at 2700$/);
+  r.device('tag').traced({ ev: 'ble-adv-start', interval: 100 });
+  r.device('reader').traced({ ev: 'button', button: 'main', down: true });
+});

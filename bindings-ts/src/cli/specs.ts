@@ -66,7 +66,7 @@ export const runSpec: CommandSpec = {
     { name: 'realtime', help: 'let simulated time pass at wall-clock speed' },
     { name: 'utc', value: '<time>', help: 'UTC time the simulated clock starts at: ISO 8601 (2024-05-01T12:00:00Z) or milliseconds since 1970' },
     { name: 'trust', value: '<key.pub>', repeatable: true, help: "run as a device that trusts this signing key (a P-256 public key: the .pub of 'beacon keygen', or its 130 hex digits): only packages signed with a trusted key run" },
-    { name: 'target', value: '<sim|qemu>', help: 'sim (default): the host simulator; qemu: the firmware image on an emulated Cortex-M4 (qemu-system-arm, one device), which adds its figures on stderr' },
+    { name: 'target', value: '<sim|qemu|bsim|zephyr-qemu>', help: "sim (default): the host simulator; qemu: the bare-metal image on an emulated Cortex-M4 (qemu-system-arm, one device), which adds its figures on stderr; bsim: the firmware built by Zephyr on nrf52_bsim, one firmware per device, their BLE radios on BabbleSim's air (several devices run until --for, 60 s unless given); zephyr-qemu: that firmware on mps2/an521 under QEMU (one device)" },
     retiredBoardOption,
   ],
   details:
@@ -192,7 +192,7 @@ export const testSpec: CommandSpec = {
   summary:
     'Run test files written with beacon-tools/testing on node\'s test runner (docs/testing.md). TypeScript tests are compiled first; JavaScript tests run as they are. ' +
     'Without --device the tests\' worlds run on the simulator; with it, on the device at that address: apps are installed over SMP and the console read over serial, and tests needing what the rig cannot do (button presses, motion, power, the trace) are reported skipped. ' +
-    'With --device bsim or zephyr-qemu, each world runs on the firmware built by Zephyr for nrf52_bsim or mps2/an521, whose test configuration has the world\'s models of the device\'s parts: the scenario, the console and the trace as on the simulator; worlds of several devices are skipped.',
+    'With --device bsim or zephyr-qemu, each world runs on the firmware built by Zephyr for nrf52_bsim or mps2/an521, whose test configuration has the world\'s models of the device\'s parts: the scenario, the console and the trace as on the simulator. On bsim a world of several devices runs as several firmwares whose BLE radios share BabbleSim\'s air; on zephyr-qemu it is skipped.',
   positionals: [{ name: 'files', help: 'test files (*.test.ts, *.test.js) or directories holding them (default: the current directory)', optional: true, variadic: true }],
   options: [
     { name: 'device', value: '<address>', help: 'run on this device: udp:HOST[:PORT] or serial:/dev/tty..., or on the firmware on a test board: bsim or zephyr-qemu' },

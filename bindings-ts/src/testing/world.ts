@@ -334,7 +334,9 @@ export class World {
    */
   private async simulate(dir: string, packages: Map<string, string>, ms: number, firmware?: 'bsim' | 'zephyr-qemu'): Promise<WorldResult> {
     const { ensureHostTools } = await import('../compiler/light');
-    if (firmware !== undefined && this.devices.length !== 1) {
+    // On bsim a world of several devices is several firmwares on one air (firmware/bsimWorld.ts);
+    // the an521 under QEMU is one device.
+    if (firmware === 'zephyr-qemu' && this.devices.length !== 1) {
       this.skip(`the firmware on ${firmware} is one device; this world has ${this.devices.length}`);
     }
     const scenarioFile = path.join(dir, 'world.json');
@@ -346,7 +348,9 @@ export class World {
     fs.writeFileSync(script, lowered.script);
     const traceFile = path.join(dir, 'trace.jsonl');
     const args = ['--for', String(ms), '--world', script, '--trace', traceFile, ...this.devices.map((d) => packages.get(d.name)!)];
-    const { code, stderr } = firmware !== undefined
+    const { code, stderr } = firmware === 'bsim' && this.devices.length > 1
+      ? await this.runFirmwares(lowered.script, this.devices.map((d) => packages.get(d.name)!), ms, traceFile)
+      : firmware !== undefined
       ? await this.runFirmware(firmware, args)
       : await new Promise<{ code: number; stderr: string }>((resolve, reject) => {
           void ensureHostTools(['beacon-sim'], this.engine).then(([sim]) => {
@@ -384,6 +388,15 @@ export class World {
     const image = await fw.ensureZephyrImage(target, this.engine);
     // The scenario script says the UTC (or none), as to beacon-sim; paths absolute for the board.
     const r = await fw.runZephyrFirmware(target, image, args.map((a) => (a.endsWith('.bapp') || a.endsWith('.script') || a.endsWith('.jsonl') ? path.resolve(a) : a)));
+    return { code: r.status, stderr: r.stderr };
+  }
+
+  /** A world of several devices on nrf52_bsim: a firmware per device, their radios on one air. */
+  private async runFirmwares(script: string, packages: string[], ms: number, trace: string): Promise<{ code: number; stderr: string }> {
+    const fw = await import('../firmware/zephyr');
+    const { runBsimWorld } = await import('../firmware/bsimWorld');
+    const image = await fw.ensureZephyrImage('bsim', this.engine);
+    const r = await runBsimWorld(image, { script, packages, args: ['--for', String(ms)], lengthMs: ms + 1000, trace });
     return { code: r.status, stderr: r.stderr };
   }
 

@@ -482,7 +482,9 @@ static int run(void)
 		err_printf("beacon firmware: %s: %s\n", o.package != NULL ? o.package : "the installed app",
 			   world.devices[0].failure);
 	}
-	world_end_t end = world_zephyr_run(&world, o.for_ms, o.listen);
+	/* A device of a scenario of several firmwares runs until the scenario's time is up, as with
+	 * --listen: with nothing of its own left to do, its advertisers still reach the others. */
+	world_end_t end = world_zephyr_run(&world, o.for_ms, o.listen || playing);
 	uint64_t run_end = world_zephyr_busy_instructions();
 	const char *ending = end == WORLD_END_TIME_UP ? "the time given ran out"
 			     : end == WORLD_END_IDLE  ? "nothing more can happen"
