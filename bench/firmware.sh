@@ -6,7 +6,9 @@
 #   - each image's flash and RAM (the DKs with JerryScript; nrf52_bsim's are the host's process
 #     and are not listed; mps2/an521 with both engines), and the room left on the DKs;
 #   - boot to the app's first line on mps2/an521 (QEMU, -icount: instructions outside the idle
-#     thread), per engine, for the hello app;
+#     thread), per engine, for the hello app, and by stage (boot.kernel: Zephyr's start to main()
+#     and the options; boot.install: the package through the app store and the world set up;
+#     boot.engine_to_first_line: the engine, the API and the package to its first line);
 #   - the asset tracker on nrf52_bsim: wall time per simulated hour (its scan and report cycle on
 #     the firmware, the kernel's clock pacing the world).
 set -euo pipefail
@@ -27,9 +29,8 @@ bash scripts/firmware.sh nrf52_bsim --engine jerryscript >/dev/null
 # Boot to the first line: the hello app on the an521, per engine.
 for engine in jerryscript duktape; do
 	beacon build examples/hello.ts --engine "$engine" -o "$work/hello-$engine.bapp" >/dev/null 2>&1
-	first=$(beacon run "$work/hello-$engine.bapp" --target zephyr-qemu --utc 1767225600000 2>&1 >/dev/null |
-		sed -n 's/^\[beacon figure\] instructions.first_line: \([0-9]*\).*/\1/p')
-	echo "firmware.mps2_an521.$engine.boot_to_first_line: $first instructions"
+	beacon run "$work/hello-$engine.bapp" --target zephyr-qemu --utc 1767225600000 2>&1 >/dev/null |
+		sed -n "s/^\[beacon figure\] instructions\.\(first_line\|boot\.[a-z_]*\): \([0-9]*\).*/firmware.mps2_an521.$engine.\1: \2 instructions/p"
 done
 
 # The asset tracker among its tags, one simulated hour on nrf52_bsim: wall time.

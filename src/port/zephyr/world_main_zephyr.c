@@ -98,6 +98,10 @@ static run_io_t rio = {.out = -1, .err = -1, .trace = -1};
 static world_t world;
 static bool playing; /* --play: lines carry their world time (and device, of several) */
 static bool played_several; /* --play of a scenario of several devices */
+/* Instructions at the boot's stages (instructions.boot.* figures, where they are counted). */
+static struct {
+	uint64_t kernel, install;
+} boot_at;
 /* --play: the kernel uptime at which the scenario's time is up. BabbleSim ends the simulation
  * for every device when one leaves, so a firmware whose device has nothing more to do stays on
  * the air, idle, until then: the other devices may still be hearing or pressing it. */
@@ -398,6 +402,7 @@ static int run(void)
 	char msg[200] = "";
 
 	world_zephyr_cut_after(o.cut_after, rio.err);
+	boot_at.kernel = world_zephyr_busy_instructions();
 	if (o.package != NULL) {
 		uint8_t *bytes = read_host_file(o.package, &package_len);
 
@@ -476,6 +481,7 @@ static int run(void)
 	world_zephyr_uploads(&world, !o.radio || o.listen);
 
 	play_end_uptime = k_uptime_get() + (int64_t)(o.play >= 0 ? o.for_ms : 0);
+	boot_at.install = world_zephyr_busy_instructions();
 	uint32_t failed = world_start(&world);
 
 	if (failed > 0 && world.devices[0].failure[0]) {
@@ -518,6 +524,15 @@ static int run(void)
 		eng_mem_stats(&mem);
 	}
 	if (world_zephyr_counts_instructions()) {
+		/* Where the boot goes: Zephyr's start to main() and the options; the package installed
+		 * through the app store (or the installed one checked) and the world set up; the engine
+		 * started, the API installed and the package run to its first line. */
+		figure("instructions.boot.kernel", boot_at.kernel, "instructions");
+		figure("instructions.boot.install", boot_at.install - boot_at.kernel, "instructions");
+		if (rio.first_line >= boot_at.install) {
+			figure("instructions.boot.engine_to_first_line", rio.first_line - boot_at.install,
+			       "instructions");
+		}
 		figure("instructions.first_line", rio.first_line, "instructions");
 		figure("instructions.run", run_end, "instructions");
 	}
