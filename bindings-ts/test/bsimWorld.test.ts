@@ -132,5 +132,7 @@ test('beacon-tools/testing with device bsim: a world of two devices runs as two 
   r.device('reader').printed('iBeacons heard: true');
   r.device('reader').printed(/^pressed at 2700$/);
   r.device('tag').traced({ ev: 'ble-adv-start', interval: 100 });
+  // What the reader's radio received is in its trace, by the sender's address (the tag is device 0).
+  r.device('reader').traced({ ev: 'ble-rx', from: 'c05eac0b0000', kind: 'adv' });
   r.device('reader').traced({ ev: 'button', button: 'main', down: true });
 });

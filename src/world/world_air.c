@@ -278,7 +278,7 @@ static double rssi_at(world_t *w, uint32_t source, const world_device_t *rx, int
 	return round((double)power - loss + WORLD_AIR_SIGMA * gaussian(w));
 }
 
-static void deliver(world_t *w, world_device_t *rx, const char *from, const rt_ble_rx_t *r)
+static void trace_reception(world_t *w, world_device_t *rx, const char *from, const rt_ble_rx_t *r)
 {
 	w->air_receptions++;
 	if (world_tracing(w)) {
@@ -292,8 +292,20 @@ static void deliver(world_t *w, world_device_t *rx, const char *from, const rt_b
 		world_air_trace_hex(&w->json, "data", r->data, r->len);
 		world_trace_end(&w->json, w);
 	}
+}
+
+static void deliver(world_t *w, world_device_t *rx, const char *from, const rt_ble_rx_t *r)
+{
+	trace_reception(w, rx, from, r);
 	rt_ble_post_scan(&rx->rt, r);
 	world_wake(w, rx);
+}
+
+void world_air_radio_received(world_t *w, world_device_t *d, const rt_ble_rx_t *rx)
+{
+	char from[2 * HAL_BLE_ADDR_LEN + 1];
+	rt_hex_encode(rx->addr, HAL_BLE_ADDR_LEN, from);
+	trace_reception(w, d, from, rx);
 }
 
 /* The scan response of a source: its complete local name. */

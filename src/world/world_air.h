@@ -98,6 +98,11 @@ struct world_event;
  * a world with a radio has one device, the board's. */
 void world_air_use_radio(struct world *w, const world_radio_t *radio);
 
+/* What the real radio of device d received (posted to the device by its driver), counted and
+ * written to the trace as the model's receptions are ("ble-rx"), with the sender's address for
+ * "from": the world does not know the other firmwares' devices by name. On the world's thread. */
+void world_air_radio_received(struct world *w, struct world_device *d, const rt_ble_rx_t *rx);
+
 /* Add a beacon (before the world runs); 0 or -1 (no memory). */
 int world_air_add_beacon(struct world *w, const world_beacon_t *beacon);
 /* Store a capture; returns its index for the input's value[0], or -1. */

@@ -60,10 +60,10 @@ static hal_ble_scan_t scan_params;
 /* Where receptions go: the device that started the scan (rt_device() on the JavaScript thread;
  * the Bluetooth RX thread that reports them has no selected device of its own). */
 static struct rt_device *scan_target;
-static void (*received_hook)(void);
+static void (*received_hook)(const rt_ble_rx_t *rx);
 static const char *response_name;
 
-void ble_radio_on_receive(void (*hook)(void))
+void ble_radio_on_receive(void (*hook)(const rt_ble_rx_t *rx))
 {
 	received_hook = hook;
 }
@@ -99,7 +99,7 @@ static void post(const rt_ble_rx_t *rx)
 	}
 	rt_ble_post_scan(scan_target, rx);
 	if (received_hook != NULL) {
-		received_hook();
+		received_hook(rx);
 	}
 }
 

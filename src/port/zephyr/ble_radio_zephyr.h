@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "hal_ble.h"
+#include "rt_ble.h"
 
 uint32_t ble_radio_adv_sets(void);
 bool ble_radio_adv_start(uint32_t set, const uint8_t *ad, size_t len, uint32_t interval_ms,
@@ -23,9 +24,10 @@ bool ble_radio_scan_start(const hal_ble_scan_t *params);
 void ble_radio_scan_stop(void);
 void ble_radio_address(uint8_t addr[HAL_BLE_ADDR_LEN]);
 
-/* Called (from the Bluetooth RX thread) after each reception is posted: what wakes a JavaScript
- * thread that does not wait on the runtime's clock (the simulated world's). NULL: nothing. */
-void ble_radio_on_receive(void (*hook)(void));
+/* Called (from the Bluetooth RX thread) after each reception is posted, with what was posted:
+ * what wakes a JavaScript thread that does not wait on the runtime's clock (the simulated
+ * world's), and lets it trace the reception. NULL: nothing. */
+void ble_radio_on_receive(void (*hook)(const rt_ble_rx_t *rx));
 /* The name the app's advertising sets answer scan requests with (NULL: the Bluetooth device
  * name). The string must outlive the radio's use. */
 void ble_radio_set_response_name(const char *name);

@@ -544,6 +544,11 @@ static int run(void)
 		figure("stack.peak", stack_used, "bytes");
 		figure("stack.size", stack_size, "bytes");
 	}
+	if (world_zephyr_untraced_receptions() > 0) {
+		err_printf("[beacon info] %u radio receptions are missing from the trace (its queue was "
+			   "full)\n",
+			   (unsigned)world_zephyr_untraced_receptions());
+	}
 	if (o.cut_after != 0) {
 		/* Asked to cut and never did: how many writes there were to cut at. */
 		err_printf("[beacon info] the app store made %llu flash operations\n",

@@ -47,12 +47,15 @@ static void wake(void *ctx)
 	k_sem_give(&wake_sem);
 }
 
+static void trace_heard(world_t *world);
+
 world_end_t world_zephyr_run(world_t *world, uint64_t until, bool listen)
 {
 	for (;;) {
 		uint64_t now = world_now();
 
 		/* What the radio heard since (world_zephyr_use_radio) is the device's to take now. */
+		trace_heard(world);
 		world_wake_posted(world);
 
 		if (now > until) {
@@ -86,10 +89,45 @@ world_end_t world_zephyr_run(world_t *world, uint64_t until, bool listen)
 /* ------------------------------------------------------------------ the radio */
 
 #if defined(CONFIG_BT)
-static void radio_received(void)
+/* Copies of what the radio received, for the trace: handed from the Bluetooth RX thread to the
+ * world's (the trace writer is the world's alone). A reception that finds the queue full is
+ * still the app's; only its trace record is lost, and counted. */
+K_MSGQ_DEFINE(heard, sizeof(rt_ble_rx_t), 32, 4);
+static atomic_t heard_untraced;
+
+static void radio_received(const rt_ble_rx_t *rx)
 {
+	if (k_msgq_put(&heard, rx, K_NO_WAIT) != 0) {
+		atomic_inc(&heard_untraced);
+	}
 	k_sem_give(&wake_sem);
 }
+#endif
+
+/* The radio's receptions since the last turn, into the trace, before the device takes them. */
+static void trace_heard(world_t *world)
+{
+#if defined(CONFIG_BT)
+	rt_ble_rx_t rx;
+
+	while (k_msgq_get(&heard, &rx, K_NO_WAIT) == 0) {
+		world_air_radio_received(world, &world->devices[0], &rx);
+	}
+#else
+	ARG_UNUSED(world);
+#endif
+}
+
+uint32_t world_zephyr_untraced_receptions(void)
+{
+#if defined(CONFIG_BT)
+	return (uint32_t)atomic_get(&heard_untraced);
+#else
+	return 0;
+#endif
+}
+
+#if defined(CONFIG_BT)
 
 static const world_radio_t board_radio = {
 	.adv_start = ble_radio_adv_start,

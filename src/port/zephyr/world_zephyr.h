@@ -23,6 +23,8 @@ world_end_t world_zephyr_run(world_t *world, uint64_t until, bool listen);
  * the scenario device's address and name. Before world_zephyr_uploads (Bluetooth is not enabled
  * yet). False on a board without Bluetooth. */
 bool world_zephyr_use_radio(world_t *world);
+/* Receptions of the radio that reached the app but not the trace (its queue was full). */
+uint32_t world_zephyr_untraced_receptions(void);
 
 /* Serve uploads into the world's device 0 (nothing without CONFIG_MCUMGR): the upload server on
  * the app store, an install switching the device to the new package, and, when `advertise`, the
