@@ -267,14 +267,7 @@ void world_device_step(world_t *w, world_device_t *d)
 
 const char *world_app_state_name(const world_t *world, uint32_t index)
 {
-	switch (world->devices[index].rt.app.state) {
-	case RT_APP_RUNNING:
-		return "running";
-	case RT_APP_FAILED:
-		return "failed";
-	default:
-		return "stopped";
-	}
+	return rt_app_state_name((rt_app_state_t)world->devices[index].rt.app.state);
 }
 
 int world_install(world_t *world, uint32_t index, const uint8_t *package, size_t len, char *msg,

@@ -35,6 +35,9 @@
 /* Number of devices a script declares (0 for a script with none, or a malformed one: loading
  * then says what is wrong). */
 uint32_t world_script_device_count(const char *text, size_t len);
+/* A whole decimal number, all of s, no sign (the script's numbers; the world runners' options
+ * take the same). False when s is not one or does not fit 64 bits. */
+bool world_script_parse_u64(const char *s, uint64_t *out);
 /* Apply a script to a world made with world_script_device_count() devices. Returns 0, or -1 with
  * "line N: reason" in err. */
 int world_script_load(world_t *world, const char *text, size_t len, char *err, size_t err_cap);

@@ -17,6 +17,7 @@
 
 #include "hal_ble.h"
 #include "world.h"
+#include "world_script.h"
 
 #define MAX_TOKENS 24
 /* Long enough for an NFC write of a full tag in hex (2 * 868 characters). */
@@ -40,7 +41,6 @@ typedef struct {
 	} while (0)
 
 bool world_script_next_line(const char **p, const char *end, line_t *line, bool *too_long);
-bool world_script_parse_u64(const char *s, uint64_t *out);
 bool world_script_parse_i64(const char *s, int64_t *out);
 bool world_script_parse_num(const char *s, double *out);
 /* A number, or "-" for one the model derives (NAN). */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 int host_pty_open(char *name, size_t cap, int *slave, bool nonblocking)
@@ -55,5 +56,16 @@ void host_pty_write_all(int fd, const uint8_t *b, size_t n, bool give_up)
 		}
 		b += w;
 		n -= (size_t)w;
+	}
+}
+
+void host_pty_line_delay(unsigned long baud, size_t n, const volatile sig_atomic_t *stop)
+{
+	if (baud == 0 || n == 0) {
+		return;
+	}
+	uint64_t ns = (uint64_t)n * 10u * 1000000000u / baud;
+	struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
+	while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !*stop) {
 	}
 }

@@ -5,6 +5,7 @@
 #ifndef HOST_PTY_H
 #define HOST_PTY_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,5 +22,11 @@ int host_pty_open(char *name, size_t cap, int *slave, bool nonblocking);
  * write (nobody reads: the answer is lost and the SMP client sends again).
  */
 void host_pty_write_all(int fd, const uint8_t *b, size_t n, bool give_up);
+
+/*
+ * Take the time n bytes take on a serial line at baud (10 bits a byte; 0: no time), as the
+ * device's UART would; a signal that sets *stop ends the wait early.
+ */
+void host_pty_line_delay(unsigned long baud, size_t n, const volatile sig_atomic_t *stop);
 
 #endif /* HOST_PTY_H */

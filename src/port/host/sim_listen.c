@@ -38,6 +38,7 @@
 #include "sim_flash_file.h"
 #include "sim_listen_internal.h"
 #include "world.h"
+#include "world_script.h"
 
 #define USAGE                                                                                  \
 	"usage: beacon-sim --listen [--udp-port N] [--no-udp] [--no-pty] [--baud N] [--flash DIR] " \
@@ -58,17 +59,6 @@ static int usage(const char *why)
 	return 2;
 }
 
-bool sim_listen_parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-') {
-		return false;
-	}
-	*out = v;
-	return true;
-}
 
 uint64_t sim_listen_real_now(const listen_t *l)
 {
@@ -275,7 +265,7 @@ static int parse(int argc, char **argv, listen_t *l, listen_options_t *o)
 		} else if (strcmp(a, "--udp-port") == 0 || strcmp(a, "--baud") == 0 ||
 			   strcmp(a, "--idle-ms") == 0 || strcmp(a, "--heap") == 0 || strcmp(a, "--utc") == 0) {
 			num = &scratch;
-			if (!v || !sim_listen_parse_u64(v, num)) {
+			if (!v || !world_script_parse_u64(v, num)) {
 				char why[160];
 				snprintf(why, sizeof(why), "%s takes a number", a);
 				return usage(why);

@@ -51,8 +51,6 @@ extern volatile sig_atomic_t sim_listen_stop;
 
 /* Milliseconds of wall-clock time since the device started. */
 uint64_t sim_listen_real_now(const listen_t *l);
-/* A whole decimal number. */
-bool sim_listen_parse_u64(const char *s, uint64_t *out);
 /* Keep the world's clock up with the wall clock before device code runs outside a step, so the
  * app's timers count from now, not from the last time something was due. */
 void sim_listen_catch_up(listen_t *l);

@@ -25,17 +25,6 @@
 #include "world.h"
 #include "world_script.h"
 
-static void line_delay(const listen_t *l, size_t n)
-{
-	if (l->baud == 0 || n == 0) {
-		return;
-	}
-	uint64_t ns = (uint64_t)n * 10u * 1000000000u / l->baud;
-	struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !sim_listen_stop) {
-	}
-}
-
 /* --- control channel --- */
 
 static void control_line(listen_t *l, char *line)
@@ -57,7 +46,7 @@ static void control_line(listen_t *l, char *line)
 		uint64_t ms;
 		if (!l->virtual_time) {
 			fprintf(stderr, "[beacon error] advance: device time runs in real time (start with --virtual)\n");
-		} else if (!sim_listen_parse_u64(line + 8, &ms)) {
+		} else if (!world_script_parse_u64(line + 8, &ms)) {
 			fprintf(stderr, "[beacon error] advance takes milliseconds\n");
 		} else {
 			world_run_until(l->world, l->world->now + ms);
@@ -74,7 +63,7 @@ static void control_line(listen_t *l, char *line)
 			}
 			memcpy(num, rest + 1, k);
 			num[k] = '\0';
-			if (!sim_listen_parse_u64(num, &delay)) {
+			if (!world_script_parse_u64(num, &delay)) {
 				fprintf(stderr, "[beacon error] input +MS takes milliseconds\n");
 				return;
 			}
@@ -155,7 +144,7 @@ void sim_listen_serve(listen_t *l, rt_smp_server_t *server, int udp, int control
 			uint8_t b[512];
 			ssize_t n = read(l->pty, b, sizeof(b));
 			if (n > 0) {
-				line_delay(l, (size_t)n);
+				host_pty_line_delay(l->baud, (size_t)n, &sim_listen_stop);
 				for (ssize_t i = 0; i < n; i++) {
 					const uint8_t *pkt;
 					size_t len;
@@ -167,7 +156,7 @@ void sim_listen_serve(listen_t *l, rt_smp_server_t *server, int udp, int control
 						continue;
 					}
 					size_t k = rt_smp_serial_encode(rsp, m, frames, sizeof(frames));
-					line_delay(l, k);
+					host_pty_line_delay(l->baud, k, &sim_listen_stop);
 					host_pty_write_all(l->pty, frames, k, true);
 				}
 			}

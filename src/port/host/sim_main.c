@@ -50,18 +50,6 @@ static int usage(const char *why)
 	return 2;
 }
 
-static bool parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-') {
-		return false;
-	}
-	*out = v;
-	return true;
-}
-
 typedef struct {
 	uint64_t for_ms;
 	int cloud; /* world_cloud_mode_t */
@@ -127,11 +115,11 @@ static int parse_options(int argc, char **argv, options_t *o)
 	for (int i = 1; i < argc; i++) {
 		uint64_t v;
 		if (strcmp(argv[i], "--for") == 0 && i + 1 < argc) {
-			if (!parse_u64(argv[++i], &o->for_ms)) {
+			if (!world_script_parse_u64(argv[++i], &o->for_ms)) {
 				return usage("--for takes milliseconds");
 			}
 		} else if (strcmp(argv[i], "--utc") == 0 && i + 1 < argc) {
-			if (!parse_u64(argv[++i], &v)) {
+			if (!world_script_parse_u64(argv[++i], &v)) {
 				return usage("--utc takes milliseconds since 1970");
 			}
 			o->utc = (int64_t)v;
@@ -143,7 +131,7 @@ static int parse_options(int argc, char **argv, options_t *o)
 		} else if (strcmp(argv[i], "--verbose") == 0) {
 			o->verbose = true;
 		} else if (strcmp(argv[i], "--heap") == 0 && i + 1 < argc) {
-			if (!parse_u64(argv[++i], &o->heap) || o->heap < 16384 || o->heap > 524288) {
+			if (!world_script_parse_u64(argv[++i], &o->heap) || o->heap < 16384 || o->heap > 524288) {
 				return usage("--heap takes bytes from 16384 to 524288");
 			}
 		} else if (strcmp(argv[i], "--world") == 0 && i + 1 < argc) {

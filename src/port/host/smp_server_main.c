@@ -102,18 +102,6 @@ static uint32_t now_ms(void)
 	return (uint32_t)((uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u);
 }
 
-/* Time the line takes for n bytes at the simulated rate. */
-static void line_delay(const testd_t *t, size_t n)
-{
-	if (t->baud == 0 || n == 0) {
-		return;
-	}
-	uint64_t ns = (uint64_t)n * 10u * 1000000000u / t->baud;
-	struct timespec ts = {(time_t)(ns / 1000000000u), (long)(ns % 1000000000u)};
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR && !stop_requested) {
-	}
-}
-
 static int st_begin(void *ctx, uint32_t total)
 {
 	testd_t *t = ctx;
@@ -374,7 +362,7 @@ int main(int argc, char **argv)
 			uint8_t b[512];
 			ssize_t n = read(pty, b, sizeof(b));
 			if (n > 0) {
-				line_delay(&t, (size_t)n);
+				host_pty_line_delay(t.baud, (size_t)n, &stop_requested);
 				for (ssize_t i = 0; i < n; i++) {
 					const uint8_t *pkt;
 					size_t len;
@@ -390,7 +378,7 @@ int main(int argc, char **argv)
 						continue;
 					}
 					size_t k = rt_smp_serial_encode(pkt_rsp, m, frames, sizeof(frames));
-					line_delay(&t, k);
+					host_pty_line_delay(t.baud, k, &stop_requested);
 					host_pty_write_all(pty, frames, k, false);
 				}
 			}

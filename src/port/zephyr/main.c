@@ -109,14 +109,7 @@ static int switch_to(void *ctx, const uint8_t *package, size_t len, char *msg, s
 static const char *app_state(void *ctx)
 {
 	ARG_UNUSED(ctx);
-	switch (rt_app_state()) {
-	case RT_APP_RUNNING:
-		return "running";
-	case RT_APP_FAILED:
-		return "failed";
-	default:
-		return "stopped";
-	}
+	return rt_app_state_name(rt_app_state());
 }
 
 static void wake(void *ctx)

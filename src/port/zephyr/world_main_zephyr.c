@@ -134,19 +134,6 @@ static int usage(const char *why)
 	return 2;
 }
 
-static bool parse_u64(const char *s, uint64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-') {
-		return false;
-	}
-	*out = v;
-	return true;
-}
-
 /* The command line split at spaces, in place. */
 static int split(char *line, char **argv, int cap)
 {
@@ -170,11 +157,11 @@ static int parse_options(int argc, char **argv, options_t *o)
 		bool has_value = i + 1 < argc;
 
 		if (strcmp(a, "--for") == 0 && has_value) {
-			if (!parse_u64(argv[++i], &o->for_ms)) {
+			if (!world_script_parse_u64(argv[++i], &o->for_ms)) {
 				return usage("--for takes milliseconds");
 			}
 		} else if (strcmp(a, "--utc") == 0 && has_value) {
-			if (!parse_u64(argv[++i], &v)) {
+			if (!world_script_parse_u64(argv[++i], &v)) {
 				return usage("--utc takes milliseconds since 1970");
 			}
 			o->utc = (int64_t)v;
@@ -186,7 +173,7 @@ static int parse_options(int argc, char **argv, options_t *o)
 		} else if (strcmp(a, "--verbose") == 0) {
 			o->verbose = true;
 		} else if (strcmp(a, "--heap") == 0 && has_value) {
-			if (!parse_u64(argv[++i], &o->heap) || o->heap < 16384 || o->heap > 524288) {
+			if (!world_script_parse_u64(argv[++i], &o->heap) || o->heap < 16384 || o->heap > 524288) {
 				return usage("--heap takes bytes from 16384 to 524288");
 			}
 		} else if (strcmp(a, "--world") == 0 && has_value) {
@@ -225,12 +212,12 @@ static int parse_options(int argc, char **argv, options_t *o)
 				return usage("--air takes model or radio");
 			}
 		} else if (strcmp(a, "--play") == 0 && has_value) {
-			if (!parse_u64(argv[++i], &v) || v > 255) {
+			if (!world_script_parse_u64(argv[++i], &v) || v > 255) {
 				return usage("--play takes a device index of the scenario");
 			}
 			o->play = (int64_t)v;
 		} else if (strcmp(a, "--power-cut-after") == 0 && has_value) {
-			if (!parse_u64(argv[++i], &o->cut_after) || o->cut_after == 0) {
+			if (!world_script_parse_u64(argv[++i], &o->cut_after) || o->cut_after == 0) {
 				return usage("--power-cut-after takes a count from 1");
 			}
 		} else if (a[0] == '-') {

@@ -24,6 +24,7 @@
 #include "rt_pure.h"
 #include "rt_scratch.h"
 #include "rt_store.h"
+#include "rt_callback.h"
 
 /*
  * The large buffers of cloud.enqueue, cloud.setVar and a variable's update are views of the
@@ -45,22 +46,6 @@ _Static_assert(2u * RT_CLOUD_RECORD_MAX <= RT_SCRATCH_BYTES,
 _Static_assert(TEXT_MAX >= RT_CLOUD_PAYLOAD_MAX, "an 8 kB payload's JSON fits the scratch");
 
 /* ------------------------------------------------------------------ state */
-
-static void drop_ref(eng_ref_t *ref)
-{
-	if (*ref) {
-		eng_ref_free(*ref);
-		*ref = 0;
-	}
-}
-
-static void keep_ref(eng_ref_t *slot, eng_value_t callback)
-{
-	drop_ref(slot);
-	if (eng_typeof(callback) == ENG_TYPE_FUNCTION) {
-		*slot = eng_ref_new(callback);
-	}
-}
 
 rt_cloud_state_t *rt_cloud_state(void)
 {
@@ -321,7 +306,7 @@ eng_value_t rt_cloud_setVar(const rt_cloud_setVar_args_t *args)
 				    (unsigned)RT_CLOUD_VARS_MAX);
 	}
 	/* The value stays on the VM heap, as its JSON text: the C side keeps only its hash. */
-	drop_ref(&var->value);
+	rt_callback_drop(&var->value);
 	var->value = eng_ref_new(json);
 	eng_release(json);
 	var->hash = hash;
@@ -332,7 +317,7 @@ eng_value_t rt_cloud_setVar(const rt_cloud_setVar_args_t *args)
 eng_value_t rt_cloud_onReceive(const rt_cloud_onReceive_args_t *args)
 {
 	rt_cloud_state_t *s = rt_cloud_state();
-	keep_ref(&s->on_receive, args->msgHandler);
+	rt_callback_keep(&s->on_receive, args->msgHandler);
 	rt_cloud_arm(s);
 	return eng_undefined();
 }

@@ -2,6 +2,7 @@
  * rt_cloud_queue.c: see rt_cloud_queue.h.
  */
 #include "rt_cloud_queue.h"
+#include "rt_le.h"
 
 #include <string.h>
 
@@ -13,25 +14,12 @@
 #define STATE_FORMAT 1u
 #define EVENT_FORMAT 1u
 
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static rt_records_err_t write_state(rt_cloud_queue_t *q, uint32_t floor_seq)
 {
 	uint8_t rec[STATE_LEN] = {STATE_MAGIC0, STATE_MAGIC1, STATE_FORMAT, 0};
-	put32(rec + 4, q->stream);
-	put32(rec + 8, floor_seq);
-	put32(rec + 12, q->last_msg_id);
+	rt_le32_store(rec + 4, q->stream);
+	rt_le32_store(rec + 8, floor_seq);
+	rt_le32_store(rec + 12, q->last_msg_id);
 	rt_records_err_t err = rt_records_write(q->store, RT_RECORDS_NS_EVENTS, STATE_ID, rec,
 						sizeof(rec));
 	if (err == RT_RECORDS_OK) {
@@ -55,16 +43,16 @@ rt_records_err_t rt_cloud_queue_open(rt_cloud_queue_t *q, rt_records_t *store, u
 	rt_records_err_t err = rt_records_read(store, RT_RECORDS_NS_EVENTS, STATE_ID, rec,
 					       sizeof(rec), &len);
 	bool valid = err == RT_RECORDS_OK && len == STATE_LEN && rec[0] == STATE_MAGIC0 &&
-		     rec[1] == STATE_MAGIC1 && rec[2] == STATE_FORMAT && get32(rec + 4) != 0;
+		     rec[1] == STATE_MAGIC1 && rec[2] == STATE_FORMAT && rt_le32_load(rec + 4) != 0;
 	if (err != RT_RECORDS_OK && err != RT_RECORDS_ENOTFOUND && err != RT_RECORDS_ECORRUPT &&
 	    err != RT_RECORDS_ETOOBIG) {
 		return err;
 	}
 	uint32_t floor_seq = 1;
 	if (valid) {
-		q->stream = get32(rec + 4);
-		floor_seq = get32(rec + 8);
-		q->last_msg_id = get32(rec + 12);
+		q->stream = rt_le32_load(rec + 4);
+		floor_seq = rt_le32_load(rec + 8);
+		q->last_msg_id = rt_le32_load(rec + 12);
 	} else {
 		/* A new stream: numbers start at 1 again without being taken for old ones. */
 		q->stream = entropy != 0 ? entropy : 1u;
@@ -108,7 +96,7 @@ static bool parse_event(uint32_t seq, const uint8_t *rec, size_t len, rt_cloud_e
 	}
 	ev->seq = seq;
 	ev->flags = rec[1];
-	uint64_t ts = (uint64_t)get32(rec + 4) | (uint64_t)get32(rec + 8) << 32;
+	uint64_t ts = (uint64_t)rt_le32_load(rec + 4) | (uint64_t)rt_le32_load(rec + 8) << 32;
 	ev->ts = (int64_t)ts;
 	ev->type_len = rec[2];
 	memcpy(ev->type, rec + RT_CLOUD_EVENT_HEADER, rec[2]);
@@ -206,8 +194,8 @@ rt_records_err_t rt_cloud_queue_push(rt_cloud_queue_t *q, const char *type, size
 	rec[1] = flags & (RT_CLOUD_EVENT_VOLATILE | RT_CLOUD_EVENT_VARIABLE);
 	rec[2] = (uint8_t)type_len;
 	rec[3] = 0;
-	put32(rec + 4, (uint32_t)(uint64_t)ts);
-	put32(rec + 8, (uint32_t)((uint64_t)ts >> 32));
+	rt_le32_store(rec + 4, (uint32_t)(uint64_t)ts);
+	rt_le32_store(rec + 8, (uint32_t)((uint64_t)ts >> 32));
 	/* memmove: the caller may have built the payload in place, in the scratch buffer. */
 	memmove(rec + RT_CLOUD_EVENT_HEADER + type_len, payload, payload_len);
 	memcpy(rec + RT_CLOUD_EVENT_HEADER, type, type_len);

@@ -7,22 +7,12 @@
 #include "api_types.h"
 #include "rt_cloud.h"
 #include "rt_sync_cycle.h"
-
-static void keep(eng_ref_t *slot, eng_value_t callback)
-{
-	if (*slot) {
-		eng_ref_free(*slot);
-		*slot = 0;
-	}
-	if (eng_typeof(callback) == ENG_TYPE_FUNCTION) {
-		*slot = eng_ref_new(callback);
-	}
-}
+#include "rt_callback.h"
 
 eng_value_t rt_sync_setHandler(const rt_sync_setHandler_args_t *args)
 {
 	rt_cloud_state_t *s = rt_cloud_state();
-	keep(&s->start_handler, args->callback);
+	rt_callback_keep(&s->start_handler, args->callback);
 	rt_cloud_reschedule();
 	return eng_undefined();
 }
@@ -30,7 +20,7 @@ eng_value_t rt_sync_setHandler(const rt_sync_setHandler_args_t *args)
 eng_value_t rt_sync_setEndHandler(const rt_sync_setEndHandler_args_t *args)
 {
 	rt_cloud_state_t *s = rt_cloud_state();
-	keep(&s->end_handler, args->callback);
+	rt_callback_keep(&s->end_handler, args->callback);
 	rt_cloud_reschedule();
 	return eng_undefined();
 }

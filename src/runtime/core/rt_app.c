@@ -156,6 +156,18 @@ rt_app_state_t rt_app_state(void)
 	return (rt_app_state_t)life()->state;
 }
 
+const char *rt_app_state_name(rt_app_state_t state)
+{
+	switch (state) {
+	case RT_APP_RUNNING:
+		return "running";
+	case RT_APP_FAILED:
+		return "failed";
+	default:
+		return "stopped";
+	}
+}
+
 /* ------------------------------------------------------------------ app namespace */
 
 void rt_app_reset_notice(rt_reset_cause_t cause, const char *detail, bool loop)

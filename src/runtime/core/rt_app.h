@@ -61,5 +61,7 @@ void rt_app_deinit(void);
  * app (ESR0002), which has now been started again by hand. */
 void rt_app_reset_notice(rt_reset_cause_t cause, const char *detail, bool loop);
 rt_app_state_t rt_app_state(void);
+/* The state as the upload status names it: "running", "failed", else "stopped". */
+const char *rt_app_state_name(rt_app_state_t state);
 
 #endif /* RT_APP_H */

@@ -8,30 +8,7 @@
 #include <string.h>
 
 #include "rt_signature.h"
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
+#include "rt_le.h"
 
 /* What a slot's header says. */
 typedef struct {
@@ -65,15 +42,15 @@ static rt_app_store_err_t read_head(rt_app_store_t *s, int slot, slot_head_t *h)
 	if (rc != HAL_FLASH_OK) {
 		return flash_failed(s, rc);
 	}
-	uint32_t seq = get32(b + 8), len = get32(b + 12);
-	h->committed = memcmp(b, RT_APP_STORE_MAGIC, 4) == 0 && get16(b + 4) == RT_APP_STORE_FORMAT &&
-		       get16(b + 6) == RT_APP_STORE_HEADER_SIZE &&
-		       get32(b + 20) == rt_crc32(0, b, 20) &&
+	uint32_t seq = rt_le32_load(b + 8), len = rt_le32_load(b + 12);
+	h->committed = memcmp(b, RT_APP_STORE_MAGIC, 4) == 0 && rt_le16_load(b + 4) == RT_APP_STORE_FORMAT &&
+		       rt_le16_load(b + 6) == RT_APP_STORE_HEADER_SIZE &&
+		       rt_le32_load(b + 20) == rt_crc32(0, b, 20) &&
 		       memcmp(b + RT_APP_STORE_COMMIT_OFFSET, RT_APP_STORE_COMMIT, 4) == 0 &&
 		       seq != 0 && seq != 0xFFFFFFFFu && len != 0 && len <= s->capacity;
 	h->seq = seq;
 	h->len = len;
-	h->package_crc = get32(b + 16);
+	h->package_crc = rt_le32_load(b + 16);
 	return RT_APP_STORE_OK;
 }
 
@@ -388,12 +365,12 @@ rt_app_store_err_t rt_app_store_install(rt_app_store_t *s, uint32_t len, rt_pack
 	uint32_t seq = s->top_seq + 1u;
 	uint8_t head[RT_APP_STORE_HEADER_BODY];
 	memcpy(head, RT_APP_STORE_MAGIC, 4);
-	put16(head + 4, RT_APP_STORE_FORMAT);
-	put16(head + 6, RT_APP_STORE_HEADER_SIZE);
-	put32(head + 8, seq);
-	put32(head + 12, len);
-	put32(head + 16, checked.crc);
-	put32(head + 20, rt_crc32(0, head, 20));
+	rt_le16_store(head + 4, RT_APP_STORE_FORMAT);
+	rt_le16_store(head + 6, RT_APP_STORE_HEADER_SIZE);
+	rt_le32_store(head + 8, seq);
+	rt_le32_store(head + 12, len);
+	rt_le32_store(head + 16, checked.crc);
+	rt_le32_store(head + 20, rt_crc32(0, head, 20));
 	const uint8_t *mapped = s->slot[slot].mapped;
 	if (program(s, slot, 0, head, sizeof(head)) != RT_APP_STORE_OK || memcmp(mapped, head, sizeof(head)) != 0) {
 		snprintf(msg, msg_cap, "app store: writing the slot header failed (%d)", s->flash_error);

@@ -7,30 +7,7 @@
 
 #include "engine.h"
 #include "rt_api_version.h"
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
+#include "rt_le.h"
 
 static const char *engine_name(uint32_t id)
 {
@@ -62,16 +39,16 @@ rt_package_status_t rt_package_check(const uint8_t *buf, size_t len, rt_package_
 		return RT_PACKAGE_BAD_MAGIC;
 	}
 	rt_package_t p;
-	p.format = get16(buf + 4);
-	p.header_size = get16(buf + 6);
-	p.api_version = get32(buf + 8);
-	p.engine_id = get32(buf + 12);
-	p.engine_version = get32(buf + 16);
-	p.engine_config = get32(buf + 20);
-	p.bytecode_size = get32(buf + 24);
-	p.source_size = get32(buf + 28);
-	p.flags = get32(buf + 32);
-	p.crc = get32(buf + 36);
+	p.format = rt_le16_load(buf + 4);
+	p.header_size = rt_le16_load(buf + 6);
+	p.api_version = rt_le32_load(buf + 8);
+	p.engine_id = rt_le32_load(buf + 12);
+	p.engine_version = rt_le32_load(buf + 16);
+	p.engine_config = rt_le32_load(buf + 20);
+	p.bytecode_size = rt_le32_load(buf + 24);
+	p.source_size = rt_le32_load(buf + 28);
+	p.flags = rt_le32_load(buf + 32);
+	p.crc = rt_le32_load(buf + 36);
 	if (p.format != RT_PACKAGE_FORMAT) {
 		snprintf(msg, msg_cap, "package format %u is not supported (this firmware reads format %u)",
 			 (unsigned)p.format, RT_PACKAGE_FORMAT);
@@ -105,7 +82,7 @@ rt_package_status_t rt_package_check(const uint8_t *buf, size_t len, rt_package_
 			snprintf(msg, msg_cap, "package is damaged: no signature block where its header says one is");
 			return RT_PACKAGE_BAD_SIGNATURE_BLOCK;
 		}
-		size_t block = get16(sig + 6);
+		size_t block = rt_le16_load(sig + 6);
 		if (block != trailer) {
 			snprintf(msg, msg_cap,
 				 "package is damaged: header says %u bytes of code and a %zu-byte signature, file has %zu",
@@ -147,7 +124,7 @@ rt_package_status_t rt_package_check(const uint8_t *buf, size_t len, rt_package_
 	}
 	p.signature = NULL;
 	if (is_signed) {
-		unsigned alg = get16(sig + 4);
+		unsigned alg = rt_le16_load(sig + 4);
 		if (alg == RT_PACKAGE_SIG_ALG_ED25519_SHA256) {
 			/* Short enough for an SMP answer (rt_smp.c: 120 bytes). */
 			snprintf(msg, msg_cap, "package is signed with Ed25519, which devices no longer accept: "
@@ -180,17 +157,17 @@ uint8_t *rt_package_build(uint32_t api_version, const uint8_t *bytecode, size_t 
 		return NULL;
 	}
 	memcpy(buf, RT_PACKAGE_MAGIC, 4);
-	put16(buf + 4, RT_PACKAGE_FORMAT);
-	put16(buf + 6, RT_PACKAGE_HEADER_SIZE);
-	put32(buf + 8, api_version);
-	put32(buf + 12, eng_id());
-	put32(buf + 16, eng_version());
-	put32(buf + 20, eng_config_hash());
-	put32(buf + 24, (uint32_t)bytecode_len);
-	put32(buf + 28, (uint32_t)source_size);
-	put32(buf + 32, RT_PACKAGE_FLAG_PARITY);
+	rt_le16_store(buf + 4, RT_PACKAGE_FORMAT);
+	rt_le16_store(buf + 6, RT_PACKAGE_HEADER_SIZE);
+	rt_le32_store(buf + 8, api_version);
+	rt_le32_store(buf + 12, eng_id());
+	rt_le32_store(buf + 16, eng_version());
+	rt_le32_store(buf + 20, eng_config_hash());
+	rt_le32_store(buf + 24, (uint32_t)bytecode_len);
+	rt_le32_store(buf + 28, (uint32_t)source_size);
+	rt_le32_store(buf + 32, RT_PACKAGE_FLAG_PARITY);
 	memcpy(buf + RT_PACKAGE_HEADER_SIZE, bytecode, bytecode_len);
-	put32(buf + 36, package_crc(buf, len));
+	rt_le32_store(buf + 36, package_crc(buf, len));
 	*out_len = len;
 	return buf;
 }

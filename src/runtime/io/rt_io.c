@@ -16,6 +16,7 @@
 #include "rt_device.h"
 #include "rt_errors.h"
 #include "rt_loop.h"
+#include "rt_callback.h"
 
 static rt_io_state_t *state(void)
 {
@@ -175,23 +176,6 @@ eng_value_t rt_io_getMaxLeds(void)
 
 /* ------------------------------------------------------------------ buttons */
 
-static void drop(eng_ref_t *slot)
-{
-	if (*slot) {
-		eng_ref_free(*slot);
-		*slot = 0;
-	}
-}
-
-/* Keep a callback in a slot, replacing what was there; null (or undefined) unregisters. */
-static void keep(eng_ref_t *slot, eng_value_t callback)
-{
-	drop(slot);
-	if (eng_typeof(callback) == ENG_TYPE_FUNCTION) {
-		*slot = eng_ref_new(callback);
-	}
-}
-
 eng_value_t rt_io_press(const rt_io_press_args_t *args)
 {
 	uint32_t button = args->has_buttonId ? (uint32_t)args->buttonId : 0;
@@ -203,13 +187,13 @@ eng_value_t rt_io_press(const rt_io_press_args_t *args)
 		state()->side_missing_warned = true;
 		hal_log(HAL_LOG_WARN, "io.press: this hardware has no side button");
 	}
-	keep(&state()->press[button][type], args->callback);
+	rt_callback_keep(&state()->press[button][type], args->callback);
 	return eng_undefined();
 }
 
 eng_value_t rt_io_onRawPress(const rt_io_onRawPress_args_t *args)
 {
-	keep(&state()->raw_press, args->callback);
+	rt_callback_keep(&state()->raw_press, args->callback);
 	return eng_undefined();
 }
 
@@ -292,9 +276,9 @@ void rt_io_reset(void)
 	rt_io_state_t *st = state();
 	for (int b = 0; b < RT_IO_BUTTONS; b++) {
 		for (int t = 0; t < RT_IO_PRESS_TYPES; t++) {
-			drop(&st->press[b][t]);
+			rt_callback_drop(&st->press[b][t]);
 		}
 	}
-	drop(&st->raw_press);
+	rt_callback_drop(&st->raw_press);
 	st->side_missing_warned = false;
 }

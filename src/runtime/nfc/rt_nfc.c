@@ -14,26 +14,11 @@
 #include "rt_loop.h"
 #include "rt_ndef.h"
 #include "rt_scratch.h"
+#include "rt_callback.h"
 
 static rt_nfc_state_t *state(void)
 {
 	return &rt_device()->nfc;
-}
-
-static void drop(eng_ref_t *slot)
-{
-	if (*slot) {
-		eng_ref_free(*slot);
-		*slot = 0;
-	}
-}
-
-static void keep(eng_ref_t *slot, eng_value_t callback)
-{
-	drop(slot);
-	if (eng_typeof(callback) == ENG_TYPE_FUNCTION) {
-		*slot = eng_ref_new(callback);
-	}
 }
 
 size_t rt_nfc_initial_message(uint8_t *out, size_t cap)
@@ -65,11 +50,11 @@ static void show_initial(void)
 void rt_nfc_reset(void)
 {
 	rt_nfc_state_t *st = state();
-	drop(&st->on_field);
+	rt_callback_drop(&st->on_field);
 	if (st->on_write) {
 		hal_nfc_writable(false);
 	}
-	drop(&st->on_write);
+	rt_callback_drop(&st->on_write);
 	show_initial();
 }
 
@@ -121,14 +106,14 @@ void rt_nfc_post_write(struct rt_device *device)
 
 eng_value_t rt_nfc_onFieldChanged(const rt_nfc_onFieldChanged_args_t *args)
 {
-	keep(&state()->on_field, args->callback);
+	rt_callback_keep(&state()->on_field, args->callback);
 	return eng_undefined();
 }
 
 eng_value_t rt_nfc_onWrite(const rt_nfc_onWrite_args_t *args)
 {
 	rt_nfc_state_t *st = state();
-	keep(&st->on_write, args->callback);
+	rt_callback_keep(&st->on_write, args->callback);
 	/* The spec: writable only while a callback is registered. */
 	hal_nfc_writable(st->on_write != 0);
 	return eng_undefined();

@@ -12,26 +12,11 @@
 #include "rt_device.h"
 #include "rt_errors.h"
 #include "rt_loop.h"
+#include "rt_callback.h"
 
 static rt_sensors_state_t *state(void)
 {
 	return &rt_device()->sensors;
-}
-
-static void drop(eng_ref_t *slot)
-{
-	if (*slot) {
-		eng_ref_free(*slot);
-		*slot = 0;
-	}
-}
-
-static void keep(eng_ref_t *slot, eng_value_t callback)
-{
-	drop(slot);
-	if (eng_typeof(callback) == ENG_TYPE_FUNCTION) {
-		*slot = eng_ref_new(callback);
-	}
 }
 
 static void call_ref(eng_ref_t ref, const eng_value_t *argv, uint32_t argc)
@@ -47,14 +32,14 @@ static void call_ref(eng_ref_t ref, const eng_value_t *argv, uint32_t argc)
 void rt_sensors_reset(void)
 {
 	rt_sensors_state_t *st = state();
-	drop(&st->motion);
+	rt_callback_drop(&st->motion);
 	for (int i = 0; i < HAL_IMU_EVENT_COUNT; i++) {
 		if (st->events[i]) {
 			hal_imu_event_enable((hal_imu_event_t)i, false, 0);
 		}
-		drop(&st->events[i]);
+		rt_callback_drop(&st->events[i]);
 	}
-	drop(&st->power_listener);
+	rt_callback_drop(&st->power_listener);
 	/* Power-on defaults: medium sensitivity and responsiveness, 2 g. */
 	st->sensitivity = 2;
 	st->responsiveness = 2;
@@ -268,7 +253,7 @@ eng_value_t rt_sensors_imu_onMotion(const rt_sensors_imu_onMotion_args_t *args)
 {
 	rt_sensors_state_t *st = state();
 	if (!args->has_eventType) {
-		keep(&st->motion, args->callback);
+		rt_callback_keep(&st->motion, args->callback);
 		return eng_undefined();
 	}
 	hal_imu_event_t event = (hal_imu_event_t)args->eventType;
@@ -278,7 +263,7 @@ eng_value_t rt_sensors_imu_onMotion(const rt_sensors_imu_onMotion_args_t *args)
 		if (st->events[event]) {
 			hal_imu_event_enable(event, false, 0);
 		}
-		drop(&st->events[event]);
+		rt_callback_drop(&st->events[event]);
 		return eng_undefined();
 	}
 	float g[3];
@@ -301,7 +286,7 @@ eng_value_t rt_sensors_imu_onMotion(const rt_sensors_imu_onMotion_args_t *args)
 		return rt_throw_esr(RT_ESR1803_SENSOR_ERROR,
 				    "sensors.imu.onMotion: the sensor did not accept %s", name);
 	}
-	keep(&st->events[event], args->callback);
+	rt_callback_keep(&st->events[event], args->callback);
 	return eng_undefined();
 }
 
@@ -462,7 +447,7 @@ void rt_sensors_post_power(struct rt_device *device)
 
 eng_value_t rt_sensors_battery_setPowerListener(const rt_sensors_battery_setPowerListener_args_t *args)
 {
-	keep(&state()->power_listener, args->callback);
+	rt_callback_keep(&state()->power_listener, args->callback);
 	/* 0.2.6 calls the new listener with the current state at once: as soon as the running
 	 * callback returns, before anything queued later. */
 	if (state()->power_listener && rt_api_version() >= RT_API_VERSION(0, 2, 0)) {

@@ -7,44 +7,21 @@
 
 #include "rt_crc32.h"
 #include "rt_records_internal.h"
+#include "rt_le.h"
 
 /* ------------------------------------------------------------------------------ encoding */
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 void rt_records_ate_encode(const ate_t *a, uint8_t out[A])
 {
-	put32(out, a->id);
-	put16(out + 4, a->len);
-	put16(out + 6, a->off_words);
-	put32(out + 8, a->aux);
+	rt_le32_store(out, a->id);
+	rt_le16_store(out + 4, a->len);
+	rt_le16_store(out + 6, a->off_words);
+	rt_le32_store(out + 8, a->aux);
 	out[12] = a->ns;
 	out[13] = a->type;
 	out[14] = a->seq8;
 	out[15] = 0;
-	put32(out + 16, rt_crc32(0, out, 16));
+	rt_le32_store(out + 16, rt_crc32(0, out, 16));
 }
 
 enum ate_state rt_records_ate_decode(const uint8_t in[A], ate_t *a)
@@ -56,13 +33,13 @@ enum ate_state rt_records_ate_decode(const uint8_t in[A], ate_t *a)
 	if (blank) {
 		return ATE_BLANK;
 	}
-	if (get32(in + 16) != rt_crc32(0, in, 16)) {
+	if (rt_le32_load(in + 16) != rt_crc32(0, in, 16)) {
 		return ATE_BAD;
 	}
-	a->id = get32(in);
-	a->len = get16(in + 4);
-	a->off_words = get16(in + 6);
-	a->aux = get32(in + 8);
+	a->id = rt_le32_load(in);
+	a->len = rt_le16_load(in + 4);
+	a->off_words = rt_le16_load(in + 6);
+	a->aux = rt_le32_load(in + 8);
 	a->ns = in[12];
 	a->type = in[13];
 	a->seq8 = in[14];
@@ -138,7 +115,7 @@ rt_records_err_t rt_records_last_written(rt_records_t *s, uint32_t from, uint32_
 			return rt_records_failed(s);
 		}
 		for (uint32_t i = 0; i < n; i += 4) {
-			if (get32(buf + i) != 0xFFFFFFFFu) {
+			if (rt_le32_load(buf + i) != 0xFFFFFFFFu) {
 				*end = at + i + 4u;
 			}
 		}
