@@ -1,13 +1,15 @@
 // What the upload tests share, against the listening simulator and against the firmware image on
 // QEMU: a scratch directory whose devices are killed at exit, the CLI run in-process, packages
-// re-stamped with a valid CRC after a deliberate change, and two apps whose output tells whether
-// they were restarted and whether their storage changed.
+// re-stamped with a valid CRC after a deliberate change, an upload whose link is lost half way,
+// and two apps whose output tells whether they were restarted and whether their storage changed.
+import * as assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import * as zlib from 'zlib';
 import { CliIo } from '../src/cli/io';
 import { main } from '../src/cli/main';
+import { SmpClient, uploadPackage } from '../src/smp';
 import { ListenDevice } from '../src/testing/listen';
 
 export interface UploadScratch {
@@ -67,3 +69,23 @@ const record = storage.read(1) as number;
 // An index known only at run time keeps the whole list in the package.
 print('b started, record ' + record + ', ' + words.length + ' words, ' + words[(record * 7) % words.length]);
 `;
+
+/** Upload pkg in 128-byte chunks and lose the link at about half way (the upload rejects with
+ * 'link lost'); the client is closed. Returns how many bytes the device had acknowledged, which
+ * must be some but not all. */
+export async function uploadLosingLinkHalfWay(client: SmpClient, pkg: Buffer): Promise<number> {
+  let sent = 0;
+  await assert.rejects(
+    uploadPackage(client, pkg, {
+      chunkSize: 128,
+      onProgress: (done, total) => {
+        sent = done;
+        if (done > total / 2) throw new Error('link lost');
+      },
+    }),
+    /link lost/,
+  );
+  await client.close();
+  assert.ok(sent > 0 && sent < pkg.length);
+  return sent;
+}
