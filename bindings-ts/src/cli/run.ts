@@ -333,6 +333,15 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     if (target === 'bsim' || target === 'zephyr-qemu') {
       const fw = await import('../firmware/zephyr');
       const image = await fw.ensureZephyrImage(target, engine, { onNote: (line) => io.err(`beacon: ${line}\n`) });
+      // What the firmware printed: its output as it is, its messages with the apps' locations.
+      const report = (r: { status: number; stdout: string; stderr: string }, pkgs: string[]): number => {
+        io.out(r.stdout);
+        const maps = [...new Set(pkgs)].map((pkg) => compiler.loadPackageMap(pkg)).filter((m): m is PackageMap => typeof m !== 'string');
+        const stderr = mappedStderr(maps, compiler.rewriteLocations);
+        stderr(Buffer.from(r.stderr));
+        stderr(null);
+        return r.status;
+      };
       if (severalDevices) {
         // Without a scenario, one default device per app, as the simulator makes them.
         const names = deviceNames ?? apps.map((_, i) => `d${i}`);
@@ -347,25 +356,14 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
           lengthMs: (sim.forMs ?? 60_000) + 1_000,
           trace: sim.trace,
         });
-        io.out(r.stdout);
-        const maps = [...new Set(perDevice)].map((pkg) => compiler.loadPackageMap(pkg)).filter((m): m is PackageMap => typeof m !== 'string');
-        const stderr = mappedStderr(maps, compiler.rewriteLocations);
-        stderr(Buffer.from(r.stderr));
-        stderr(null);
-        return r.status;
+        return report(r, perDevice);
       }
       if (script !== undefined) {
         sim.world = path.join(workDir, 'world.script');
         fs.writeFileSync(sim.world, script);
       }
       const pkgs = [...new Set(apps)].map((a) => path.resolve(packages.get(a)!));
-      const r = await fw.runZephyrFirmware(target, image, simArgs(pkgs, sim), { forMs: sim.forMs });
-      io.out(r.stdout);
-      const maps = pkgs.map((pkg) => compiler.loadPackageMap(pkg)).filter((m): m is PackageMap => typeof m !== 'string');
-      const stderr = mappedStderr(maps, compiler.rewriteLocations);
-      stderr(Buffer.from(r.stderr));
-      stderr(null);
-      return r.status;
+      return report(await fw.runZephyrFirmware(target, image, simArgs(pkgs, sim), { forMs: sim.forMs }), pkgs);
     }
     const [simTool] = target === 'qemu'
       ? [await (await import('../compiler/qemuImage')).ensureQemuImage(engine, {

@@ -5,7 +5,7 @@ import { createHash } from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { BsimDevice, ChildResult, FirmwareRun, runBsim } from './zephyr';
+import { BsimDevice, ChildResult, FirmwareRun, firmwareStatus, runBsim } from './zephyr';
 
 /** What the rig reported, one JSON line each (tests/rig-bsim/src/main.c). */
 export interface RigEvent {
@@ -65,9 +65,8 @@ export async function bsimUpload(o: BsimUploadOptions): Promise<BsimUploadRun> {
     // air, idle, until the simulation ends).
     const [b, r]: ChildResult[] = await runBsim([beacon, rig], o.forMs + 1000, { dumpDir: o.dumpDir });
     const read = (f: string): string => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '');
-    const own = [0, 1, 2, 70, 75].includes(b.code);
     return {
-      beacon: { status: b.code, stdout: read(out), stderr: read(err) + (own ? '' : b.stderr) },
+      beacon: { status: b.code, stdout: read(out), stderr: read(err) + (firmwareStatus(b.code) ? '' : b.stderr) },
       rig: read(rigOut).split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as RigEvent),
       rigStatus: r.code,
     };

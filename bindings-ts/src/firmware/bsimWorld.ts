@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { HostToolsError } from '../compiler/hostTools';
-import { FirmwareRun, runBsim } from './zephyr';
+import { FirmwareRun, firmwareStatus, runBsim } from './zephyr';
 
 /** Where a world script puts its devices (lat, long in degrees, alt in metres), in index order;
  * a device without a position is at 0, 0, 0 as in the world. */
@@ -140,10 +140,8 @@ export async function runBsimWorld(image: string, o: BsimWorldOptions): Promise<
     const results = await runBsim([...devices, ...(o.extra ?? [])], o.lengthMs, { dumpDir: o.dumpDir, attenuations });
     const read = (f: string): string => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '');
     const statuses = results.slice(0, names.length).map((r) => r.code);
-    // Firmware statuses are beacon-sim's (world_main_zephyr.c); anything else is BabbleSim's.
-    const own = (code: number): boolean => [0, 1, 2, 70, 75].includes(code);
     const stderr = mergeByWorldTime(files.map((f) => read(f.err))) +
-      results.slice(0, names.length).map((r) => (own(r.code) ? '' : r.stderr)).join('');
+      results.slice(0, names.length).map((r) => (firmwareStatus(r.code) ? '' : r.stderr)).join('');
     if (o.trace !== undefined) fs.writeFileSync(o.trace, mergeTraces(files.map((f) => read(f.trace))));
     return {
       status: Math.max(...statuses),

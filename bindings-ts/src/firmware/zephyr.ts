@@ -113,6 +113,13 @@ export interface FirmwareRun {
  * which ends with it; its output goes to files (the process's own stdout carries the simulator's
  * traces).
  */
+/** Whether an exit status is the firmware's own: beacon-sim's (0, 1, 2), 70 for a fatal error, 75
+ * for a power cut it was asked to make (world_zephyr.h). Anything else is the simulator's or the
+ * emulator's own failure, whose message goes along with the firmware's output. */
+export function firmwareStatus(code: number): boolean {
+  return [0, 1, 2, 70, 75].includes(code);
+}
+
 export async function runZephyrFirmware(
   target: ZephyrTarget,
   image: string,
@@ -134,11 +141,7 @@ export async function runZephyrFirmware(
       [child] = await runBsim([{ image, args, flashFile: opts.flashFile }], 100 * 24 * 3600 * 1000);
     }
     const read = (f: string): string => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '');
-    // The firmware's exit statuses are beacon-sim's (0, 1, 2; 70 for a fatal error; 75 for a
-    // power cut it was asked to make: world_zephyr.h). Anything
-    // else is the simulator's or the emulator's own failure: its message goes along.
-    const own = [0, 1, 2, 70, 75].includes(child.code);
-    return { status: child.code, stdout: read(out), stderr: read(err) + (own ? '' : child.stderr) };
+    return { status: child.code, stdout: read(out), stderr: read(err) + (firmwareStatus(child.code) ? '' : child.stderr) };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
