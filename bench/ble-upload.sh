@@ -13,5 +13,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null
-source scripts/lib/zephyr-env.sh
+source scripts/lib/workspace.sh
+if ! missing="$(beacon_ws_need zephyr jerryscript bsim)"; then
+	echo "$(basename "$0"): skipped: $missing" >&2
+	exit 3
+fi
 exec node bench/ble-upload.js

@@ -14,7 +14,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null
-source scripts/lib/zephyr-env.sh
+source scripts/lib/workspace.sh
+if ! missing="$(beacon_ws_need zephyr jerryscript bsim)"; then
+	echo "$(basename "$0"): skipped: $missing" >&2
+	exit 3
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 beacon() { node bindings-ts/bin/beacon.js "$@"; }

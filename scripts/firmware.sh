@@ -11,9 +11,9 @@
 # (Cortex-M33 under QEMU). The engine defaults to JerryScript, the device's. --app links a
 # package in as the factory default (the app store's content wins once an app was installed).
 #
-# Zephyr comes from ZEPHYR_BASE (a west workspace: `west init -l . && west update`), or else from
-# the offline workspace beside this repository (../shared/zephyr/setup.sh, which it unpacks). The
-# build goes to build/zephyr/<board>-<engine> (--build-dir to change it; --print-dir prints where
+# Zephyr, JerryScript and BabbleSim come from the workspace scripts/lib/workspace.sh finds
+# (ZEPHYR_BASE and the like when set, else the west workspace around the repository, else
+# ~/zephyrproject); without one it exits 3 with the line that says what is missing. The build goes to build/zephyr/<board>-<engine> (--build-dir to change it; --print-dir prints where
 # and builds nothing). Warnings in the project's code are errors. After the build the image's
 # figures are printed (scripts/firmware-sizes.py), and the build fails when the image leaves the
 # board less room than src/port/zephyr/budget.json documents.
@@ -55,14 +55,15 @@ if $print_dir; then
 	exit 0
 fi
 
-# The Zephyr workspace: the caller's, or the offline one.
-if [ -z "${ZEPHYR_BASE:-}" ]; then
-	setup="$ROOT/../shared/zephyr/setup.sh"
-	if [ ! -f "$setup" ]; then
-		echo "firmware: set ZEPHYR_BASE to a Zephyr 3.7 workspace (west init -l . && west update)" >&2
-		exit 2
-	fi
-	eval "$(bash "$setup")"
+# The workspace (scripts/lib/workspace.sh): Zephyr always, JerryScript for its images, BabbleSim
+# for the nrf52_bsim board.
+source "$ROOT/scripts/lib/workspace.sh"
+parts=(zephyr)
+[ -z "$app_dir" ] && [ "$engine" = jerryscript ] && parts+=(jerryscript)
+case "$board" in *_bsim*) parts+=(bsim) ;; esac
+if ! missing="$(beacon_ws_need "${parts[@]}")"; then
+	echo "firmware: $missing" >&2
+	exit 3
 fi
 variant="${ZEPHYR_TOOLCHAIN_VARIANT:-}"
 case "$board" in

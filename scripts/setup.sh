@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs what building and testing need on a fresh Debian machine: the Duktape amalgamation,
+# Installs what building and testing need on a fresh Debian machine (and Zephyr's build
+# dependencies from Debian when a Zephyr workspace is there; the workspace itself is the user's:
+# docs/firmware.md, "The workspace"): the Duktape amalgamation,
 # Mbed TLS (package signatures), cmocka, libcbor (the CBOR tests' reference decoder), the Cortex-M toolchain, valgrind (benchmarks),
 # GeographicLib (the geodesic test's reference), QEMU (the firmware image on an emulated
 # Cortex-M4, src/port/qemu), the cloud's test servers and browser (mosquitto,
@@ -10,7 +12,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 source scripts/lib/apt.sh
-apt_install_missing "${ALL_APT_PACKAGES[@]}"
+source scripts/lib/workspace.sh
+if [ -z "$BEACON_MISSING_ZEPHYR" ]; then
+  # A Zephyr workspace is there (ZEPHYR_BASE, or ~/zephyrproject): what its build needs too.
+  apt_install_missing "${ALL_APT_PACKAGES[@]}" "${ZEPHYR_APT_PACKAGES[@]}"
+else
+  apt_install_missing "${ALL_APT_PACKAGES[@]}"
+fi
 if [ -e "$PARTIAL_CONFIGURE_MARK" ]; then
   # Configured by scripts/demo.sh without the tests' optional packages: from scratch now.
   rm -f build/host/CMakeCache.txt "$PARTIAL_CONFIGURE_MARK"

@@ -10,6 +10,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { after, test } from 'node:test';
 import { toolsRoot } from '../src/codegen/versions';
+import { workspaceMissing } from '../src/firmware/workspace';
 
 const repo = path.dirname(toolsRoot());
 const appsDir = path.join(repo, 'tests', 'apps');
@@ -69,7 +70,7 @@ function missingTraceLine(actual: string[], expected: string[]): string | undefi
 // JerryScript needs a source tree (JERRYSCRIPT_DIR); without one its runs are reported skipped.
 const engines: { name: string; skip: string | false }[] = [
   { name: 'duktape', skip: false },
-  { name: 'jerryscript', skip: process.env.JERRYSCRIPT_DIR ? false : 'JERRYSCRIPT_DIR is not set' },
+  { name: 'jerryscript', skip: workspaceMissing('jerryscript') },
 ];
 
 const apps = fs

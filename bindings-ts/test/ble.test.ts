@@ -8,6 +8,7 @@ import * as path from 'path';
 import { after, test } from 'node:test';
 import { toolsRoot } from '../src/codegen/versions';
 import { lowerScenario, parseScenario, ScenarioError } from '../src/world/scenario';
+import { workspaceMissing } from '../src/firmware/workspace';
 
 const repo = path.dirname(toolsRoot());
 const cli = path.join(toolsRoot(), 'bin', 'beacon.js');
@@ -17,7 +18,7 @@ after(() => fs.rmSync(tempDir, { recursive: true, force: true }));
 
 const engines: { name: string; skip: string | false }[] = [
   { name: 'duktape', skip: false },
-  { name: 'jerryscript', skip: process.env.JERRYSCRIPT_DIR ? false : 'JERRYSCRIPT_DIR is not set' },
+  { name: 'jerryscript', skip: workspaceMissing('jerryscript') },
 ];
 
 function run(args: string[]): { stdout: string; stderr: string; status: number | null } {

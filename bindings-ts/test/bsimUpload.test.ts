@@ -4,7 +4,7 @@
 // transport and installs. The asset tracker arrives and runs as on the simulator; a link lost
 // half way resumes at the device's offset; a power cut at any point of the upload leaves the old
 // app running with its records; refused packages get the answer the simulator's UDP server gives.
-// Skipped without the Zephyr workspace or JERRYSCRIPT_DIR.
+// Skipped, saying why, without Zephyr, JerryScript or BabbleSim (scripts/lib/workspace.sh).
 import * as assert from 'assert/strict';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -12,9 +12,9 @@ import * as path from 'path';
 import { after, before, test } from 'node:test';
 import { beacon, repo, storeApp } from './boardRuns';
 import { cli } from './uploadFixtures';
+import { workspaceMissing } from '../src/firmware/workspace';
 
-const workspace = process.env.ZEPHYR_BASE || fs.existsSync(path.join(repo, '..', 'shared', 'zephyr', 'setup.sh'));
-const missing = !workspace ? 'no Zephyr workspace (ZEPHYR_BASE, or ../shared/zephyr)' : !process.env.JERRYSCRIPT_DIR ? 'JERRYSCRIPT_DIR is not set' : false;
+const missing = workspaceMissing('zephyr', 'jerryscript', 'bsim');
 
 const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-bsim-upload-'));
 after(() => fs.rmSync(tempDir, { recursive: true, force: true }));

@@ -4,16 +4,16 @@
 // print must be what the simulator's air model gives them; the differences the real radio makes
 // are listed below, each with its reason. And a scanning firmware (the rig's phone) decodes the
 // advertisements of an app on the beacon firmware: the bytes of the simulator's trace.
-// Skipped without the Zephyr workspace (ZEPHYR_BASE or ../shared/zephyr) or JERRYSCRIPT_DIR.
+// Skipped, saying why, without Zephyr, JerryScript or BabbleSim (scripts/lib/workspace.sh).
 import * as assert from 'assert/strict';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { after, test } from 'node:test';
 import { AppSpec, beacon, deviceLines, repo, testApps } from './boardRuns';
+import { workspaceMissing } from '../src/firmware/workspace';
 
-const workspace = process.env.ZEPHYR_BASE || fs.existsSync(path.join(repo, '..', 'shared', 'zephyr', 'setup.sh'));
-const missing = !workspace ? 'no Zephyr workspace (ZEPHYR_BASE, or ../shared/zephyr)' : !process.env.JERRYSCRIPT_DIR ? 'JERRYSCRIPT_DIR is not set' : false;
+const missing = workspaceMissing('zephyr', 'jerryscript', 'bsim');
 
 const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-bsim-world-'));
 after(() => fs.rmSync(tempDir, { recursive: true, force: true }));

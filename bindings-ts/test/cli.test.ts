@@ -16,6 +16,7 @@ import { simArgs } from '../src/cli/run';
 import { buildSpec, runSpec } from '../src/cli/specs';
 import { ensureHostTools, readPackageHeader } from '../src/compiler';
 import { toolsRoot } from '../src/codegen/versions';
+import { workspaceMissing } from '../src/firmware/workspace';
 
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-cli-test-'));
 process.on('exit', () => fs.rmSync(tmpRoot, { recursive: true, force: true }));
@@ -397,7 +398,7 @@ test('end to end: --api must match the API a package was built for', async () =>
 // The JerryScript tools need a JerryScript source tree, like the JerryScript app runs.
 test(
   'end to end: a JerryScript package runs on the JerryScript simulator by itself',
-  { skip: process.env.JERRYSCRIPT_DIR ? false : 'JERRYSCRIPT_DIR is not set' },
+  { skip: workspaceMissing('jerryscript') },
   async () => {
     await ensureHostTools(['beacon-pack', 'beacon-sim'], 'jerryscript');
     write('e2e/jerry.ts', "const engine = 'jerryscript';\nprint(`built for ${engine}`);\n");

@@ -18,6 +18,7 @@ import { mergeTrace, packageUsesCloud, simDeviceId } from '../src/cli/runCloud';
 import { scriptUsesCloud } from '../src/compiler/cloudUse';
 import { lowerScenario, parseScenario, withoutCloudMessages } from '../src/world/scenario';
 import { allEvents as eventsOfDevice, runChild } from './childProcess';
+import { workspaceMissing } from '../src/firmware/workspace';
 
 const cli = path.join(toolsRoot(), 'bin', 'beacon.js');
 const dir = tmpDir('beacon-cloud-run-');
@@ -72,7 +73,7 @@ fs.writeFileSync(plain, "print('sync is a word, cloud too');\n");
 
 const engines = [
   { name: 'duktape', skip: false as const },
-  { name: 'jerryscript', skip: process.env.JERRYSCRIPT_DIR ? (false as const) : 'JERRYSCRIPT_DIR is not set' },
+  { name: 'jerryscript', skip: workspaceMissing('jerryscript') },
 ];
 
 let noMosquitto: string | false = false;

@@ -27,6 +27,7 @@ import { scanImplemented } from '../src/codegen/emit-docs';
 import { parseApi } from '../src/codegen/index';
 import type { ApiIR, FieldIR, FunctionIR, HandleIR, ParamIR, TypeIR } from '../src/codegen/ir';
 import { API_VERSIONS, type ApiVersion, toolsRoot } from '../src/codegen/versions';
+import { workspaceMissing } from '../src/firmware/workspace';
 
 const tools = toolsRoot();
 const repo = path.dirname(tools);
@@ -604,7 +605,7 @@ function judgeReject(f: ApiFunction, c: RejectCase, l: Line | undefined): string
 
 const engines: { name: string; skip: string | false }[] = [
   { name: 'duktape', skip: false },
-  { name: 'jerryscript', skip: process.env.JERRYSCRIPT_DIR ? false : 'JERRYSCRIPT_DIR is not set' },
+  { name: 'jerryscript', skip: workspaceMissing('jerryscript') },
 ];
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-conformance-'));

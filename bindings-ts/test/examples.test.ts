@@ -9,12 +9,13 @@ import * as os from 'os';
 import * as path from 'path';
 import { after, test } from 'node:test';
 import { toolsRoot } from '../src/codegen/versions';
+import { workspaceMissing } from '../src/firmware/workspace';
 
 const repo = path.dirname(toolsRoot());
 const cli = path.join(toolsRoot(), 'bin', 'beacon.js');
 const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-examples-'));
 after(() => fs.rmSync(tempDir, { recursive: true, force: true }));
-const skip = process.env.JERRYSCRIPT_DIR ? false : 'JERRYSCRIPT_DIR is not set';
+const skip = workspaceMissing('jerryscript');
 
 /** Every example app with the world it is meant for; UTC fixed where the scenario leaves it to
  * the host's clock, and the loopback cloud (the one whose traces repeat). */

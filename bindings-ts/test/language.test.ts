@@ -10,6 +10,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { BuildError, bundleApp, compileApp, Engine, ensureHostTools, formatDiagnostic } from '../src/compiler';
 import { ApiVersion, typingsFile } from '../src/codegen/versions';
+import { workspaceMissing } from '../src/firmware/workspace';
 
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-language-test-'));
 process.on('exit', () => fs.rmSync(tmpRoot, { recursive: true, force: true }));
@@ -26,7 +27,7 @@ function project(files: Record<string, string>): string {
 
 const ENGINES: { engine: Engine; skip: string | false }[] = [
   { engine: 'duktape', skip: false },
-  { engine: 'jerryscript', skip: process.env.JERRYSCRIPT_DIR ? false : 'JERRYSCRIPT_DIR is not set' },
+  { engine: 'jerryscript', skip: workspaceMissing('jerryscript') },
 ];
 
 // ---------------------------------------------------------------------------------------------

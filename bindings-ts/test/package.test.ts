@@ -14,13 +14,14 @@ import { compileApp, Engine, ensureHostTools, readSignatureBlock } from '../src/
 import { generateKeyPair } from '../src/compiler/sign';
 import { toolsRoot } from '../src/codegen/versions';
 import { ed25519Signed, RESIGN_PATTERN } from './retiredSignature';
+import { workspaceMissing } from '../src/firmware/workspace';
 
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-package-test-'));
 process.on('exit', () => fs.rmSync(tmpRoot, { recursive: true, force: true }));
 
 const ENGINES: { engine: Engine; skip: string | false }[] = [
   { engine: 'duktape', skip: false },
-  { engine: 'jerryscript', skip: process.env.JERRYSCRIPT_DIR ? false : 'JERRYSCRIPT_DIR is not set' },
+  { engine: 'jerryscript', skip: workspaceMissing('jerryscript') },
 ];
 
 // The app prints at its top level, so any run of it would show.

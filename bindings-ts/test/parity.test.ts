@@ -16,10 +16,11 @@ import { compileApp, Engine, ensureHostTools } from '../src/compiler';
 import { FLAG_PARITY } from '../src/compiler/appPackage';
 import { toolsRoot } from '../src/codegen/versions';
 import { generateProgram, minimise, programSource } from './programGenerator';
+import { workspaceMissing } from '../src/firmware/workspace';
 
 const repo = path.dirname(toolsRoot());
 const parityDir = path.join(repo, 'tests', 'parity');
-const skip = process.env.JERRYSCRIPT_DIR ? false : 'JERRYSCRIPT_DIR is not set';
+const skip = workspaceMissing('jerryscript');
 const tmpRoot = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-parity-'));
 process.on('exit', () => fs.rmSync(tmpRoot, { recursive: true, force: true }));
 

@@ -12,6 +12,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { after, test } from 'node:test';
 import { beacon, deviceLines, repo, Run, testApps } from './boardRuns';
+import { workspaceMissing } from '../src/firmware/workspace';
 
 function have(cmd: string, args: string[]): boolean {
   return spawnSync(cmd, args, { stdio: 'ignore' }).status === 0;
@@ -29,7 +30,7 @@ const apps = testApps();
 
 const engines: { name: string; skip: string | false }[] = [
   { name: 'duktape', skip: missingTools },
-  { name: 'jerryscript', skip: missingTools || (process.env.JERRYSCRIPT_DIR ? false : 'JERRYSCRIPT_DIR is not set') },
+  { name: 'jerryscript', skip: missingTools || workspaceMissing('jerryscript') },
 ];
 
 // (The nRF9160's core, a Cortex-M33, runs the Zephyr firmware itself on mps2/an521:

@@ -14,6 +14,7 @@ import { ListenDevice, startListen } from '../src/testing/listen';
 import { runChild } from './childProcess';
 import { ed25519Signed, RESIGN_PATTERN } from './retiredSignature';
 import { APP_A, APP_B, cli, uploadLosingLinkHalfWay, uploadScratch, withCrc } from './uploadFixtures';
+import { workspaceMissing } from '../src/firmware/workspace';
 
 const beaconJs = path.resolve(__dirname, '../../bin/beacon.js');
 
@@ -69,7 +70,7 @@ async function start(engine: Engine, args: { pkg?: string; flash?: string; trust
 
 const engines: { engine: Engine; skip: string | false }[] = [
   { engine: 'duktape', skip: false },
-  { engine: 'jerryscript', skip: process.env.JERRYSCRIPT_DIR ? false : 'JERRYSCRIPT_DIR is not set' },
+  { engine: 'jerryscript', skip: workspaceMissing('jerryscript') },
 ];
 
 for (const { engine, skip } of engines) {

@@ -12,6 +12,7 @@ import { CliIo } from '../src/cli/io';
 import { main } from '../src/cli/main';
 import { compileApp } from '../src/compiler';
 import { startListen, world } from '../src/testing';
+import { workspaceMissing } from '../src/firmware/workspace';
 
 const repo = path.dirname(toolsRoot());
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-testing-'));
@@ -75,7 +76,7 @@ test('beacon test: the conformance storage tests pass on the simulator and, unch
 
 test(
   'beacon test on a device without --engine builds for the engine of the app the device runs',
-  { skip: process.env.JERRYSCRIPT_DIR ? false : 'JERRYSCRIPT_DIR is not set' },
+  { skip: workspaceMissing('jerryscript') },
   async () => {
     const entry = path.join(tmp, 'hello.ts');
     fs.writeFileSync(entry, `print('hello');\n`);

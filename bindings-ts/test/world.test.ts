@@ -9,6 +9,7 @@ import * as path from 'path';
 import { after, test } from 'node:test';
 import { toolsRoot } from '../src/codegen/versions';
 import { lowerScenario, parseScenario, ScenarioError } from '../src/world/scenario';
+import { workspaceMissing } from '../src/firmware/workspace';
 
 const repo = path.dirname(toolsRoot());
 const cli = path.join(toolsRoot(), 'bin', 'beacon.js');
@@ -193,7 +194,7 @@ test('ScenarioError carries the file, the path and the reason', () => {
     e instanceof ScenarioError && e.file === 'w.json' && e.at === 'devices' && /must NOT have fewer than 1 items/.test(e.reason));
 });
 
-const engines = ['duktape', ...(process.env.JERRYSCRIPT_DIR ? ['jerryscript'] : [])];
+const engines = ['duktape', ...(workspaceMissing('jerryscript') ? [] : ['jerryscript'])];
 
 test('the same package and scenario give the same output and trace, byte for byte; on every engine', () => {
   const app = path.join(repo, 'tests', 'apps', 'sensors-imu.ts');

@@ -5,23 +5,22 @@
 // build, must behave as the simulator the apps were written against. On these boards the
 // device's parts are the simulated world's models (CONFIG_BEACON_SIMULATED_WORLD), so every app
 // whose scenario has one device runs; the skip list below says why the others do not.
-// Skipped without the Zephyr workspace (ZEPHYR_BASE or ../shared/zephyr) or JERRYSCRIPT_DIR.
+// Each test is skipped, saying why, without the parts of the workspace it needs (scripts/lib/workspace.sh).
 import { spawnSync } from 'child_process';
 import * as assert from 'assert/strict';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { after, test } from 'node:test';
+import { workspaceMissing } from '../src/firmware/workspace';
 import { AppSpec, beacon, deviceLines, repo, Run, storeApp, testApps } from './boardRuns';
 
-const workspace = process.env.ZEPHYR_BASE || fs.existsSync(path.join(repo, '..', 'shared', 'zephyr', 'setup.sh'));
-const missing = !workspace
-  ? 'no Zephyr workspace (ZEPHYR_BASE, or ../shared/zephyr)'
-  : spawnSync('qemu-system-arm', ['--version'], { stdio: 'ignore' }).status !== 0
-    ? 'qemu-system-arm is not installed'
-    : !process.env.JERRYSCRIPT_DIR
-      ? 'JERRYSCRIPT_DIR is not set'
-      : false;
+const noQemu = spawnSync('qemu-system-arm', ['--version'], { stdio: 'ignore' }).status !== 0 ? 'qemu-system-arm is not installed' : false;
+// Both boards (JerryScript), mps2/an521 alone (Duktape), nrf52_bsim alone, and the DK's build.
+const missing = workspaceMissing('zephyr', 'jerryscript', 'bsim') || noQemu;
+const missingAn521 = workspaceMissing('zephyr') || noQemu;
+const missingBsim = workspaceMissing('zephyr', 'jerryscript', 'bsim');
+const missingDk = workspaceMissing('zephyr');
 
 const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-zephyr-'));
 after(() => fs.rmSync(tempDir, { recursive: true, force: true }));
@@ -73,7 +72,7 @@ test('JerryScript on nrf52_bsim and mps2/an521: every app gives the firmware the
 // Duktape fits the test boards (not the DKs: the firmware build refuses it there). A
 // representative subset runs on it, one app per part of the API and the fault paths.
 const DUKTAPE_APPS = new Set(['app-lifecycle.ts', 'error-handler.ts', 'fault-oom.ts', 'io-press.ts', 'location-api.ts', 'storage.ts', 'timer-count.ts']);
-test('Duktape on mps2/an521: a subset of the apps gives the firmware the same output as the simulator', { skip: missing, concurrency: 2 }, async (t) => {
+test('Duktape on mps2/an521: a subset of the apps gives the firmware the same output as the simulator', { skip: missingAn521, concurrency: 2 }, async (t) => {
   const { ensureZephyrImage } = await import('../src/firmware/zephyr');
   await ensureZephyrImage('zephyr-qemu', 'duktape');
   const runs: Promise<void>[] = [];
@@ -91,7 +90,7 @@ test('Duktape on mps2/an521: a subset of the apps gives the firmware the same ou
   await Promise.all(runs);
 });
 
-test('the firmware on mps2/an521 reports its instructions, heap and stack', { skip: missing }, async () => {
+test('the firmware on mps2/an521 reports its instructions, heap and stack', { skip: workspaceMissing('zephyr', 'jerryscript') || noQemu }, async () => {
   const src = path.join(tempDir, 'figures.js');
   fs.writeFileSync(src, "timers.single('1s', () => print('tick'));\n");
   const pkg = path.join(tempDir, 'figures.bapp');
@@ -136,7 +135,7 @@ async function bsimStoreFixture(): Promise<{ image: string; a: string; b: string
   return { image, a: out.a, b: out.b, duk: out.duk };
 }
 
-test('nrf52_bsim: an app switch cut at any flash write boots the old app or the new one, records intact', { skip: missing }, async () => {
+test('nrf52_bsim: an app switch cut at any flash write boots the old app or the new one, records intact', { skip: missingBsim }, async () => {
   const { runZephyrFirmware } = await import('../src/firmware/zephyr');
   const { image, a, b } = await bsimStoreFixture();
   const flash = path.join(tempDir, 'cut.flash');
@@ -171,7 +170,7 @@ test('nrf52_bsim: an app switch cut at any flash write boots the old app or the 
   assert.equal(later.stdout, 'b boot 3, note: left by a\n', later.stderr);
 });
 
-test('nrf52_bsim: a damaged or wrong-engine package is refused at install and at boot, the old app runs on', { skip: missing }, async () => {
+test('nrf52_bsim: a damaged or wrong-engine package is refused at install and at boot, the old app runs on', { skip: missingBsim }, async () => {
   const { runZephyrFirmware } = await import('../src/firmware/zephyr');
   const { image, a, b, duk } = await bsimStoreFixture();
   const flash = path.join(tempDir, 'refuse.flash');
@@ -207,7 +206,7 @@ test('nrf52_bsim: a damaged or wrong-engine package is refused at install and at
   assert.match(boot.stderr, /the newest installed app was refused: package is damaged/);
 });
 
-test('the firmware build refuses Duktape for the nRF52840 DK, with the figures', { skip: missing }, async () => {
+test('the firmware build refuses Duktape for the nRF52840 DK, with the figures', { skip: missingDk }, async () => {
   const { zephyrEnv } = await import('../src/firmware/zephyr');
   const env = await zephyrEnv();
   const dir = fs.mkdtempSync(path.join(tempDir, 'duktape-nrf52840-'));

@@ -14,11 +14,18 @@ HOST_TOOLS_APT_PACKAGES=(cmake make gcc libc6-dev pkg-config zlib1g-dev libmbedt
 # cloud's test servers and browser (mosquitto, postgresql, chromium), emscripten (the
 # WebAssembly simulator of `beacon studio`), QEMU (the firmware image on an emulated Cortex-M4),
 # python3 (node-gyp, when npm builds better-sqlite3 from source), ccache (the firmware's builds
-# share their Zephyr objects: scripts/firmware.sh; Zephyr uses it when installed). Zephyr's own
-# build dependencies come with its workspace (../shared/zephyr/setup.sh).
+# share their Zephyr objects: scripts/firmware.sh; Zephyr uses it when installed).
 ALL_APT_PACKAGES=("${HOST_TOOLS_APT_PACKAGES[@]}" libcbor-dev gcc-arm-none-eabi libnewlib-arm-none-eabi valgrind
                   mosquitto postgresql chromium g++ python3 libgeographiclib-dev emscripten qemu-system-arm
                   ccache)
+
+# What Zephyr's own build needs from Debian, installed by scripts/setup.sh when there is a
+# workspace to build with (scripts/lib/workspace.sh): Ninja, the devicetree compiler, the 32-bit
+# host libraries of nrf52_bsim (BabbleSim's devices are 32-bit programs) and the Python packages
+# Zephyr's build scripts import (Debian's python3, so no pip).
+ZEPHYR_APT_PACKAGES=(cmake ninja-build device-tree-compiler gcc-multilib gcc-arm-none-eabi libnewlib-arm-none-eabi
+                     python3 python3-pyelftools python3-yaml python3-pykwalify python3-ruamel.yaml python3-dateutil
+                     python3-packaging python3-jsonschema)
 
 # apt_missing PACKAGE...: prints those not installed.
 apt_missing() {
@@ -36,8 +43,9 @@ apt_install_missing() {
   [ ${#missing[@]} -gt 0 ] || return 0
   echo "setup: installing ${missing[*]}" >&2
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Another apt (a second setup, an unattended upgrade) may hold the lock: wait for it.
+  $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
 # Marks a node_modules installed by scripts/demo.sh with `npm ci --ignore-scripts` (no native

@@ -151,7 +151,7 @@ export const uploadSpec: CommandSpec = {
   details:
     'The device\'s verdict is printed on stdout; progress goes to stderr.\n' +
     'BLE needs the optional package @abandonware/noble (npm install @abandonware/noble) and a Bluetooth adapter.\n' +
-    'bsim needs the Zephyr workspace (ZEPHYR_BASE, or ../shared/zephyr): the firmware and the rig\'s phone, a second firmware that uploads as a phone does, are built on first use (docs/upload.md).\n' +
+    'bsim needs a Zephyr 3.7 workspace with JerryScript and BabbleSim built (ZEPHYR_BASE, or ~/zephyrproject: docs/firmware.md): the firmware and the rig\'s phone, a second firmware that uploads as a phone does, are built on first use (docs/upload.md).\n' +
     'Exit status: 0 when the device switched to the package; 1 when it refused it, did not answer or could not be reached.',
 };
 

@@ -8,6 +8,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { toolsRoot } from '../codegen/versions';
 import { nowNs, removeStamp, stampSaysCurrent, writeStamp } from './hostToolsStamp';
+import { jerryscriptDir, workspaceMissing } from '../firmware/workspace';
 
 export const ENGINES = ['duktape', 'jerryscript'] as const;
 export type Engine = (typeof ENGINES)[number];
@@ -172,13 +173,8 @@ export async function ensureHostTools(
       // The JerryScript tools exist only in a build configured with a JerryScript tree.
       const configured = configure ? '' : cacheValue(cacheFile, 'JERRYSCRIPT_DIR') ?? '';
       if (!configured) {
-        const fromEnv = process.env.JERRYSCRIPT_DIR;
-        if (!fromEnv) {
-          throw new HostToolsError(
-            `the JerryScript tools need a JerryScript source tree: set JERRYSCRIPT_DIR ` +
-              `(the host build in ${buildDir} has none configured)`,
-          );
-        }
+        const fromEnv = jerryscriptDir();
+        if (!fromEnv) throw new HostToolsError(`the JerryScript tools cannot be built: ${workspaceMissing('jerryscript')}`);
         configureArgs.push(`-DJERRYSCRIPT_DIR=${fromEnv}`);
         configure = true;
       }

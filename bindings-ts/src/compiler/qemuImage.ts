@@ -3,6 +3,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { Engine, HostToolsError, repoRoot, runCaptured, withBuildLock } from './hostTools';
+import { jerryscriptDir, workspaceMissing } from '../firmware/workspace';
 
 /** The board the image is built for: the nRF52840's core, a Cortex-M4F, which no QEMU board of
  * Zephyr 3.7 has. (The nRF9160's Cortex-M33 runs the Zephyr firmware itself, on mps2/an521:
@@ -36,10 +37,9 @@ export async function ensureQemuImage(
         `-DBEACON_ENGINE=${engine}`,
       ];
       if (engine === 'jerryscript') {
-        if (!process.env.JERRYSCRIPT_DIR) {
-          throw new HostToolsError('the JerryScript image needs a JerryScript source tree: set JERRYSCRIPT_DIR');
-        }
-        args.push(`-DJERRYSCRIPT_DIR=${process.env.JERRYSCRIPT_DIR}`);
+        const jerry = jerryscriptDir();
+        if (!jerry) throw new HostToolsError(`the JerryScript image cannot be built: ${workspaceMissing('jerryscript')}`);
+        args.push(`-DJERRYSCRIPT_DIR=${jerry}`);
       }
       opts.onNote?.(`configuring the ${engine} image for ${QEMU_BOARD} in ${buildDir}`);
       const r = await runCaptured('cmake', args);

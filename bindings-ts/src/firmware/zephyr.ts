@@ -8,32 +8,28 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Engine, HostToolsError, repoRoot, runCaptured, withBuildLock } from '../compiler/hostTools';
+import { workspace, WorkspacePart, workspaceMissing } from './workspace';
 
 export type ZephyrTarget = 'bsim' | 'zephyr-qemu';
 export const ZEPHYR_TARGETS: readonly ZephyrTarget[] = ['bsim', 'zephyr-qemu'];
 export const ZEPHYR_BOARD: Record<ZephyrTarget, string> = { bsim: 'nrf52_bsim', 'zephyr-qemu': 'mps2/an521/cpu0' };
 
-/** The environment of the Zephyr workspace: the caller's (ZEPHYR_BASE set), or the offline
- * workspace beside the repository, which its setup script lays out and describes. */
-let workspaceEnv: Record<string, string> | undefined;
-export async function zephyrEnv(): Promise<Record<string, string>> {
-  if (workspaceEnv !== undefined) return workspaceEnv;
+/** The environment of the workspace (scripts/lib/workspace.sh's rules: ZEPHYR_BASE and the like
+ * when set, else the west workspace around the repository, else ~/zephyrproject), with the parts
+ * a board and engine need checked: a missing one is a HostToolsError with the line that says what
+ * is missing, where it was looked for and how to get it. */
+export function zephyrEnv(parts: WorkspacePart[] = ['zephyr']): Record<string, string> {
+  const why = workspaceMissing(...parts);
+  if (why) throw new HostToolsError(why);
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
-  if (!env.ZEPHYR_BASE) {
-    const setup = path.join(repoRoot(), '..', 'shared', 'zephyr', 'setup.sh');
-    if (!fs.existsSync(setup)) {
-      throw new HostToolsError('the firmware needs a Zephyr 3.7 workspace: set ZEPHYR_BASE (west init -l . && west update)');
-    }
-    const r = await runCaptured('bash', ['-c', `bash '${setup}' 2>/dev/null`]);
-    if (r.code !== 0) throw new HostToolsError(`setting up the Zephyr workspace failed (${setup})`, r.output);
-    for (const line of r.output.split('\n')) {
-      const m = /^export (\w+)=(.*)$/.exec(line);
-      if (m) env[m[1]] = m[2].replace(/^"(.*)"$/, '$1');
-    }
-  }
-  workspaceEnv = env;
-  return env;
+  return { ...env, ...workspace().env };
+}
+
+/** The parts a board's image needs: Zephyr; JerryScript for a JerryScript image; BabbleSim on
+ * nrf52_bsim. */
+export function partsFor(board: string, engine?: Engine): WorkspacePart[] {
+  return ['zephyr', ...(engine === 'jerryscript' ? ['jerryscript' as const] : []), ...(board.includes('_bsim') ? ['bsim' as const] : [])];
 }
 
 /** Where scripts/firmware.sh builds a board's image for an engine. */
@@ -63,7 +59,8 @@ export async function ensureRigImage(opts: { onNote?: (line: string) => void } =
 
 async function ensureBuilt(dir: string, image: string, board: string, extra: string[], opts: { onNote?: (line: string) => void }): Promise<string> {
   if (ensured.has(dir)) return image;
-  const env = await zephyrEnv();
+  const engine = extra[0] === '--engine' ? (extra[1] as Engine) : undefined;
+  const env = zephyrEnv(partsFor(board, engine));
   await withBuildLock(dir, async () => {
     if (!fs.existsSync(image)) opts.onNote?.(`building the firmware for ${board} in ${dir}`);
     const r = await runWithEnv('bash', [path.join(repoRoot(), 'scripts', 'firmware.sh'), board, ...extra, '--build-dir', dir], env);
@@ -179,10 +176,9 @@ export interface BsimRunOptions {
 }
 
 export async function runBsim(devices: BsimDevice[], lengthMs: number, options: BsimRunOptions = {}): Promise<ChildResult[]> {
-  const env = await zephyrEnv();
-  const bin = path.join(env.BSIM_OUT_PATH ?? '', 'bin');
+  const env = zephyrEnv(['zephyr', 'bsim']);
+  const bin = path.join(env.BSIM_OUT_PATH, 'bin');
   const phy = path.join(bin, 'bs_2G4_phy_v1');
-  if (!fs.existsSync(phy)) throw new HostToolsError(`BabbleSim's physical layer is not built (${phy}): run ../shared/zephyr/setup.sh`);
   const id = `beacon${process.pid}x${Math.floor(Math.random() * 1e9)}`;
   // The phy writes its dumps under $BSIM_OUT_PATH/results/<simulation id>; they are moved out or
   // removed after the run so that repeated runs do not fill the workspace.
