@@ -26,6 +26,8 @@
 #define HAL_CLOUD_ECONN (-3)     /* the connection failed or was lost */
 #define HAL_CLOUD_ETIMEDOUT (-4) /* no answer in time */
 #define HAL_CLOUD_EPROTO (-5)    /* the cloud sent something the device cannot decode */
+#define HAL_CLOUD_ETLS (-6)      /* the TLS handshake failed: the cloud's certificate not signed by
+				  * the device's CA, or not for the cloud's name */
 
 /* A PUBLISH that arrived: topic (NUL-terminated) and payload. */
 typedef void (*hal_cloud_receive_fn)(void *ctx, const char *topic, const uint8_t *payload,

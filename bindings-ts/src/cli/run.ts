@@ -40,6 +40,9 @@ export interface SimOptions {
   cloud?: string;
   /** The devices' password at that broker (issued by `beacon cloud device add`). */
   cloudSecret?: string;
+  /** With mqtts:// (the firmware on bsim): the PEM file of the CA that signs the broker's
+   * certificate. */
+  cloudCa?: string;
 }
 
 /** What `beacon run` does about the cloud: start its own for apps that use it (no --cloud),
@@ -66,6 +69,7 @@ export function simArgs(pkgs: string | string[], o: SimOptions): string[] {
   if (o.flash !== undefined) args.push('--flash', o.flash);
   if (o.cloud !== undefined) args.push('--cloud', o.cloud);
   if (o.cloudSecret !== undefined) args.push('--cloud-secret', o.cloudSecret);
+  if (o.cloudCa !== undefined) args.push('--cloud-ca', o.cloudCa);
   args.push(...(Array.isArray(pkgs) ? pkgs : [pkgs]));
   return args;
 }
@@ -97,13 +101,18 @@ function simOptions(args: ParsedArgs): SimOptions {
   if (flash !== undefined) o.flash = path.resolve(flash);
   const cloud = stringOption(args, 'cloud');
   if (cloud !== undefined && cloud !== 'embedded') {
-    if (cloud !== 'loopback' && cloud !== 'none' && !/^mqtt:\/\/[^:/]+:\d+$/.test(cloud)) {
-      throw new UsageError(`--cloud: '${cloud}' is not a cloud (embedded: one started for the run, the default for apps that use the cloud; loopback: the simulator's model cloud; none: no network; mqtt://HOST:PORT: a broker)`);
+    if (cloud !== 'loopback' && cloud !== 'none' && !/^mqtts?:\/\/[^:/\s]+:\d+$/.test(cloud)) {
+      throw new UsageError(`--cloud: '${cloud}' is not a cloud (embedded: one started for the run, the default for apps that use the cloud; loopback: the simulator's model cloud; none: no network; mqtt://HOST:PORT: a broker; mqtts://HOST:PORT: a broker on TLS, for --target bsim)`);
     }
     o.cloud = cloud;
   }
   const secret = stringOption(args, 'cloud-secret');
   if (secret !== undefined) o.cloudSecret = secret;
+  const ca = stringOption(args, 'cloud-ca');
+  if (ca !== undefined) {
+    if (!o.cloud?.startsWith('mqtts://')) throw new UsageError('--cloud-ca: only with --cloud mqtts://HOST:PORT');
+    o.cloudCa = existingFile(ca);
+  }
   return o;
 }
 
@@ -229,7 +238,15 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   }
   const target = targetText as RunTarget;
   const onBoard = ON_BOARD.includes(target);
-  if (onBoard) {
+  if (sim.cloud?.startsWith('mqtts://') && target !== 'bsim') {
+    throw new UsageError(`--cloud mqtts://: TLS is the firmware's (--target bsim); ${target === 'sim' ? 'the simulator reaches a broker on plain mqtt:// (loopback)' : `the firmware on ${target} has no network`}`);
+  }
+  if (sim.cloud?.startsWith('mqtts://') && sim.cloudCa === undefined) throw new UsageError('--cloud mqtts://: give --cloud-ca, the PEM file of the CA that signs the broker\'s certificate');
+  // The firmware on bsim reaches the host's network (the board's socket provider); the other
+  // boards sync with the loopback cloud only.
+  const networked = target === 'sim' || target === 'bsim';
+  if (onBoard && target !== 'bsim' && sim.cloud?.startsWith('mqtt')) throw new UsageError(`--cloud ${sim.cloud}: the firmware on ${target} has no network; it syncs with the loopback cloud`);
+  if (onBoard && target !== 'bsim') {
     if (cloudWanted.mode === 'embedded' || cloudWanted.db !== undefined || cloudWanted.port !== undefined) {
       throw new UsageError(`${cloudWanted.mode === 'embedded' ? '--cloud embedded' : cloudWanted.db !== undefined ? '--cloud-db' : '--cloud-port'}: the emulated image has no network to reach a cloud; it syncs with the loopback cloud`);
     }
@@ -327,12 +344,44 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     }
     // The emulated image runs what the simulator would: same packages, world script and options.
     // It has no clock of the host's, so the UTC the simulator would take from it is passed.
-    if (onBoard && sim.utcMs === undefined) sim.utcMs = Date.now();
+    // A scenario's own utc stands, as on the simulator.
+    if (onBoard && sim.utcMs === undefined && !/^utc /m.test(script ?? '')) sim.utcMs = Date.now();
     // The image's cloud is the loopback one, which it has without the option.
     if (onBoard && sim.cloud === 'loopback') delete sim.cloud;
+    // The cloud of the run: its own for apps that use the cloud (or a scenario that sends them
+    // messages), unless --cloud names one; the emulated images without a network keep the
+    // loopback cloud.
+    const embeddedWanted = cloudWanted.mode === 'embedded' || (cloudWanted.mode === 'auto' && networked && (usesCloud || cloudMessages.length > 0));
+    const startEmbedded = async (tls: boolean): Promise<void> => {
+      const names = deviceNames ?? apps.map((_, i) => `d${i}`);
+      runCloud = await startRunCloud({
+        devices: names,
+        db: cloudWanted.db,
+        port: cloudWanted.port,
+        workDir: workDir!,
+        messages: cloudMessages,
+        tls,
+        log: (line) => {
+          if (sim.verbose || /^refused|^error|^warning/.test(line)) io.err(`cloud: ${line}\n`);
+        },
+      });
+      sim.cloud = runCloud.mqttUrl;
+      sim.cloudSecret = runCloud.secret;
+      if (runCloud.ca !== undefined) sim.cloudCa = runCloud.ca;
+      // The cloud has the scenario's messages; the loopback cloud does not run.
+      if (script !== undefined) script = scenario!.withoutCloudMessages(script);
+    };
+    /** What the run's cloud stored, added to the trace and summed up on stderr. */
+    const reportCloud = async (): Promise<void> => {
+      if (runCloud === undefined) return;
+      if (sim.trace !== undefined && fs.existsSync(sim.trace)) await runCloud.mergeTrace(sim.trace);
+      for (const line of summaryLines(await runCloud.summary())) io.err(line + '\n');
+    };
     if (target === 'bsim' || target === 'zephyr-qemu') {
       const fw = await import('../firmware/zephyr');
       const image = await fw.ensureZephyrImage(target, engine, { onNote: (line) => io.err(`beacon: ${line}\n`) });
+      // The firmware on bsim syncs over TLS, as a device does, with the cloud's certificate.
+      if (target === 'bsim' && embeddedWanted) await startEmbedded(true);
       // What the firmware printed: its output as it is, its messages with the apps' locations.
       const report = (r: { status: number; stdout: string; stderr: string }, pkgs: string[]): number => {
         io.out(r.stdout);
@@ -356,14 +405,19 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
           lengthMs: (sim.forMs ?? 60_000) + 1_000,
           trace: sim.trace,
         });
-        return report(r, perDevice);
+        const status = report(r, perDevice);
+        await reportCloud();
+        return status;
       }
       if (script !== undefined) {
         sim.world = path.join(workDir, 'world.script');
         fs.writeFileSync(sim.world, script);
       }
       const pkgs = [...new Set(apps)].map((a) => path.resolve(packages.get(a)!));
-      return report(await fw.runZephyrFirmware(target, image, simArgs(pkgs, sim), { forMs: sim.forMs }), pkgs);
+      const r = await fw.runZephyrFirmware(target, image, simArgs(pkgs, sim), { forMs: sim.forMs });
+      const status = report(r, pkgs);
+      await reportCloud();
+      return status;
     }
     const [simTool] = target === 'qemu'
       ? [await (await import('../compiler/qemuImage')).ensureQemuImage(engine, {
@@ -372,9 +426,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       : await compiler.ensureHostTools(['beacon-sim'], engine, {
           onNote: (line) => io.err(`beacon: ${line}\n`),
         });
-    // The cloud of the run: its own for apps that use the cloud (or a scenario that sends them
-    // messages), unless --cloud names one; the emulated image keeps the loopback cloud.
-    let embedded = cloudWanted.mode === 'embedded' || (cloudWanted.mode === 'auto' && target === 'sim' && (usesCloud || cloudMessages.length > 0));
+    let embedded = embeddedWanted && target === 'sim';
     if (embedded && !simHasMosquitto(simTool)) {
       if (cloudWanted.mode === 'embedded') {
         throw new UsageError('--cloud embedded: this simulator was built without libmosquitto (apt-get install libmosquitto-dev, then build again)', false);
@@ -382,23 +434,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       io.err('beacon run: this simulator was built without libmosquitto, so the devices sync with the loopback cloud (apt-get install libmosquitto-dev, then build again)\n');
       embedded = false;
     }
-    if (embedded) {
-      const names = deviceNames ?? apps.map((_, i) => `d${i}`);
-      runCloud = await startRunCloud({
-        devices: names,
-        db: cloudWanted.db,
-        port: cloudWanted.port,
-        workDir,
-        messages: cloudMessages,
-        log: (line) => {
-          if (sim.verbose || /^refused|^error|^warning/.test(line)) io.err(`cloud: ${line}\n`);
-        },
-      });
-      sim.cloud = runCloud.mqttUrl;
-      sim.cloudSecret = runCloud.secret;
-      // The cloud has the scenario's messages; the loopback cloud does not run.
-      if (script !== undefined) script = scenario!.withoutCloudMessages(script);
-    }
+    if (embedded) await startEmbedded(false);
     if (!embedded && cloudWanted.mode === 'auto' && (cloudWanted.db !== undefined || cloudWanted.port !== undefined) && target === 'sim' && !usesCloud) {
       io.err('beacon run: no app uses the cloud, so no cloud was started (--cloud embedded starts one all the same)\n');
     }
@@ -420,10 +456,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       return await runSimulator('qemu-system-arm', qemuArgs(simTool, simArgs(pkgArgs.map((p) => path.resolve(p)), sim)), stderr);
     }
     const status = await runSimulator(simTool, simArgs(pkgArgs, sim), stderr);
-    if (runCloud !== undefined) {
-      if (sim.trace !== undefined && fs.existsSync(sim.trace)) await runCloud.mergeTrace(sim.trace);
-      for (const line of summaryLines(await runCloud.summary())) io.err(line + '\n');
-    }
+    await reportCloud();
     return status;
   } catch (err) {
     if (scenario && err instanceof scenario.ScenarioError) {

@@ -7,6 +7,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { UsageError } from './args';
+import { selfSignedCertificate } from './runCertificate';
 import type { Cloud } from '../cloud/service';
 import type { JsonValue } from '../cloud/cbor';
 import type { MessageRecord, StoredEvent } from '../cloud/store';
@@ -36,6 +37,9 @@ export interface RunCloudOptions {
   workDir: string;
   /** The scenario's messages, in time order (device index). */
   messages: readonly { at: number; device: number; type: string; payload: unknown }[];
+  /** Serve MQTT on TLS with a certificate made for the run (for the firmware, which verifies it
+   * as a device does); the URL then names localhost, the name the certificate carries. */
+  tls?: boolean;
   log: (line: string) => void;
 }
 
@@ -47,6 +51,8 @@ export interface RunCloudSummary {
 
 export interface RunCloud {
   mqttUrl: string;
+  /** With tls: the PEM file of the CA (the certificate itself) that devices verify it with. */
+  ca?: string;
   /** The one password every device of the run uses (beacon-sim takes one --cloud-secret). */
   secret: string;
   /** Merge the service's records into a trace file the simulator wrote. */
@@ -124,8 +130,9 @@ export async function startRunCloud(o: RunCloudOptions): Promise<RunCloud> {
   const { hashSecret, newSecret } = await import('../cloud/credentials');
   const started = Date.now();
   let cloud: Cloud;
+  const tls = o.tls ? selfSignedCertificate(o.workDir) : undefined;
   try {
-    cloud = await startCloud({ host: '127.0.0.1', port: o.port ?? 0, httpPort: 0, db, log: o.log });
+    cloud = await startCloud({ host: '127.0.0.1', port: o.port ?? 0, httpPort: 0, db, log: o.log, tls });
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
     if (e.code === 'EADDRINUSE') throw new UsageError(`--cloud-port: port ${o.port ?? 0} on 127.0.0.1 is in use (give another, or none for a free one)`, false);
@@ -170,7 +177,8 @@ export async function startRunCloud(o: RunCloudOptions): Promise<RunCloud> {
       );
 
     return {
-      mqttUrl: cloud.mqttUrl,
+      mqttUrl: tls ? cloud.mqttUrl.replace('://127.0.0.1:', '://localhost:') : cloud.mqttUrl,
+      ca: tls?.cert,
       secret,
       async mergeTrace(traceFile: string): Promise<void> {
         const text = fs.readFileSync(traceFile, 'utf8');

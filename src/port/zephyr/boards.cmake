@@ -5,6 +5,8 @@
 #   upload.conf  the upload service (MCUmgr's SMP server): the DKs and nrf52_bsim.
 #   ble.conf     Bluetooth LE with Zephyr's own controller, the upload service over it: the boards
 #                with an nRF52 radio.
+#   cloud.conf   the cloud client (hal_cloud_zephyr.c): Zephyr's MQTT library on TLS sockets, on
+#                the boards with a socket provider (nrf52_bsim: the host's, host_sockets_bsim.c).
 #   signatures.conf  package signatures verified through PSA Crypto on Mbed TLS: the boards with a
 #                cryptographically secure random source (PSA's initialisation needs one).
 
@@ -22,4 +24,7 @@ endif()
 if(_beacon_board MATCHES "^(nrf52840dk/nrf52840|nrf52_bsim)(/.*)?$")
   list(APPEND EXTRA_CONF_FILE "${CMAKE_CURRENT_LIST_DIR}/../../../ble.conf")
   list(APPEND EXTRA_CONF_FILE "${CMAKE_CURRENT_LIST_DIR}/../../../signatures.conf")
+endif()
+if(_beacon_board MATCHES "^nrf52_bsim(/.*)?$")
+  list(APPEND EXTRA_CONF_FILE "${CMAKE_CURRENT_LIST_DIR}/../../../cloud.conf")
 endif()

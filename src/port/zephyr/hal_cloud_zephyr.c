@@ -7,17 +7,21 @@
  * Boards without an IP network (the nRF52840) have no MQTT library: hal_cloud_transport() is
  * NULL there and a sync ends with "no network".
  *
- * The device's secret (its MQTT password, issued by `beacon cloud device add`) comes from
- * CONFIG_BEACON_CLOUD_SECRET; a production line would write it to the modem's credential store
- * instead.
+ * The broker and the device's secret (its MQTT password, issued by `beacon cloud device add`)
+ * come from CONFIG_BEACON_CLOUD_HOST, _PORT and _SECRET; a production line would write the secret
+ * to the modem's credential store instead. A test board with a network (nrf52_bsim, on the host's
+ * sockets) takes them from its run options instead (world_cloud_zephyr.c) and syncs the world's
+ * device through this same client.
  */
 #include <string.h>
 
 #include <zephyr/kernel.h>
 
 #include "hal_cloud.h"
+#include "hal_cloud_zephyr.h"
 #include "hal_device.h"
 
+#if !defined(CONFIG_BEACON_SIMULATED_WORLD)
 uint32_t hal_cloud_entropy(void)
 {
 	uint32_t v;
@@ -25,6 +29,7 @@ uint32_t hal_cloud_entropy(void)
 	hal_device_random(&v, sizeof(v));
 	return v;
 }
+#endif
 
 #if defined(CONFIG_MQTT_LIB)
 
@@ -35,6 +40,29 @@ uint32_t hal_cloud_entropy(void)
 
 static struct mqtt_client client;
 static struct sockaddr_storage broker;
+static hal_cloud_zephyr_config_t config = {
+	.host = CONFIG_BEACON_CLOUD_HOST,
+	.port = CONFIG_BEACON_CLOUD_PORT,
+	.secret = CONFIG_BEACON_CLOUD_SECRET,
+	.sec_tag = CONFIG_BEACON_CLOUD_SEC_TAG,
+	.tls = true,
+};
+
+void hal_cloud_zephyr_configure(const hal_cloud_zephyr_config_t *c)
+{
+	config = *c;
+}
+
+/* The connection's socket: the TLS one, or the plain one of a loopback test cloud. */
+static int client_socket(void)
+{
+#if defined(CONFIG_MQTT_LIB_TLS)
+	if (client.transport.type == MQTT_TRANSPORT_SECURE) {
+		return client.transport.tls.sock;
+	}
+#endif
+	return client.transport.tcp.sock;
+}
 static uint8_t rx_buf[1024];
 static uint8_t tx_buf[1024];
 /* One incoming PUBLISH payload: a message frame is at most 32 kB. */
@@ -124,7 +152,7 @@ static int pump(uint32_t timeout_ms, bool (*done)(void))
 		if (left <= 0) {
 			return HAL_CLOUD_ETIMEDOUT;
 		}
-		struct zsock_pollfd fd = {.fd = client.transport.tls.sock, .events = ZSOCK_POLLIN};
+		struct zsock_pollfd fd = {.fd = client_socket(), .events = ZSOCK_POLLIN};
 		int keep = mqtt_keepalive_time_left(&client);
 		int wait = keep >= 0 && keep < left ? keep : (int)left;
 		int rc = zsock_poll(&fd, 1, wait);
@@ -134,8 +162,14 @@ static int pump(uint32_t timeout_ms, bool (*done)(void))
 		if (rc > 0 && mqtt_input(&client) != 0) {
 			return HAL_CLOUD_ECONN;
 		}
-		if (mqtt_live(&client) != 0 && !link.connected) {
-			return HAL_CLOUD_ECONN;
+		/* Keep-alive once the session is up: mqtt_live() sends PINGREQ when due, says
+		 * -EAGAIN when it is not, and refuses before CONNACK (the session is not up). */
+		if (link.connected) {
+			int live = mqtt_live(&client);
+
+			if (live != 0 && live != -EAGAIN) {
+				return HAL_CLOUD_ECONN;
+			}
 		}
 	}
 	return link.error;
@@ -150,19 +184,19 @@ static int resolve(void)
 {
 	struct zsock_addrinfo hints = {.ai_family = AF_INET, .ai_socktype = SOCK_STREAM};
 	struct zsock_addrinfo *res = NULL;
-	if (zsock_getaddrinfo(CONFIG_BEACON_CLOUD_HOST, NULL, &hints, &res) != 0 || res == NULL) {
+	if (zsock_getaddrinfo(config.host, NULL, &hints, &res) != 0 || res == NULL) {
 		return HAL_CLOUD_ENONET;
 	}
 	struct sockaddr_in *in = (struct sockaddr_in *)&broker;
 	memcpy(in, res->ai_addr, sizeof(*in));
-	in->sin_port = htons(CONFIG_BEACON_CLOUD_PORT);
+	in->sin_port = htons(config.port);
 	zsock_freeaddrinfo(res);
 	return 0;
 }
 
 static int z_connect(void *ctx, const char *device_id, uint32_t timeout_ms)
 {
-	static const sec_tag_t tags[] = {CONFIG_BEACON_CLOUD_SEC_TAG};
+	static sec_tag_t tags[1];
 	memset(&link, 0, sizeof(link));
 	link.next_id = 1;
 	int rc = resolve();
@@ -176,8 +210,8 @@ static int z_connect(void *ctx, const char *device_id, uint32_t timeout_ms)
 	client.client_id.utf8 = (const uint8_t *)client_id;
 	client.client_id.size = strlen(client_id);
 	user_name = client.client_id;
-	password.utf8 = (const uint8_t *)CONFIG_BEACON_CLOUD_SECRET;
-	password.size = strlen(CONFIG_BEACON_CLOUD_SECRET);
+	password.utf8 = (const uint8_t *)config.secret;
+	password.size = strlen(config.secret);
 	client.user_name = &user_name;
 	client.password = &password;
 	client.protocol_version = MQTT_VERSION_3_1_1;
@@ -187,16 +221,28 @@ static int z_connect(void *ctx, const char *device_id, uint32_t timeout_ms)
 	client.rx_buf_size = sizeof(rx_buf);
 	client.tx_buf = tx_buf;
 	client.tx_buf_size = sizeof(tx_buf);
-	client.transport.type = MQTT_TRANSPORT_SECURE;
-	client.transport.tls.config.peer_verify = TLS_PEER_VERIFY_REQUIRED;
-	client.transport.tls.config.sec_tag_list = tags;
-	client.transport.tls.config.sec_tag_count = ARRAY_SIZE(tags);
-	client.transport.tls.config.hostname = CONFIG_BEACON_CLOUD_HOST;
-	if (mqtt_connect(&client) != 0) {
-		return HAL_CLOUD_ECONN;
+	client.transport.type = MQTT_TRANSPORT_NON_SECURE;
+#if defined(CONFIG_MQTT_LIB_TLS)
+	if (config.tls) {
+		tags[0] = config.sec_tag;
+		client.transport.type = MQTT_TRANSPORT_SECURE;
+		client.transport.tls.config.peer_verify = TLS_PEER_VERIFY_REQUIRED;
+		client.transport.tls.config.sec_tag_list = tags;
+		client.transport.tls.config.sec_tag_count = ARRAY_SIZE(tags);
+		client.transport.tls.config.hostname = config.host;
+	}
+#endif
+	rc = mqtt_connect(&client);
+	if (rc != 0) {
+		/* Refused or unreachable: the network's answer. A handshake that failed (the
+		 * certificate not signed by the provisioned CA, or not for this host): the TLS
+		 * layer's ECONNABORTED. */
+		return rc == -ECONNABORTED && config.tls ? HAL_CLOUD_ETLS : HAL_CLOUD_ECONN;
 	}
 	rc = pump(timeout_ms, connack_seen);
-	if (rc == 0 && link.connack_rc != 0) {
+	/* A refused CONNACK: the library closes the connection at once, so the disconnect event
+	 * comes with it; the refusal is the answer. */
+	if (link.connack && link.connack_rc != 0) {
 		mqtt_abort(&client);
 		return HAL_CLOUD_EAUTH;
 	}
@@ -263,7 +309,7 @@ static int z_flush(void *ctx, uint32_t timeout_ms)
 static void z_disconnect(void *ctx)
 {
 	if (link.connected) {
-		mqtt_disconnect(&client, NULL);
+		mqtt_disconnect(&client);
 	} else {
 		mqtt_abort(&client);
 	}
@@ -279,12 +325,19 @@ static const hal_cloud_transport_t transport = {
 	.disconnect = z_disconnect,
 };
 
-const hal_cloud_transport_t *hal_cloud_transport(void)
+const hal_cloud_transport_t *hal_cloud_zephyr_transport(void)
 {
 	return &transport;
 }
 
-#else /* !CONFIG_MQTT_LIB */
+#if !defined(CONFIG_BEACON_SIMULATED_WORLD)
+const hal_cloud_transport_t *hal_cloud_transport(void)
+{
+	return &transport;
+}
+#endif
+
+#elif !defined(CONFIG_BEACON_SIMULATED_WORLD) /* !CONFIG_MQTT_LIB */
 
 const hal_cloud_transport_t *hal_cloud_transport(void)
 {

@@ -11,8 +11,8 @@
  * The run's options come from the host (host_link.h), as beacon-sim's:
  *
  *   [--for MS] [--utc MS | --no-utc] [--world SCRIPT] [--trace FILE] [--stdout FILE]
- *   [--stderr FILE] [--verbose] [--heap BYTES] [--cloud loopback|none]
- *   [--power-cut-after N] [--storage model|board] [--listen] [--air model|radio] [--play N]
+ *   [--stderr FILE] [--verbose] [--heap BYTES] [--cloud loopback|none|mqtt[s]://HOST:PORT]
+ *   [--cloud-secret S] [--cloud-ca PEM] [--power-cut-after N] [--storage model|board] [--listen] [--air model|radio] [--play N]
  *   [app.bapp]
  *
  * A package given is installed through the device's app store (checked, written to the staging
@@ -61,10 +61,14 @@
 #include "world_cloud.h"
 #include "world_script.h"
 #include "world_zephyr.h"
+#if defined(CONFIG_MQTT_LIB)
+#include "world_cloud_zephyr.h"
+#endif
 
 #define USAGE                                                                                      \
 	"options: [--for MS] [--utc MS | --no-utc] [--world SCRIPT] [--trace FILE] "              \
-	"[--stdout FILE] [--stderr FILE] [--verbose] [--heap BYTES] [--cloud loopback|none] "      \
+	"[--stdout FILE] [--stderr FILE] [--verbose] [--heap BYTES] "                               \
+	"[--cloud loopback|none|mqtt[s]://HOST:PORT] [--cloud-secret S] [--cloud-ca PEM] "          \
 	"[--power-cut-after N] [--storage model|board] [--listen] [--air model|radio] [--play N] "     \
 	"[app.bapp]"
 
@@ -81,6 +85,7 @@ typedef struct {
 	bool utc_given;
 	const char *world_path, *trace_path, *stdout_path, *stderr_path, *package;
 	int cloud; /* world_cloud_mode_t */
+	const char *cloud_url, *cloud_secret, *cloud_ca; /* a real cloud (world_cloud_zephyr.h) */
 	uint64_t cut_after;
 	bool board_storage;
 	bool listen;
@@ -191,10 +196,18 @@ static int parse_options(int argc, char **argv, options_t *o)
 				o->cloud = WORLD_CLOUD_LOOPBACK;
 			} else if (strcmp(mode, "none") == 0) {
 				o->cloud = WORLD_CLOUD_NONE;
+			} else if (IS_ENABLED(CONFIG_MQTT_LIB) && strncmp(mode, "mqtt", 4) == 0) {
+				o->cloud_url = mode;
 			} else {
-				return usage("--cloud takes loopback or none (the board has no network "
-					     "for mqtt://)");
+				return usage(IS_ENABLED(CONFIG_MQTT_LIB)
+						     ? "--cloud takes loopback, none or mqtt[s]://HOST:PORT"
+						     : "--cloud takes loopback or none (the board has no network "
+						       "for mqtt://)");
 			}
+		} else if (strcmp(a, "--cloud-secret") == 0 && has_value) {
+			o->cloud_secret = argv[++i];
+		} else if (strcmp(a, "--cloud-ca") == 0 && has_value) {
+			o->cloud_ca = argv[++i];
 		} else if (strcmp(a, "--storage") == 0 && has_value) {
 			const char *where = argv[++i];
 
@@ -431,6 +444,16 @@ static int run(void)
 	world.devices[0].utc_synced = o.synced;
 	world.verbose = o.verbose;
 	world_cloud_set_mode(&world, (world_cloud_mode_t)o.cloud);
+#if defined(CONFIG_MQTT_LIB)
+	if (o.cloud_url != NULL) {
+		char why[160];
+
+		if (world_cloud_zephyr_use(&world, o.cloud_url, o.cloud_secret, o.cloud_ca, why,
+					   sizeof(why)) != 0) {
+			return usage(why);
+		}
+	}
+#endif
 	if (script != NULL) {
 		char err[256];
 

@@ -27,7 +27,8 @@ beacon_sources(world BEACON_WORLD_SOURCES BEACON_WORLD_INCLUDES)
 file(GLOB BEACON_PORT_SOURCES CONFIGURE_DEPENDS "${BEACON_ZEPHYR_PORT_DIR}/*.c")
 # What a device runs, and what a test board runs instead (CONFIG_BEACON_SIMULATED_WORLD): the
 # world's models of the hardware (src/world) behind the HAL, with the board's host link.
-set(BEACON_WORLD_PORT_FILES world_main_zephyr.c world_zephyr.c host_link_bsim.c host_link_semihost.c)
+set(BEACON_WORLD_PORT_FILES world_main_zephyr.c world_zephyr.c world_cloud_zephyr.c host_link_bsim.c host_link_semihost.c
+                            host_sockets_bsim.c)
 # The OS side the world keeps from the device's port: lock, CRC, cryptography, flash, the app
 # store, the upload service and the BLE radio (under the world's device with --air radio).
 set(BEACON_WORLD_KEEPS hal_lock_zephyr.c rt_crc32_zephyr.c hal_crypto_zephyr.c hal_flash_zephyr.c
@@ -42,6 +43,14 @@ foreach(_source IN LISTS BEACON_PORT_SOURCES)
       continue()
     elseif(_name STREQUAL "host_link_semihost.c" AND NOT CONFIG_SEMIHOST)
       continue()
+    elseif(_name STREQUAL "host_sockets_bsim.c" AND NOT CONFIG_BEACON_HOST_SOCKETS)
+      continue()
+    elseif(_name MATCHES "^(hal_cloud_zephyr|world_cloud_zephyr)\\.c$" AND NOT CONFIG_MQTT_LIB)
+      continue()
+    elseif(_name STREQUAL "hal_cloud_zephyr.c")
+      # A test board with a network syncs with a real cloud through the device's client
+      # (world_main_zephyr.c's --cloud mqtts://).
+      list(APPEND _beacon_port_selected "${_source}")
     elseif(_world_file GREATER_EQUAL 0 OR _kept GREATER_EQUAL 0)
       list(APPEND _beacon_port_selected "${_source}")
     endif()
@@ -50,6 +59,16 @@ foreach(_source IN LISTS BEACON_PORT_SOURCES)
   endif()
 endforeach()
 set(BEACON_PORT_SOURCES ${_beacon_port_selected})
+if(CONFIG_BEACON_HOST_SOCKETS)
+  # The provider speaks Zephyr's socket internals; its adapter runs in the native simulator's
+  # runner with the host's headers (as Zephyr's own NSOS driver does).
+  set_property(SOURCE "${BEACON_ZEPHYR_PORT_DIR}/host_sockets_bsim.c" APPEND PROPERTY
+               INCLUDE_DIRECTORIES "${ZEPHYR_BASE}/subsys/net/lib/sockets")
+  # Zephyr's net_if.h (through the socket internals) compares an unsigned index with 0.
+  set_property(SOURCE "${BEACON_ZEPHYR_PORT_DIR}/host_sockets_bsim.c" APPEND PROPERTY
+               COMPILE_OPTIONS -Wno-type-limits)
+  target_sources(native_simulator INTERFACE "${BEACON_ZEPHYR_PORT_DIR}/bsim/host_sockets_adapt.c")
+endif()
 if(CONFIG_BEACON_SIMULATED_WORLD)
   list(APPEND BEACON_RUNTIME_SOURCES ${BEACON_WORLD_SOURCES})
 endif()

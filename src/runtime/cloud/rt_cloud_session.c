@@ -17,6 +17,7 @@ const char *rt_cloud_strerror(int err)
 	case HAL_CLOUD_ECONN: return "connection lost";
 	case HAL_CLOUD_ETIMEDOUT: return "no answer from the cloud";
 	case HAL_CLOUD_EPROTO: return "the cloud sent a frame the device cannot decode";
+	case HAL_CLOUD_ETLS: return "the cloud's certificate is not one the device trusts";
 	default: return "sync failed";
 	}
 }
@@ -206,7 +207,8 @@ int rt_cloud_session_run(rt_cloud_session_t *s)
 	int rc = t->connect(t->ctx, s->device_id, timeout);
 	if (rc != 0) {
 		return fail(s, rc, rc == HAL_CLOUD_EAUTH ? "the cloud refused the device's credentials"
-							 : "could not connect to the cloud");
+				   : rc == HAL_CLOUD_ETLS ? "the cloud's certificate is not one the device trusts"
+							  : "could not connect to the cloud");
 	}
 	char topic_a[RT_CLOUD_TOPIC_MAX], topic_m[RT_CLOUD_TOPIC_MAX], topic[RT_CLOUD_TOPIC_MAX];
 	rt_cloud_topic(topic_a, s->device_id, 'a');
