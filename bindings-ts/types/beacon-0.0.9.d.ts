@@ -107,18 +107,39 @@ declare namespace ble {
      */
     function iBeacon(uuid: ArrayBuffer | string, major: number, minor: number, measuredPower?: number): BlePacket;
     /**
-     * The vendor's location packet.
+     * The maker's (Estimote) location packet; ble.build.vendorLocation is the same function, as
+     * the spec writes it.
+     * @param measuredPower dBm received at 1 m. A whole number. From -127 to 127. Default -50.
+     */
+    function estimoteLocation(measuredPower?: number): BlePacket;
+    /**
+     * The maker's (Estimote) location packet; ble.build.vendorLocation is the same function, as
+     * the spec writes it.
      * @param measuredPower dBm received at 1 m. A whole number. From -127 to 127. Default -50.
      */
     function vendorLocation(measuredPower?: number): BlePacket;
     /**
-     * The vendor's location-trigger packet; advertise it every 100 ms at -4 dBm.
+     * The maker's (Estimote) location-trigger packet; advertise it every 100 ms at -4 dBm.
+     * ble.build.vendorLocationTrigger is the same function.
+     * @param measuredPower dBm received at 1 m. A whole number. From -127 to 127. Default -50.
+     */
+    function estimoteLocationTrigger(measuredPower?: number): BlePacket;
+    /**
+     * The maker's (Estimote) location-trigger packet; advertise it every 100 ms at -4 dBm.
+     * ble.build.vendorLocationTrigger is the same function.
      * @param measuredPower dBm received at 1 m. A whole number. From -127 to 127. Default -50.
      */
     function vendorLocationTrigger(measuredPower?: number): BlePacket;
     /**
-     * The vendor's telemetry packet with the current values. Pass the function itself to
-     * ble.advertise so that each advertisement carries fresh values.
+     * The maker's (Estimote) telemetry packet with the current values. Pass the function itself
+     * to ble.advertise so that each advertisement carries fresh values.
+     * ble.build.vendorTelemetry is the same function.
+     */
+    function estimoteTelemetry(): BlePacket;
+    /**
+     * The maker's (Estimote) telemetry packet with the current values. Pass the function itself
+     * to ble.advertise so that each advertisement carries fresh values.
+     * ble.build.vendorTelemetry is the same function.
      */
     function vendorTelemetry(): BlePacket;
   }

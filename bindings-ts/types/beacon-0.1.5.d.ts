@@ -119,18 +119,39 @@ declare namespace ble {
      */
     function altBeacon(id: ArrayBuffer | string, manufacturerId: number, measuredPower?: number, reserved?: number): BlePacket;
     /**
-     * The vendor's location packet.
+     * The maker's (Estimote) location packet; ble.build.vendorLocation is the same function, as
+     * the spec writes it.
+     * @param measuredPower dBm received at 1 m. A whole number. From -127 to 127. Default -50.
+     */
+    function estimoteLocation(measuredPower?: number): BlePacket;
+    /**
+     * The maker's (Estimote) location packet; ble.build.vendorLocation is the same function, as
+     * the spec writes it.
      * @param measuredPower dBm received at 1 m. A whole number. From -127 to 127. Default -50.
      */
     function vendorLocation(measuredPower?: number): BlePacket;
     /**
-     * The vendor's location-trigger packet; advertise it every 100 ms at -4 dBm.
+     * The maker's (Estimote) location-trigger packet; advertise it every 100 ms at -4 dBm.
+     * ble.build.vendorLocationTrigger is the same function.
+     * @param measuredPower dBm received at 1 m. A whole number. From -127 to 127. Default -50.
+     */
+    function estimoteLocationTrigger(measuredPower?: number): BlePacket;
+    /**
+     * The maker's (Estimote) location-trigger packet; advertise it every 100 ms at -4 dBm.
+     * ble.build.vendorLocationTrigger is the same function.
      * @param measuredPower dBm received at 1 m. A whole number. From -127 to 127. Default -50.
      */
     function vendorLocationTrigger(measuredPower?: number): BlePacket;
     /**
-     * The vendor's telemetry packet with the current values. Pass the function itself to
-     * ble.advertise so that each advertisement carries fresh values.
+     * The maker's (Estimote) telemetry packet with the current values. Pass the function itself
+     * to ble.advertise so that each advertisement carries fresh values.
+     * ble.build.vendorTelemetry is the same function.
+     */
+    function estimoteTelemetry(): BlePacket;
+    /**
+     * The maker's (Estimote) telemetry packet with the current values. Pass the function itself
+     * to ble.advertise so that each advertisement carries fresh values.
+     * ble.build.vendorTelemetry is the same function.
      */
     function vendorTelemetry(): BlePacket;
   }
@@ -467,8 +488,9 @@ declare namespace timers {
 declare namespace uwb {
   /**
    * Starts ranging as role (a uwb.Role). An initiator measures the distance to responders with
-   * the same panId and calls callback with each measurement. The promise resolves on
-   * uwb.stop(true) or timeout.
+   * the same panId; both sides' callbacks (optional for either role) get each measurement: an
+   * initiator's names the responder, a responder's names the initiator. The promise resolves on
+   * uwb.stop(true) or timeout; every error, argument errors included, rejects it.
    * @param role A whole number. From 0 to 1.
    * @throws ESR1701 bad arguments for the role
    * @throws ESR1703 invalid options

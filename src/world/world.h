@@ -289,7 +289,7 @@ void world_port_fatal(const char *reason) __attribute__((noreturn));
 /* The simulated flash of a device's storage partition (made if it does not exist yet). */
 sim_flash_t *world_device_flash(world_device_t *device);
 #define WORLD_FLASH_PAGE_SIZE 4096u
-#define WORLD_FLASH_PAGES 32u /* 128 KB: see docs/storage.md */
+#define WORLD_FLASH_PAGES 64u /* 256 KB: see docs/storage.md */
 
 /* Write the --verbose summary of a device's LED ring if it changed since the last one. */
 void world_verbose_ring(world_t *world, world_device_t *device);

@@ -42,7 +42,8 @@ export function emitDocs(api: ApiIR, implemented: Map<string, boolean>): string 
     const versions = API_VERSIONS.map((_, i) => (mask & (1 << i) ? 'yes' : '—'));
     const impl = implemented.get(fn.native);
     const state = impl === undefined ? 'missing' : impl ? 'yes' : 'not yet';
-    const deprecated = fn.overloads.some((o) => o.deprecated !== undefined) ? ' (deprecated)' : '';
+    const deprecated = fn.overloads.some((o) => o.deprecated !== undefined) ? ' (deprecated)' :
+      fn.aliasOf ? ` (alias of \`${fn.aliasOf}\`)` : '';
     rows.push(`| \`${name}\`${deprecated} | ${versions.join(' | ')} | ${state} |`);
   };
   for (const fn of api.functions) row(fn.owner ? `${fn.owner}.${fn.name}` : fn.name, fn);
