@@ -86,6 +86,7 @@ typedef struct world_device {
 	const uint8_t *package;
 	size_t package_len;
 	bool booted;
+	bool start_pending;   /* booted by world_start, its app not yet started */
 	uint64_t boot_at;   /* world time of the last boot */
 	uint32_t boots;     /* boots so far, power cuts and resets included */
 	uint64_t random_draws; /* hal_device_random calls since the world began */
