@@ -291,6 +291,9 @@ declare namespace location {
    * 15 minutes unless options.timeout says otherwise. The promise resolves with the last known
    * position (or undefined) on timeout or location.stop(true), and is rejected when a fix fails
    * or minInterval is greater than timeout.
+   * @throws ESR0502 minInterval is greater than timeout (a RangeError, as a rejection)
+   * @throws ESR0901 no fix within maxFixWait
+   * @throws ESR0902 the GNSS receiver failed
    */
   function startUpdates(callback: (position: Position) => void, options?: LocationOptions): Promise<Position | undefined>;
   /**
@@ -310,13 +313,41 @@ declare namespace modem {
   /**
    * Searches the operators in range. Can take minutes and much power; up to 30 minutes with
    * NB-IoT enabled.
+   * @throws ESR0410 airplane mode is on (the query is refused, or was pending when it was turned on)
+   * @throws ESR0407 the same query was called again before this one answered
+   * @throws ESR0003 the hardware has no LTE modem
+   * @throws ESR0403 the modem cannot run the query now
+   * @throws ESR0401 the modem failed the query
    */
   function getOperators(): Promise<ModemOperator[]>;
-  /** The state of the network connection. */
+  /**
+   * The state of the network connection.
+   * @throws ESR0410 airplane mode is on (the query is refused, or was pending when it was turned on)
+   * @throws ESR0407 the same query was called again before this one answered
+   * @throws ESR0003 the hardware has no LTE modem
+   * @throws ESR0403 the modem cannot run the query now
+   * @throws ESR0401 the modem failed the query
+   * @throws ESR0415 not registered to a network
+   */
   function getStatus(): Promise<NetworkStatus>;
-  /** The neighbouring cells, with their signal; up to 30 minutes with NB-IoT enabled. */
+  /**
+   * The neighbouring cells, with their signal; up to 30 minutes with NB-IoT enabled.
+   * @throws ESR0410 airplane mode is on (the query is refused, or was pending when it was turned on)
+   * @throws ESR0407 the same query was called again before this one answered
+   * @throws ESR0003 the hardware has no LTE modem
+   * @throws ESR0403 the modem cannot run the query now
+   * @throws ESR0401 the modem failed the query
+   */
   function getCells(): Promise<NetworkStatus[]>;
-  /** The SIM and modem identifiers. */
+  /**
+   * The SIM and modem identifiers.
+   * @throws ESR0410 airplane mode is on (the query is refused, or was pending when it was turned on)
+   * @throws ESR0407 the same query was called again before this one answered
+   * @throws ESR0003 the hardware has no LTE modem
+   * @throws ESR0403 the modem cannot run the query now
+   * @throws ESR0401 the modem failed the query
+   * @throws ESR0405 the modem has no SIM
+   */
   function getInfo(): Promise<ModemInfo>;
   /**
    * With state true, turns cellular communication off: the LTE module shuts down, heartbeat

@@ -23,7 +23,6 @@ static const rt_esr_info_t esr_table[RT_ESR_COUNT] = {
 	[RT_ESR0204_TOO_BIG] = {"ESR0204", "Message too big", "Message is too big"},
 	[RT_ESR0205_STORE_TIMEOUT] = {"ESR0205", "Data store timeout", NULL},
 	[RT_ESR0401_MODEM_UNKNOWN] = {"ESR0401", "Modem unknown error", NULL},
-	[RT_ESR0402_MODEM_TIMEOUT] = {"ESR0402", "Modem timeout", NULL},
 	[RT_ESR0403_MODEM_COMMAND] = {"ESR0403", "Modem command error", NULL},
 	[RT_ESR0405_SIM_ERROR] = {"ESR0405", "SIM card error/missing", NULL},
 	[RT_ESR0407_MODEM_FORCED_STOP] = {"ESR0407", "Modem forced stop", NULL},

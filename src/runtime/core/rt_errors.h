@@ -10,7 +10,7 @@
  * Codes are ESRxxyy, xx the family. System (00), VM (01), storage (02), UWB (17) and sensors
  * (18) are the spec's; the modem family (04) is the maker's reference's; function call (05),
  * cloud synchronisation (06), type conversion (07) and GNSS (09) follow the reference's order of families
- * with numbers of the product's own (docs/errors.md lists every code and who raises it).
+ * with numbers of the product's own (docs/api.md, "Errors", lists every code and who raises it).
  */
 #ifndef RT_ERRORS_H
 #define RT_ERRORS_H
@@ -32,7 +32,6 @@ typedef enum {
 	RT_ESR0204_TOO_BIG,
 	RT_ESR0205_STORE_TIMEOUT,
 	RT_ESR0401_MODEM_UNKNOWN,
-	RT_ESR0402_MODEM_TIMEOUT,
 	RT_ESR0403_MODEM_COMMAND,
 	RT_ESR0405_SIM_ERROR,
 	RT_ESR0407_MODEM_FORCED_STOP,
