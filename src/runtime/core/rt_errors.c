@@ -7,14 +7,15 @@
 typedef struct {
 	const char *code;
 	const char *text;
-	const char *legacy; /* 0.0.9 wording, where it differed */
+	const char *legacy; /* the uncoded 0.0.9 wording, for the errors the spec codes only from
+			     * 0.1.5 (ESR0004 keeps its words, without the code) */
 } rt_esr_info_t;
 
 static const rt_esr_info_t esr_table[RT_ESR_COUNT] = {
 	[RT_ESR0001_UNKNOWN] = {"ESR0001", "Unknown", NULL},
 	[RT_ESR0002_REBOOT_LOOP] = {"ESR0002", "Reboot loop detected", NULL},
 	[RT_ESR0003_UNSUPPORTED] = {"ESR0003", "Unsupported feature", NULL},
-	[RT_ESR0004_NO_RESOURCES] = {"ESR0004", "Not enough resources", NULL},
+	[RT_ESR0004_NO_RESOURCES] = {"ESR0004", "Not enough resources", "Not enough resources"},
 	[RT_ESR0005_TIME_INVALID] = {"ESR0005", "Time is not valid", NULL},
 	[RT_ESR0104_INTERRUPTED] = {"ESR0104", "Execution interrupted", NULL},
 	[RT_ESR0201_STORAGE_ERROR] = {"ESR0201", "Storage error", "Storage system error"},
