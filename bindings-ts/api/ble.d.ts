@@ -105,28 +105,40 @@ declare namespace ble {
       reserved?: Int<0, 256>
     ): BlePacket;
     /**
-     * The vendor's location packet.
+     * The maker's (Estimote) location packet; ble.build.vendorLocation is the same function, as
+     * the spec writes it.
      * @param measuredPower dBm received at 1 m.
      * @default measuredPower -50
+     * @native rt_ble_build_vendorLocation
+     * @alias vendorLocation
      */
-    function vendorLocation(measuredPower?: Int<-127, 127>): BlePacket;
+    function estimoteLocation(measuredPower?: Int<-127, 127>): BlePacket;
     /**
-     * The vendor's location-trigger packet; advertise it every 100 ms at -4 dBm.
+     * The maker's (Estimote) location-trigger packet; advertise it every 100 ms at -4 dBm.
+     * ble.build.vendorLocationTrigger is the same function.
      * @param measuredPower dBm received at 1 m.
      * @default measuredPower -50
+     * @native rt_ble_build_vendorLocationTrigger
+     * @alias vendorLocationTrigger
      */
-    function vendorLocationTrigger(measuredPower?: Int<-127, 127>): BlePacket;
+    function estimoteLocationTrigger(measuredPower?: Int<-127, 127>): BlePacket;
     /**
-     * The vendor's telemetry packet with the current values. Pass the function itself to
-     * ble.advertise so that each advertisement carries fresh values.
+     * The maker's (Estimote) telemetry packet with the current values. Pass the function itself
+     * to ble.advertise so that each advertisement carries fresh values.
+     * ble.build.vendorTelemetry is the same function.
+     * @native rt_ble_build_vendorTelemetry
+     * @alias vendorTelemetry
      */
-    function vendorTelemetry(): BlePacket;
+    function estimoteTelemetry(): BlePacket;
     /**
-     * The vendor's nearable packet with the current values. Pass the function itself to
-     * ble.advertise so that each advertisement carries fresh values.
+     * The maker's (Estimote) nearable packet with the current values. Pass the function itself
+     * to ble.advertise so that each advertisement carries fresh values.
+     * ble.build.vendorNearable is the same function.
      * @since 0.2.4
+     * @native rt_ble_build_vendorNearable
+     * @alias vendorNearable
      */
-    function vendorNearable(): BlePacket;
+    function estimoteNearable(): BlePacket;
   }
 }
 

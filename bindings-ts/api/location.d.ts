@@ -10,6 +10,9 @@ declare namespace location {
    * 15 minutes unless options.timeout says otherwise. The promise resolves with the last known
    * position (or undefined) on timeout or location.stop(true), and is rejected when a fix fails
    * or minInterval is greater than timeout.
+   * @throws ESR0502 minInterval is greater than timeout (a RangeError, as a rejection)
+   * @throws ESR0901 no fix within maxFixWait
+   * @throws ESR0902 the GNSS receiver failed
    */
   function startUpdates(callback: (position: Position) => void, options?: LocationOptions): Promise<Position | undefined>;
 

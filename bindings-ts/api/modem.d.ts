@@ -1,5 +1,6 @@
 // modem (lte in 0.0.9): LTE network diagnostics and airplane mode. A query called again while
-// the same query is pending rejects the earlier promise; airplane mode rejects all of them.
+// the same query is pending rejects the earlier promise; airplane mode rejects all of them. The
+// rejections carry the maker's modem codes (ESR04xx), listed with each query.
 
 /**
  * The LTE modem; lte in 0.0.9.
@@ -9,13 +10,41 @@ declare namespace modem {
   /**
    * Searches the operators in range. Can take minutes and much power; up to 30 minutes with
    * NB-IoT enabled.
+   * @throws ESR0410 airplane mode is on (the query is refused, or was pending when it was turned on)
+   * @throws ESR0407 the same query was called again before this one answered
+   * @throws ESR0003 the hardware has no LTE modem
+   * @throws ESR0403 the modem cannot run the query now
+   * @throws ESR0401 the modem failed the query
    */
   function getOperators(): Promise<ModemOperator[]>;
-  /** The state of the network connection. */
+  /**
+   * The state of the network connection.
+   * @throws ESR0410 airplane mode is on (the query is refused, or was pending when it was turned on)
+   * @throws ESR0407 the same query was called again before this one answered
+   * @throws ESR0003 the hardware has no LTE modem
+   * @throws ESR0403 the modem cannot run the query now
+   * @throws ESR0401 the modem failed the query
+   * @throws ESR0415 not registered to a network
+   */
   function getStatus(): Promise<NetworkStatus>;
-  /** The neighbouring cells, with their signal; up to 30 minutes with NB-IoT enabled. */
+  /**
+   * The neighbouring cells, with their signal; up to 30 minutes with NB-IoT enabled.
+   * @throws ESR0410 airplane mode is on (the query is refused, or was pending when it was turned on)
+   * @throws ESR0407 the same query was called again before this one answered
+   * @throws ESR0003 the hardware has no LTE modem
+   * @throws ESR0403 the modem cannot run the query now
+   * @throws ESR0401 the modem failed the query
+   */
   function getCells(): Promise<NetworkStatus[]>;
-  /** The SIM and modem identifiers. */
+  /**
+   * The SIM and modem identifiers.
+   * @throws ESR0410 airplane mode is on (the query is refused, or was pending when it was turned on)
+   * @throws ESR0407 the same query was called again before this one answered
+   * @throws ESR0003 the hardware has no LTE modem
+   * @throws ESR0403 the modem cannot run the query now
+   * @throws ESR0401 the modem failed the query
+   * @throws ESR0405 the modem has no SIM
+   */
   function getInfo(): Promise<ModemInfo>;
   /**
    * With state true, turns cellular communication off: the LTE module shuts down, heartbeat
@@ -40,16 +69,33 @@ declare namespace lte {
   /**
    * Searches the operators in range. Can take minutes and much power.
    * @native rt_modem_getOperators
+   * @throws ESR0410 airplane mode is on (the query is refused, or was pending when it was turned on)
+   * @throws ESR0407 the same query was called again before this one answered
+   * @throws ESR0003 the hardware has no LTE modem
+   * @throws ESR0403 the modem cannot run the query now
+   * @throws ESR0401 the modem failed the query
    */
   function getOperators(): Promise<ModemOperator[]>;
   /**
    * The state of the network connection.
    * @native rt_modem_getStatus
+   * @throws ESR0410 airplane mode is on (the query is refused, or was pending when it was turned on)
+   * @throws ESR0407 the same query was called again before this one answered
+   * @throws ESR0003 the hardware has no LTE modem
+   * @throws ESR0403 the modem cannot run the query now
+   * @throws ESR0401 the modem failed the query
+   * @throws ESR0415 not registered to a network
    */
   function getStatus(): Promise<NetworkStatus>;
   /**
    * The SIM and modem identifiers.
    * @native rt_modem_getInfo
+   * @throws ESR0410 airplane mode is on (the query is refused, or was pending when it was turned on)
+   * @throws ESR0407 the same query was called again before this one answered
+   * @throws ESR0003 the hardware has no LTE modem
+   * @throws ESR0403 the modem cannot run the query now
+   * @throws ESR0401 the modem failed the query
+   * @throws ESR0405 the modem has no SIM
    */
   function getInfo(): Promise<ModemInfo>;
   /**

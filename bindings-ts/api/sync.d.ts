@@ -20,8 +20,14 @@ declare namespace sync {
 
   /**
    * Sets the handler called when a sync ends, with the sync's error or undefined; it replaces
-   * the previous one, null disables it.
+   * the previous one, null disables it. The error carries the synchronisation family's code.
    * @since 0.2.6
+   * @throws ESR0601 (to the handler) no network, or no cloud configured
+   * @throws ESR0602 (to the handler) the cloud refused the device's credentials
+   * @throws ESR0603 (to the handler) the connection failed or was lost
+   * @throws ESR0604 (to the handler) the cloud did not answer in time
+   * @throws ESR0605 (to the handler) the cloud sent something the device cannot decode
+   * @throws ESR0201 (to the handler) the queue could not be read from flash
    */
   function setEndHandler(callback: ((error: Error | undefined) => void) | null): void;
 

@@ -7,8 +7,10 @@
 declare namespace uwb {
   /**
    * Starts ranging as role (a uwb.Role). An initiator measures the distance to responders with
-   * the same panId and calls callback with each measurement. The promise resolves on
-   * uwb.stop(true) or timeout.
+   * the same panId; both sides' callbacks (optional for either role) get each measurement: an
+   * initiator's names the responder, a responder's names the initiator. The promise resolves on
+   * uwb.stop(true) or timeout; every error, argument errors included, rejects it.
+   * @rejects
    * @throws ESR1701 bad arguments for the role
    * @throws ESR1703 invalid options
    * @invalid role ESR1701

@@ -187,6 +187,40 @@ test('the real declarations parse and cover every version', () => {
   }
 });
 
+test('@alias: the maker\'s name and the spec\'s vendor spelling are one function, in every version', () => {
+  const api = parseApi(path.join(tools, 'api'));
+  for (const [maker, vendor] of [['estimoteLocation', 'vendorLocation'], ['estimoteLocationTrigger', 'vendorLocationTrigger'],
+    ['estimoteTelemetry', 'vendorTelemetry'], ['estimoteNearable', 'vendorNearable']]) {
+    const a = api.functions.find((f) => f.owner === 'ble.build' && f.name === maker);
+    const b = api.functions.find((f) => f.owner === 'ble.build' && f.name === vendor);
+    assert.ok(a && b, `${maker} and ${vendor} are declared`);
+    assert.equal(b.aliasOf, maker);
+    assert.equal(a.native, b.native, 'one native serves both');
+    const mask = (f: typeof a) => f.overloads.reduce((m, o) => m | o.mask, 0);
+    assert.equal(mask(a), mask(b), `${vendor} exists where ${maker} does`);
+  }
+  const out = generate(path.join(tools, 'api'), path.join(repo, 'src', 'runtime'));
+  for (const v of ['0.0.9', '0.1.5', '0.2.6']) {
+    const typings = out.get(`bindings-ts/types/beacon-${v}.d.ts`)!;
+    assert.match(typings, /function estimoteLocation\(/);
+    assert.match(typings, /function vendorLocation\(/);
+  }
+  assert.match(out.get('docs/api.md')!, /\| `ble\.build\.vendorLocation` \(alias of `estimoteLocation`\) \| yes \| yes \| yes \| yes \|/);
+  assert.match(out.get('src/glue/generated/api_glue.c')!, /"ble\.build", "vendorNearable", glue_w_ble_build_vendorNearable, 0x4 \}/);
+});
+
+test('@rejects: argument errors of a promise-returning function become rejections', () => {
+  const dir = apiDir({ 'x.d.ts': '/**\n * @rejects\n */\ndeclare function wait(ms: Int<0, 10>): Promise<void>;\n' +
+    'declare function now(ms: Int<0, 10>): Promise<void>;\n' });
+  const source = emitC(parseApi(dir)).source;
+  const body = (name: string) => source.slice(source.indexOf(`glue_w_${name}(const eng_call_t *call)\n{`)).split('\n}\n')[0];
+  assert.match(body('wait'), /return glue_reject\(error\);/);
+  assert.doesNotMatch(body('now'), /glue_reject/);
+  assert.match(body('now'), /return error;/);
+  assert.throws(() => parseApi(apiDir({ 'y.d.ts': '/** @rejects */\ndeclare function f(a: number): void;' })),
+    /@rejects needs a function that returns a promise/);
+});
+
 const errors: [string, string, RegExp][] = [
   ['no return type', 'declare function f(a: number);', /x\.d\.ts\(1,18\): error TS7010|functions need a declared return type/],
   ['union', 'declare function f(a: number | boolean): void;', /x\.d\.ts:1:\d+: unsupported union type/],
@@ -204,6 +238,7 @@ const errors: [string, string, RegExp][] = [
   ['default out of range', '/** @default a 9 */\ndeclare function f(a?: Int<0, 4>): void;', /bad @default 9: outside 0\.\.4/],
   ['default not in OneOfEach', 'interface R {\n  /** @default [36] */\n  c?: OneOfEach<[37, 38]>;\n}\ndeclare function f(r?: R): void;', /bad @default \[36\]/],
   ['tuple too long', 'declare function f(a: NumTuple<5, 0, 1>): void;', /NumTuple length must be 1 to 4/],
+  ['@alias of a bad name', '/** @alias 9x */\ndeclare function f(): void;', /bad @alias name '9x'/],
   ['object literal type', 'declare function f(a: { x: number }): void;', /object type literals are supported only as index signatures/],
 ];
 

@@ -437,6 +437,24 @@ const REFUSED: Refused[] = [
     ],
   },
   {
+    name: 'a JavaScript app: members no API version has, with the closest names',
+    file: 'app.js',
+    source: "var p = ble.build.estimoteLocaton();\nmodem.setTech('LTE');\nvar q = ble.build.estimoteNearable();\nvar ok = ble.build.vendorLocation();\n",
+    api: '0.1.5',
+    errors: [
+      [1, 19, /^ble\.build\.estimoteLocaton is in no API version \(0\.0\.9, 0\.1\.5 and 0\.2\.6\); did you mean ble\.build\.estimoteLocation\?$/],
+      [2, 7, /^modem\.setTech is in no API version .*; did you mean modem\.\w+\?$/],
+      [3, 19, /^ble\.build\.estimoteNearable is in API 0\.2\.6, not 0\.1\.5$/],
+    ],
+  },
+  {
+    name: 'a JavaScript app: a typo whose closest name is of another version',
+    file: 'app.js',
+    source: "var n = ble.build.estimoteNearabel;\n",
+    api: '0.1.5',
+    errors: [[1, 19, /did you mean ble\.build\.estimoteNearable \(API 0\.2\.6\)\?$/]],
+  },
+  {
     name: 'a JavaScript app: missing built-ins, for...of over a Set, BigInt',
     file: 'app.js',
     source: "var s = new Set([1]);\nfor (var v of s) print(v);\nvar e = Object.entries({});\nvar n = 5n;\nvar w = new WeakSet();\n",

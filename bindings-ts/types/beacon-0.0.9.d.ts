@@ -107,18 +107,39 @@ declare namespace ble {
      */
     function iBeacon(uuid: ArrayBuffer | string, major: number, minor: number, measuredPower?: number): BlePacket;
     /**
-     * The vendor's location packet.
+     * The maker's (Estimote) location packet; ble.build.vendorLocation is the same function, as
+     * the spec writes it.
+     * @param measuredPower dBm received at 1 m. A whole number. From -127 to 127. Default -50.
+     */
+    function estimoteLocation(measuredPower?: number): BlePacket;
+    /**
+     * The maker's (Estimote) location packet; ble.build.vendorLocation is the same function, as
+     * the spec writes it.
      * @param measuredPower dBm received at 1 m. A whole number. From -127 to 127. Default -50.
      */
     function vendorLocation(measuredPower?: number): BlePacket;
     /**
-     * The vendor's location-trigger packet; advertise it every 100 ms at -4 dBm.
+     * The maker's (Estimote) location-trigger packet; advertise it every 100 ms at -4 dBm.
+     * ble.build.vendorLocationTrigger is the same function.
+     * @param measuredPower dBm received at 1 m. A whole number. From -127 to 127. Default -50.
+     */
+    function estimoteLocationTrigger(measuredPower?: number): BlePacket;
+    /**
+     * The maker's (Estimote) location-trigger packet; advertise it every 100 ms at -4 dBm.
+     * ble.build.vendorLocationTrigger is the same function.
      * @param measuredPower dBm received at 1 m. A whole number. From -127 to 127. Default -50.
      */
     function vendorLocationTrigger(measuredPower?: number): BlePacket;
     /**
-     * The vendor's telemetry packet with the current values. Pass the function itself to
-     * ble.advertise so that each advertisement carries fresh values.
+     * The maker's (Estimote) telemetry packet with the current values. Pass the function itself
+     * to ble.advertise so that each advertisement carries fresh values.
+     * ble.build.vendorTelemetry is the same function.
+     */
+    function estimoteTelemetry(): BlePacket;
+    /**
+     * The maker's (Estimote) telemetry packet with the current values. Pass the function itself
+     * to ble.advertise so that each advertisement carries fresh values.
+     * ble.build.vendorTelemetry is the same function.
      */
     function vendorTelemetry(): BlePacket;
   }
@@ -232,6 +253,9 @@ declare namespace location {
    * 15 minutes unless options.timeout says otherwise. The promise resolves with the last known
    * position (or undefined) on timeout or location.stop(true), and is rejected when a fix fails
    * or minInterval is greater than timeout.
+   * @throws ESR0502 minInterval is greater than timeout (a RangeError, as a rejection)
+   * @throws ESR0901 no fix within maxFixWait
+   * @throws ESR0902 the GNSS receiver failed
    */
   function startUpdates(callback: (position: Position) => void, options?: LocationOptions): Promise<Position | undefined>;
   /**
@@ -248,11 +272,34 @@ declare namespace location {
 
 /** The modem of 0.0.9, renamed modem in 0.1.5 (same natives). */
 declare namespace lte {
-  /** Searches the operators in range. Can take minutes and much power. */
+  /**
+   * Searches the operators in range. Can take minutes and much power.
+   * @throws ESR0410 airplane mode is on (the query is refused, or was pending when it was turned on)
+   * @throws ESR0407 the same query was called again before this one answered
+   * @throws ESR0003 the hardware has no LTE modem
+   * @throws ESR0403 the modem cannot run the query now
+   * @throws ESR0401 the modem failed the query
+   */
   function getOperators(): Promise<ModemOperator[]>;
-  /** The state of the network connection. */
+  /**
+   * The state of the network connection.
+   * @throws ESR0410 airplane mode is on (the query is refused, or was pending when it was turned on)
+   * @throws ESR0407 the same query was called again before this one answered
+   * @throws ESR0003 the hardware has no LTE modem
+   * @throws ESR0403 the modem cannot run the query now
+   * @throws ESR0401 the modem failed the query
+   * @throws ESR0415 not registered to a network
+   */
   function getStatus(): Promise<NetworkStatus>;
-  /** The SIM and modem identifiers. */
+  /**
+   * The SIM and modem identifiers.
+   * @throws ESR0410 airplane mode is on (the query is refused, or was pending when it was turned on)
+   * @throws ESR0407 the same query was called again before this one answered
+   * @throws ESR0003 the hardware has no LTE modem
+   * @throws ESR0403 the modem cannot run the query now
+   * @throws ESR0401 the modem failed the query
+   * @throws ESR0405 the modem has no SIM
+   */
   function getInfo(): Promise<ModemInfo>;
   /**
    * With state true, turns cellular communication off: the LTE module shuts down, heartbeat

@@ -113,23 +113,51 @@ declare namespace ble {
      */
     function altBeacon(id: ArrayBuffer | string, manufacturerId: number, measuredPower?: number, reserved?: number): BlePacket;
     /**
-     * The vendor's location packet.
+     * The maker's (Estimote) location packet; ble.build.vendorLocation is the same function, as
+     * the spec writes it.
+     * @param measuredPower dBm received at 1 m. A whole number. From -127 to 127. Default -50.
+     */
+    function estimoteLocation(measuredPower?: number): BlePacket;
+    /**
+     * The maker's (Estimote) location packet; ble.build.vendorLocation is the same function, as
+     * the spec writes it.
      * @param measuredPower dBm received at 1 m. A whole number. From -127 to 127. Default -50.
      */
     function vendorLocation(measuredPower?: number): BlePacket;
     /**
-     * The vendor's location-trigger packet; advertise it every 100 ms at -4 dBm.
+     * The maker's (Estimote) location-trigger packet; advertise it every 100 ms at -4 dBm.
+     * ble.build.vendorLocationTrigger is the same function.
+     * @param measuredPower dBm received at 1 m. A whole number. From -127 to 127. Default -50.
+     */
+    function estimoteLocationTrigger(measuredPower?: number): BlePacket;
+    /**
+     * The maker's (Estimote) location-trigger packet; advertise it every 100 ms at -4 dBm.
+     * ble.build.vendorLocationTrigger is the same function.
      * @param measuredPower dBm received at 1 m. A whole number. From -127 to 127. Default -50.
      */
     function vendorLocationTrigger(measuredPower?: number): BlePacket;
     /**
-     * The vendor's telemetry packet with the current values. Pass the function itself to
-     * ble.advertise so that each advertisement carries fresh values.
+     * The maker's (Estimote) telemetry packet with the current values. Pass the function itself
+     * to ble.advertise so that each advertisement carries fresh values.
+     * ble.build.vendorTelemetry is the same function.
+     */
+    function estimoteTelemetry(): BlePacket;
+    /**
+     * The maker's (Estimote) telemetry packet with the current values. Pass the function itself
+     * to ble.advertise so that each advertisement carries fresh values.
+     * ble.build.vendorTelemetry is the same function.
      */
     function vendorTelemetry(): BlePacket;
     /**
-     * The vendor's nearable packet with the current values. Pass the function itself to
-     * ble.advertise so that each advertisement carries fresh values.
+     * The maker's (Estimote) nearable packet with the current values. Pass the function itself
+     * to ble.advertise so that each advertisement carries fresh values.
+     * ble.build.vendorNearable is the same function.
+     */
+    function estimoteNearable(): BlePacket;
+    /**
+     * The maker's (Estimote) nearable packet with the current values. Pass the function itself
+     * to ble.advertise so that each advertisement carries fresh values.
+     * ble.build.vendorNearable is the same function.
      */
     function vendorNearable(): BlePacket;
   }
@@ -288,6 +316,9 @@ declare namespace location {
    * 15 minutes unless options.timeout says otherwise. The promise resolves with the last known
    * position (or undefined) on timeout or location.stop(true), and is rejected when a fix fails
    * or minInterval is greater than timeout.
+   * @throws ESR0502 minInterval is greater than timeout (a RangeError, as a rejection)
+   * @throws ESR0901 no fix within maxFixWait
+   * @throws ESR0902 the GNSS receiver failed
    */
   function startUpdates(callback: (position: Position) => void, options?: LocationOptions): Promise<Position | undefined>;
   /**
@@ -307,13 +338,41 @@ declare namespace modem {
   /**
    * Searches the operators in range. Can take minutes and much power; up to 30 minutes with
    * NB-IoT enabled.
+   * @throws ESR0410 airplane mode is on (the query is refused, or was pending when it was turned on)
+   * @throws ESR0407 the same query was called again before this one answered
+   * @throws ESR0003 the hardware has no LTE modem
+   * @throws ESR0403 the modem cannot run the query now
+   * @throws ESR0401 the modem failed the query
    */
   function getOperators(): Promise<ModemOperator[]>;
-  /** The state of the network connection. */
+  /**
+   * The state of the network connection.
+   * @throws ESR0410 airplane mode is on (the query is refused, or was pending when it was turned on)
+   * @throws ESR0407 the same query was called again before this one answered
+   * @throws ESR0003 the hardware has no LTE modem
+   * @throws ESR0403 the modem cannot run the query now
+   * @throws ESR0401 the modem failed the query
+   * @throws ESR0415 not registered to a network
+   */
   function getStatus(): Promise<NetworkStatus>;
-  /** The neighbouring cells, with their signal; up to 30 minutes with NB-IoT enabled. */
+  /**
+   * The neighbouring cells, with their signal; up to 30 minutes with NB-IoT enabled.
+   * @throws ESR0410 airplane mode is on (the query is refused, or was pending when it was turned on)
+   * @throws ESR0407 the same query was called again before this one answered
+   * @throws ESR0003 the hardware has no LTE modem
+   * @throws ESR0403 the modem cannot run the query now
+   * @throws ESR0401 the modem failed the query
+   */
   function getCells(): Promise<NetworkStatus[]>;
-  /** The SIM and modem identifiers. */
+  /**
+   * The SIM and modem identifiers.
+   * @throws ESR0410 airplane mode is on (the query is refused, or was pending when it was turned on)
+   * @throws ESR0407 the same query was called again before this one answered
+   * @throws ESR0003 the hardware has no LTE modem
+   * @throws ESR0403 the modem cannot run the query now
+   * @throws ESR0401 the modem failed the query
+   * @throws ESR0405 the modem has no SIM
+   */
   function getInfo(): Promise<ModemInfo>;
   /**
    * With state true, turns cellular communication off: the LTE module shuts down, heartbeat
@@ -471,8 +530,14 @@ declare namespace sync {
   function setHandler(callback: (() => void | Promise<void>) | null): void;
   /**
    * Sets the handler called when a sync ends, with the sync's error or undefined; it replaces
-   * the previous one, null disables it.
+   * the previous one, null disables it. The error carries the synchronisation family's code.
    * @param callback null unregisters.
+   * @throws ESR0601 (to the handler) no network, or no cloud configured
+   * @throws ESR0602 (to the handler) the cloud refused the device's credentials
+   * @throws ESR0603 (to the handler) the connection failed or was lost
+   * @throws ESR0604 (to the handler) the cloud did not answer in time
+   * @throws ESR0605 (to the handler) the cloud sent something the device cannot decode
+   * @throws ESR0201 (to the handler) the queue could not be read from flash
    */
   function setEndHandler(callback: ((error: Error | undefined) => void) | null): void;
   /**

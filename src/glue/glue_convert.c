@@ -8,6 +8,7 @@
 #include "glue_core.h"
 #include "glue_internal.h"
 #include "rt_api_version.h"
+#include "rt_errors.h"
 
 /* ------------------------------------------------------------------ checks */
 
@@ -185,7 +186,7 @@ bool glue_convert(const eng_call_t *call, const glue_function_t *fn, void *args,
 			size_t used = strlen(got);
 			snprintf(got + used, sizeof(got) - used, "%s%s", k ? ", " : "", what);
 		}
-		*error = eng_throw(ENG_ERROR_TYPE, NULL, "%s: no form of this function takes (%s)",
+		*error = rt_throw_arg(ENG_ERROR_TYPE, "%s: no form of this function takes (%s)",
 				   fn->name, got);
 		return false;
 	}
@@ -213,4 +214,13 @@ bool glue_convert(const eng_call_t *call, const glue_function_t *fn, void *args,
 		}
 	}
 	return true;
+}
+
+eng_value_t glue_reject(eng_value_t exception)
+{
+	eng_value_t reason = eng_exception_value(exception);
+	eng_value_t promise = eng_promise_new();
+	eng_promise_reject(promise, reason);
+	eng_release(reason);
+	return promise;
 }

@@ -106,6 +106,10 @@ typedef struct {
 bool glue_convert(const eng_call_t *call, const glue_function_t *fn, void *args,
 		  eng_value_t *error);
 
+/* The exception glue_convert gave, as a rejected promise (consumed): the return of a function
+ * declared @rejects, whose callers handle its errors with .catch(). */
+eng_value_t glue_reject(eng_value_t exception);
+
 /* Tables emitted by the codegen and read by glue_install(). */
 typedef struct {
 	const char *owner; /* "" for globals, "timers", "ble.build" */

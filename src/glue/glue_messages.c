@@ -75,7 +75,7 @@ eng_value_t glue_refuse(eng_error_kind_t kind, const glue_where_t *at, const cha
 	if (esr != RT_ESR_COUNT) {
 		return rt_throw_esr(esr, "%s", msg);
 	}
-	return eng_throw(kind, NULL, "%s", msg);
+	return rt_throw_arg(kind, "%s", msg);
 }
 
 eng_value_t glue_fail(eng_error_kind_t kind, const glue_where_t *at, eng_value_t got,

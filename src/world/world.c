@@ -281,6 +281,30 @@ static bool any_running(const world_t *w)
 	return false;
 }
 
+static void apply_next_input(world_t *world)
+{
+	world_event_t e = pop_event(world);
+	world->inputs++;
+	if (e.kind == WORLD_IN_AIR_ADV) {
+		world->air_pending--;
+		world_air_event(world, &e);
+		return;
+	}
+	if (e.device < world->device_count) {
+		world_device_t *d = &world->devices[e.device];
+		world_select(world, d);
+		world_apply_input(world, d, &e);
+	}
+}
+
+void world_apply_due_inputs(world_t *world)
+{
+	while (world->event_count > 0 && world->events[0].at <= world->now) {
+		apply_next_input(world);
+	}
+	world_select(world, NULL);
+}
+
 uint64_t world_next_deadline(const world_t *world)
 {
 	uint64_t device_at = world->device_count ? world->devices[world->wake_heap[0]].next_wake
@@ -311,7 +335,9 @@ world_end_t world_run_until(world_t *world, uint64_t until)
 		    world->scanner_count == 0) {
 			at = WORLD_FOREVER;
 		}
-		if (at == WORLD_FOREVER) {
+		/* With a time given (--for), the run lasts it even when nothing is scheduled: an app
+		 * that only advertises is still running when the time is up. */
+		if (at == WORLD_FOREVER && (until == WORLD_FOREVER || !any_running(world))) {
 			world_select(world, NULL);
 			return any_running(world) ? WORLD_END_IDLE : WORLD_END_STOPPED;
 		}
@@ -335,18 +361,7 @@ world_end_t world_run_until(world_t *world, uint64_t until)
 		}
 		/* Inputs first at equal times: a press at 1 s is seen by a timer due at 1 s. */
 		if (event_at <= device_at) {
-			world_event_t e = pop_event(world);
-			world->inputs++;
-			if (e.kind == WORLD_IN_AIR_ADV) {
-				world->air_pending--;
-				world_air_event(world, &e);
-				continue;
-			}
-			if (e.device < world->device_count) {
-				world_device_t *d = &world->devices[e.device];
-				world_select(world, d);
-				world_apply_input(world, d, &e);
-			}
+			apply_next_input(world);
 			continue;
 		}
 		world_device_step(world, &world->devices[world->wake_heap[0]]);

@@ -86,6 +86,7 @@ typedef struct world_device {
 	const uint8_t *package;
 	size_t package_len;
 	bool booted;
+	bool start_pending;   /* booted by world_start, its app not yet started */
 	uint64_t boot_at;   /* world time of the last boot */
 	uint32_t boots;     /* boots so far, power cuts and resets included */
 	uint64_t random_draws; /* hal_device_random calls since the world began */
@@ -289,7 +290,7 @@ void world_port_fatal(const char *reason) __attribute__((noreturn));
 /* The simulated flash of a device's storage partition (made if it does not exist yet). */
 sim_flash_t *world_device_flash(world_device_t *device);
 #define WORLD_FLASH_PAGE_SIZE 4096u
-#define WORLD_FLASH_PAGES 32u /* 128 KB: see docs/storage.md */
+#define WORLD_FLASH_PAGES 64u /* 256 KB: see docs/storage.md */
 
 /* Write the --verbose summary of a device's LED ring if it changed since the last one. */
 void world_verbose_ring(world_t *world, world_device_t *device);

@@ -289,14 +289,28 @@ int world_install(world_t *world, uint32_t index, const uint8_t *package, size_t
 
 uint32_t world_start(world_t *world)
 {
+	/* Boot every device, then give them the inputs due now, then run the apps' top level:
+	 * docs/world.md has inputs at a millisecond come before any device runs at it, and the
+	 * top level is what runs at 0 (a storageFault at 0 meets the app's first save). */
 	uint32_t failed = 0;
 	for (uint32_t i = 0; i < world->device_count; i++) {
 		world_device_t *d = &world->devices[i];
-		if (d->package == NULL || d->booted) {
+		d->start_pending = d->package != NULL && !d->booted;
+		if (d->start_pending) {
+			world_select(world, d);
+			boot(world, d);
+		}
+	}
+	world_apply_due_inputs(world);
+	for (uint32_t i = 0; i < world->device_count; i++) {
+		world_device_t *d = &world->devices[i];
+		/* A reset among those inputs (a powerCut at 0) boots and starts the app itself. */
+		if (!d->start_pending || d->rt.app.state != RT_APP_NONE) {
+			d->start_pending = false;
 			continue;
 		}
+		d->start_pending = false;
 		world_select(world, d);
-		boot(world, d);
 		if (!start_guarded(world, d)) {
 			failed++;
 		}

@@ -82,6 +82,18 @@ static rt_uwb_config_t config_of(const world_uwb_t *u)
 	return c;
 }
 
+static void public_id_hex(const world_device_t *dev, char out[RT_UWB_ID_MAX])
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t n = 0;
+	for (size_t k = 0; k < dev->public_id_len && n + 2 < RT_UWB_ID_MAX; k++) {
+		uint8_t b = (uint8_t)dev->public_id[k];
+		out[n++] = digits[b >> 4];
+		out[n++] = digits[b & 0x0f];
+	}
+	out[n] = '\0';
+}
+
 void world_uwb_round_event(world_t *w, world_device_t *d, const world_event_t *e)
 {
 	if (!d->uwb.running || (uint32_t)e->value[0] != d->uwb.generation) {
@@ -101,16 +113,11 @@ void world_uwb_round_event(world_t *w, world_device_t *d, const world_event_t *e
 				    (int64_t)w->now, &m)) {
 			continue;
 		}
-		/* The responder is named by its public id, as sys.getPublicId() gives it there. */
-		static const char digits[] = "0123456789abcdef";
+		/* Each side is named by its public id, as sys.getPublicId() gives it there. */
 		char id[RT_UWB_ID_MAX];
-		size_t n = 0;
-		for (size_t k = 0; k < r->public_id_len && n + 2 < sizeof(id); k++) {
-			uint8_t b = (uint8_t)r->public_id[k];
-			id[n++] = digits[b >> 4];
-			id[n++] = digits[b & 0x0f];
-		}
-		id[n] = '\0';
+		char initiator_id[RT_UWB_ID_MAX];
+		public_id_hex(r, id);
+		public_id_hex(d, initiator_id);
 		if (world_tracing(w)) {
 			world_trace_begin(&w->json, w, d, "uwb-range");
 			world_trace_strz(&w->json, "peer", r->name);
@@ -121,6 +128,10 @@ void world_uwb_round_event(world_t *w, world_device_t *d, const world_event_t *e
 		}
 		rt_uwb_post_measurement(&d->rt, id, m.dist_m, m.lqi);
 		world_wake(w, d);
+		/* Two-way ranging leaves the distance on both sides: the responder's callback (if
+		 * any) hears the same measurement, naming the initiator. */
+		rt_uwb_post_measurement(&r->rt, initiator_id, m.dist_m, m.lqi);
+		world_wake(w, r);
 	}
 	schedule_round(w, d);
 }

@@ -608,6 +608,10 @@ static void test_bad_input(void **state)
 	r->config.pages_per_sector = 1;
 	assert_int_equal(rig_mount(r), RT_RECORDS_OK);
 	assert_int_equal(rt_records_write(&r->store, RT_RECORDS_NS_ALL, 1, b, 1), RT_RECORDS_EINVAL);
+	/* The index entry has two bits of namespace: 0..3. */
+	assert_int_equal(rt_records_write(&r->store, RT_RECORDS_NS_MAX + 1u, 1, b, 1), RT_RECORDS_EINVAL);
+	assert_int_equal(rt_records_write(&r->store, RT_RECORDS_NS_MAX, 1, b, 1), RT_RECORDS_OK);
+	assert_int_equal(rt_records_delete(&r->store, RT_RECORDS_NS_MAX, 1), RT_RECORDS_OK);
 	assert_int_equal(rt_records_write(&r->store, 0, 1, NULL, 3), RT_RECORDS_EINVAL);
 	put(r, 0, 1, 100, 1);
 	/* A buffer that is too small: the length, and nothing else. */
@@ -615,6 +619,24 @@ static void test_bad_input(void **state)
 	assert_int_equal(len, 100);
 	expect(r, 0, 1, 100, 1);
 	assert_string_equal(rt_records_strerror(RT_RECORDS_ENOSPC), "no storage space");
+	free(r);
+}
+
+/* The RAM index costs 8 bytes a record (docs/storage.md); its narrow fields number 16 sectors
+ * and sectors of up to 40 KB, which the largest geometries here reach. */
+static void test_index_entry_size(void **state)
+{
+	(void)state;
+	assert_int_equal(sizeof(rt_records_entry_t), 8);
+	/* 16 sectors of one page: the most the entry numbers. */
+	rig_t *r = rig_new(16, 1, INDEX_CAP);
+	assert_int_equal(rig_mount(r), RT_RECORDS_OK);
+	assert_int_equal(rt_records_max_record(&r->store), 4096u - 80u);
+	free(r);
+	/* Two 32 KB sectors: 1,638 entry slots each. */
+	r = rig_new(16, 8, INDEX_CAP);
+	assert_int_equal(rig_mount(r), RT_RECORDS_OK);
+	assert_int_equal(rt_records_max_record(&r->store), RT_RECORDS_LEN_MAX);
 	free(r);
 }
 
@@ -1051,6 +1073,7 @@ int main(void)
 		cmocka_unit_test(test_many_reboots_same_content),
 		cmocka_unit_test(test_wear_rotates_over_sectors),
 		cmocka_unit_test(test_bad_input),
+		cmocka_unit_test(test_index_entry_size),
 		cmocka_unit_test(test_foreign_area_is_left_alone),
 		cmocka_unit_test(test_bit_rot_in_data_is_not_returned),
 		cmocka_unit_test(test_bit_rot_in_entry_is_not_returned),

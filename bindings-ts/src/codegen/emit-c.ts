@@ -247,7 +247,7 @@ export function emitC(api: ApiIR, options: CGlueOptions = {}): CGlue {
 
   // ---------------------------------------------------------------- source
   const c: string[] = [BANNER];
-  c.push('#include <math.h>', '#include <stddef.h>', '', '#include "api_glue.h"', '');
+  c.push('#include <math.h>', '#include <stddef.h>', '', '#include "api_glue.h"', '#include "rt_errors.h"', '');
 
   // What the chosen versions have: functions and methods with at least one of their overloads.
   const kept = (fn: FunctionIR) => vm.remap(maskOf(fn)) !== 0;
@@ -487,25 +487,28 @@ function emitFunction(c: string[], fn: FunctionIR, n: NativeInfo, api: ApiIR, vm
     c.push(`static const glue_function_t glue_f_${id} = { ${cString(jsName(fn))}, glue_o_${id}, ` +
       `${fn.overloads.length}, ${variant} };`);
   }
+  // A function that answers with a promise may say its argument errors reject it (@rejects).
+  const failed = fn.overloads.some((o) => o.rejects) ? 'glue_reject(error)' : 'error';
   c.push(`static eng_value_t glue_w_${id}(const eng_call_t *call)`, '{');
   const callArgs: string[] = [];
   if (n.method) {
     const hd = api.handles.find((x) => x.name === fn.owner)!;
     c.push(`\tstruct rt_${n.method} *self = eng_get_native(call->this_value, &rt_${n.method}_native_type);`);
     c.push('\tif (self == NULL) {');
-    c.push(`\t\treturn eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", ` +
-      `${cString(jsName(fn))}, ${cString(article(hd.name) + ' ' + hd.name)});`);
+    c.push(`\t\treturn eng_throw_value(rt_error_kind(ENG_ERROR_TYPE, RT_ESR0503_WRONG_THIS, ` +
+      `"%s: called on an object that is not %s", ${cString(jsName(fn))}, ` +
+      `${cString(article(hd.name) + ' ' + hd.name)}));`);
     c.push('\t}');
     callArgs.push('self', 'call->this_value');
   }
   if (hasArgs) {
     // Zeroed: fields of other overloads (and their has_ flags) read as absent, not as garbage.
     c.push(`\t${struct} args = {0};`, '\teng_value_t error;');
-    c.push(`\tif (!glue_convert(call, &glue_f_${id}, &args, &error)) {`, '\t\treturn error;', '\t}');
+    c.push(`\tif (!glue_convert(call, &glue_f_${id}, &args, &error)) {`, `\t\treturn ${failed};`, '\t}');
     callArgs.push('&args');
   } else if (fn.overloads.length > 1) {
     c.push(`\teng_value_t error;`);
-    c.push(`\tif (!glue_convert(call, &glue_f_${id}, NULL, &error)) {`, '\t\treturn error;', '\t}');
+    c.push(`\tif (!glue_convert(call, &glue_f_${id}, NULL, &error)) {`, `\t\treturn ${failed};`, '\t}');
   } else {
     // No parameters to check: extra arguments are ignored, as JavaScript does.
     c.push('\t(void)call;');

@@ -3,7 +3,7 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { emitC } from './emit-c';
-import { emitDocs, scanImplemented } from './emit-docs';
+import { emitDocs, scanErrorCodes, scanImplemented } from './emit-docs';
 import { emitIndex } from './emit-index';
 import { emitTypings } from './emit-typings';
 import { parseApi } from './parse';
@@ -67,7 +67,7 @@ export function generate(apiDir: string, runtimeDir: string): Map<string, string
   out.set('src/glue/generated/api_glue.c', glue.source);
   for (const v of API_VERSIONS) out.set(`bindings-ts/types/beacon-${v}.d.ts`, emitTypings(api, v));
   out.set('bindings-ts/types/api-index.json', emitIndex(api));
-  out.set('docs/api.md', emitDocs(api, scanImplemented(runtimeDir)));
+  out.set('docs/api.md', emitDocs(api, scanImplemented(runtimeDir), scanErrorCodes(runtimeDir)));
   return out;
 }
 

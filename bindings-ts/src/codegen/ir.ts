@@ -59,6 +59,8 @@ export interface OverloadIR {
   throws: ThrowsIR[];
   doc: string;
   deprecated?: string;
+  /** `@rejects`: an argument the glue refuses rejects the returned promise (not thrown). */
+  rejects?: boolean;
   /** file:line of the declaration, for messages. */
   pos: string;
 }
@@ -72,6 +74,8 @@ export interface FunctionIR {
   native: string;
   overloads: OverloadIR[];
   isMethod: boolean;
+  /** Set on another name of a function (`@alias`): the name it stands for. */
+  aliasOf?: string;
 }
 
 export interface HandleIR {

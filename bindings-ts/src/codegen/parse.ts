@@ -11,11 +11,15 @@
 //   @invalid name ESRxxxx      a refused value of that parameter throws this coded error instead
 //                              of a TypeError/RangeError (the spec codes some refusals); needs
 //                              a matching @throws
+//   @rejects                   argument errors reject the returned promise instead of throwing
+//   @alias otherName           the same function also under otherName (same native, same
+//                              overloads): the spec's `vendor` spellings of the maker's names
 //   @deprecated text, @handle nativeType (interfaces), @values 0.0.9=0 (enum members),
 //   @value JSON (constants)
 import * as fs from 'fs';
 import * as path from 'path';
 import ts from 'typescript';
+import { docText, literalValue, tagsNamed } from './jsdoc';
 import { API_VERSIONS, compareVersions, isApiVersion } from './versions';
 import type {
   ApiIR, ConstIR, DefaultValue, FieldIR, FunctionIR, HandleIR, NamespaceIR, OverloadIR, ParamIR,
@@ -229,6 +233,24 @@ class DeclarationReader {
       if (isMethod) target!.push(fn);
       else this.functions.set(key, fn);
     }
+    for (const alias of tagsNamed(decl, 'alias')) this.addAlias(decl, owner, name, alias.trim(), overload, native);
+  }
+
+  /** Another name of a function: its own entry (so the glue names it in messages and every
+   * version that has the function has it), sharing the native and the overloads. */
+  private addAlias(decl: ts.Node, owner: string, of: string, alias: string, overload: OverloadIR,
+                   native: string): void {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(alias)) this.fail(decl, `bad @alias name '${alias}'`);
+    if (ts.isMethodSignature(decl)) this.fail(decl, '@alias is for functions of a namespace, not methods');
+    const key = `${owner}.${alias}`;
+    const copy: OverloadIR = { ...overload, params: overload.params.map((p) => ({ ...p })) };
+    const existing = this.functions.get(key);
+    if (existing) {
+      if (existing.aliasOf !== of) this.fail(decl, `@alias ${alias} is already declared`);
+      existing.overloads.push(copy);
+    } else {
+      this.functions.set(key, { name: alias, owner, native, overloads: [copy], isMethod: false, aliasOf: of });
+    }
   }
 
   private readOverload(decl: ts.SignatureDeclarationBase, mask: number): OverloadIR {
@@ -278,6 +300,9 @@ class DeclarationReader {
     }
     if (!decl.type) this.fail(decl, 'functions need a declared return type');
     const returns = this.readType(decl.type).type;
+    if (ts.getJSDocTags(decl).some((t) => t.tagName.text === 'rejects') && returns.kind !== 'promise') {
+      this.fail(decl, '@rejects needs a function that returns a promise');
+    }
     const overloadMask = mask & this.versionMask(decl);
     const throws: ThrowsIR[] = tagsNamed(decl, 'throws').map((t) => {
       // @throws ESR0205 [since 0.2.6] text: the bracket narrows the versions that throw it
@@ -303,6 +328,7 @@ class DeclarationReader {
       throws,
       doc: docText(decl),
       deprecated: deprecated ? ts.getTextOfJSDocComment(deprecated.comment) ?? '' : undefined,
+      rejects: ts.getJSDocTags(decl).some((t) => t.tagName.text === 'rejects') || undefined,
       pos: this.pos(decl),
     };
   }
@@ -544,33 +570,6 @@ function maskWhere(pred: (v: string) => boolean): number {
     if (pred(v)) mask |= 1 << i;
   });
   return mask;
-}
-
-/** Text of every JSDoc tag of that name on the node. */
-function tagsNamed(node: ts.Node, name: string): string[] {
-  return ts
-    .getJSDocTags(node)
-    .filter((t) => t.tagName.text === name)
-    .map((t) => ts.getTextOfJSDocComment(t.comment) ?? '');
-}
-
-function docText(node: ts.Node): string {
-  const docs = ts.getJSDocCommentsAndTags(node).filter(ts.isJSDoc);
-  const last = docs[docs.length - 1];
-  return last ? (ts.getTextOfJSDocComment(last.comment) ?? '').trim() : '';
-}
-
-function literalValue(node: ts.Node, fail: (n: ts.Node, m: string) => never): number | string | boolean {
-  if (ts.isLiteralTypeNode(node)) return literalValue(node.literal, fail);
-  if (ts.isNumericLiteral(node)) return Number(node.text);
-  if (ts.isStringLiteral(node)) return node.text;
-  if (node.kind === ts.SyntaxKind.TrueKeyword) return true;
-  if (node.kind === ts.SyntaxKind.FalseKeyword) return false;
-  if (ts.isPrefixUnaryExpression(node) && node.operator === ts.SyntaxKind.MinusToken &&
-      ts.isNumericLiteral(node.operand)) {
-    return -Number(node.operand.text);
-  }
-  return fail(node, `expected a literal, found ${node.getText()}`);
 }
 
 /** Broad JavaScript type class of an IR type: overloads must differ in at least one. */

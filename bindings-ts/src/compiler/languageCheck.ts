@@ -13,7 +13,7 @@
 // has); diagnostics.ts/hints make its message name the API version.
 import * as ts from 'typescript';
 import { ApiVersion } from '../codegen/versions';
-import { apiVersionHint } from './apiIndex';
+import { apiMemberProblem, apiVersionHint, apiVersionsOf } from './apiIndex';
 import { lookupGlobal, lookupMember } from './builtinCatalog';
 import { isDeviceLib } from './deviceLib';
 import { Diagnostic } from './diagnostics';
@@ -282,7 +282,11 @@ export function languageChecker(
           const member = nameNode.text;
           const ns = checker.getSymbolAtLocation(access.expression);
           if (ns && ns.flags & ts.SymbolFlags.Namespace && !checker.getPropertyOfType(checker.getTypeAtLocation(access.expression), member)) {
-            const hint = apiVersionHint(`${checker.getFullyQualifiedName(ns)}.${member}`, api);
+            // A member of another version says which; one of none is a typo the device would
+            // only find at run time ("undefined not callable"): refused here with the closest
+            // names.
+            const owner = checker.getFullyQualifiedName(ns);
+            const hint = apiVersionsOf(owner) ? apiMemberProblem(owner, member, api) : apiVersionHint(`${owner}.${member}`, api);
             if (hint) report(nameNode, CODE_BUILTIN, hint);
             break;
           }

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "api_glue.h"
+#include "rt_errors.h"
 
 static const glue_param_t glue_rec_BlePacket_fields[] = {
 	{ "name", GLUE_STRING, GLUE_OPTIONAL, 0x7, 0, offsetof(rt_BlePacket_t, name), offsetof(rt_BlePacket_t, has_name), 0, 0.0, INFINITY, 0.0, NULL },
@@ -297,6 +298,23 @@ static eng_value_t glue_w_ble_build_altBeacon(const eng_call_t *call)
 	return rt_ble_build_altBeacon(&args);
 }
 
+static const glue_param_t glue_p_ble_build_estimoteLocation_0[] = {
+	{ "measuredPower", GLUE_INTEGER, GLUE_OPTIONAL | GLUE_HAS_DEFAULT, 0xff, 0, offsetof(rt_ble_build_vendorLocation_args_t, measuredPower), offsetof(rt_ble_build_vendorLocation_args_t, has_measuredPower), 0, -127.0, 127.0, -50.0, NULL },
+};
+static const glue_overload_t glue_o_ble_build_estimoteLocation[] = {
+	{ 0x7, 1, 0, glue_p_ble_build_estimoteLocation_0 },
+};
+static const glue_function_t glue_f_ble_build_estimoteLocation = { "ble.build.estimoteLocation", glue_o_ble_build_estimoteLocation, 1, GLUE_NO_HAS };
+static eng_value_t glue_w_ble_build_estimoteLocation(const eng_call_t *call)
+{
+	rt_ble_build_vendorLocation_args_t args = {0};
+	eng_value_t error;
+	if (!glue_convert(call, &glue_f_ble_build_estimoteLocation, &args, &error)) {
+		return error;
+	}
+	return rt_ble_build_vendorLocation(&args);
+}
+
 static const glue_param_t glue_p_ble_build_vendorLocation_0[] = {
 	{ "measuredPower", GLUE_INTEGER, GLUE_OPTIONAL | GLUE_HAS_DEFAULT, 0xff, 0, offsetof(rt_ble_build_vendorLocation_args_t, measuredPower), offsetof(rt_ble_build_vendorLocation_args_t, has_measuredPower), 0, -127.0, 127.0, -50.0, NULL },
 };
@@ -312,6 +330,23 @@ static eng_value_t glue_w_ble_build_vendorLocation(const eng_call_t *call)
 		return error;
 	}
 	return rt_ble_build_vendorLocation(&args);
+}
+
+static const glue_param_t glue_p_ble_build_estimoteLocationTrigger_0[] = {
+	{ "measuredPower", GLUE_INTEGER, GLUE_OPTIONAL | GLUE_HAS_DEFAULT, 0xff, 0, offsetof(rt_ble_build_vendorLocationTrigger_args_t, measuredPower), offsetof(rt_ble_build_vendorLocationTrigger_args_t, has_measuredPower), 0, -127.0, 127.0, -50.0, NULL },
+};
+static const glue_overload_t glue_o_ble_build_estimoteLocationTrigger[] = {
+	{ 0x7, 1, 0, glue_p_ble_build_estimoteLocationTrigger_0 },
+};
+static const glue_function_t glue_f_ble_build_estimoteLocationTrigger = { "ble.build.estimoteLocationTrigger", glue_o_ble_build_estimoteLocationTrigger, 1, GLUE_NO_HAS };
+static eng_value_t glue_w_ble_build_estimoteLocationTrigger(const eng_call_t *call)
+{
+	rt_ble_build_vendorLocationTrigger_args_t args = {0};
+	eng_value_t error;
+	if (!glue_convert(call, &glue_f_ble_build_estimoteLocationTrigger, &args, &error)) {
+		return error;
+	}
+	return rt_ble_build_vendorLocationTrigger(&args);
 }
 
 static const glue_param_t glue_p_ble_build_vendorLocationTrigger_0[] = {
@@ -331,10 +366,22 @@ static eng_value_t glue_w_ble_build_vendorLocationTrigger(const eng_call_t *call
 	return rt_ble_build_vendorLocationTrigger(&args);
 }
 
+static eng_value_t glue_w_ble_build_estimoteTelemetry(const eng_call_t *call)
+{
+	(void)call;
+	return rt_ble_build_vendorTelemetry();
+}
+
 static eng_value_t glue_w_ble_build_vendorTelemetry(const eng_call_t *call)
 {
 	(void)call;
 	return rt_ble_build_vendorTelemetry();
+}
+
+static eng_value_t glue_w_ble_build_estimoteNearable(const eng_call_t *call)
+{
+	(void)call;
+	return rt_ble_build_vendorNearable();
 }
 
 static eng_value_t glue_w_ble_build_vendorNearable(const eng_call_t *call)
@@ -1388,7 +1435,7 @@ static eng_value_t glue_w_uwb_start(const eng_call_t *call)
 	rt_uwb_start_args_t args = {0};
 	eng_value_t error;
 	if (!glue_convert(call, &glue_f_uwb_start, &args, &error)) {
-		return error;
+		return glue_reject(error);
 	}
 	return rt_uwb_start(&args);
 }
@@ -1414,7 +1461,7 @@ static eng_value_t glue_w_Advertiser_stop(const eng_call_t *call)
 {
 	struct rt_advertiser *self = eng_get_native(call->this_value, &rt_advertiser_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "Advertiser.stop", "an Advertiser");
+		return eng_throw_value(rt_error_kind(ENG_ERROR_TYPE, RT_ESR0503_WRONG_THIS, "%s: called on an object that is not %s", "Advertiser.stop", "an Advertiser"));
 	}
 	(void)call;
 	return rt_advertiser_stop(self, call->this_value);
@@ -1424,7 +1471,7 @@ static eng_value_t glue_w_Advertiser_pause(const eng_call_t *call)
 {
 	struct rt_advertiser *self = eng_get_native(call->this_value, &rt_advertiser_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "Advertiser.pause", "an Advertiser");
+		return eng_throw_value(rt_error_kind(ENG_ERROR_TYPE, RT_ESR0503_WRONG_THIS, "%s: called on an object that is not %s", "Advertiser.pause", "an Advertiser"));
 	}
 	(void)call;
 	return rt_advertiser_pause(self, call->this_value);
@@ -1434,7 +1481,7 @@ static eng_value_t glue_w_Advertiser_resume(const eng_call_t *call)
 {
 	struct rt_advertiser *self = eng_get_native(call->this_value, &rt_advertiser_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "Advertiser.resume", "an Advertiser");
+		return eng_throw_value(rt_error_kind(ENG_ERROR_TYPE, RT_ESR0503_WRONG_THIS, "%s: called on an object that is not %s", "Advertiser.resume", "an Advertiser"));
 	}
 	(void)call;
 	return rt_advertiser_resume(self, call->this_value);
@@ -1451,7 +1498,7 @@ static eng_value_t glue_w_Advertiser_interval(const eng_call_t *call)
 {
 	struct rt_advertiser *self = eng_get_native(call->this_value, &rt_advertiser_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "Advertiser.interval", "an Advertiser");
+		return eng_throw_value(rt_error_kind(ENG_ERROR_TYPE, RT_ESR0503_WRONG_THIS, "%s: called on an object that is not %s", "Advertiser.interval", "an Advertiser"));
 	}
 	rt_advertiser_interval_args_t args = {0};
 	eng_value_t error;
@@ -1474,7 +1521,7 @@ static eng_value_t glue_w_Advertiser_power(const eng_call_t *call)
 {
 	struct rt_advertiser *self = eng_get_native(call->this_value, &rt_advertiser_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "Advertiser.power", "an Advertiser");
+		return eng_throw_value(rt_error_kind(ENG_ERROR_TYPE, RT_ESR0503_WRONG_THIS, "%s: called on an object that is not %s", "Advertiser.power", "an Advertiser"));
 	}
 	rt_advertiser_power_args_t args = {0};
 	eng_value_t error;
@@ -1488,7 +1535,7 @@ static eng_value_t glue_w_LegacyTimer_stop(const eng_call_t *call)
 {
 	struct rt_timer *self = eng_get_native(call->this_value, &rt_timer_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "LegacyTimer.stop", "a LegacyTimer");
+		return eng_throw_value(rt_error_kind(ENG_ERROR_TYPE, RT_ESR0503_WRONG_THIS, "%s: called on an object that is not %s", "LegacyTimer.stop", "a LegacyTimer"));
 	}
 	(void)call;
 	return rt_timer_stop(self, call->this_value);
@@ -1498,7 +1545,7 @@ static eng_value_t glue_w_SingleTimer_stop(const eng_call_t *call)
 {
 	struct rt_timer *self = eng_get_native(call->this_value, &rt_timer_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "SingleTimer.stop", "a SingleTimer");
+		return eng_throw_value(rt_error_kind(ENG_ERROR_TYPE, RT_ESR0503_WRONG_THIS, "%s: called on an object that is not %s", "SingleTimer.stop", "a SingleTimer"));
 	}
 	(void)call;
 	return rt_timer_stop(self, call->this_value);
@@ -1508,7 +1555,7 @@ static eng_value_t glue_w_SingleTimer_end(const eng_call_t *call)
 {
 	struct rt_timer *self = eng_get_native(call->this_value, &rt_timer_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "SingleTimer.end", "a SingleTimer");
+		return eng_throw_value(rt_error_kind(ENG_ERROR_TYPE, RT_ESR0503_WRONG_THIS, "%s: called on an object that is not %s", "SingleTimer.end", "a SingleTimer"));
 	}
 	(void)call;
 	return rt_timer_end(self, call->this_value);
@@ -1525,7 +1572,7 @@ static eng_value_t glue_w_SingleTimer_reset(const eng_call_t *call)
 {
 	struct rt_timer *self = eng_get_native(call->this_value, &rt_timer_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "SingleTimer.reset", "a SingleTimer");
+		return eng_throw_value(rt_error_kind(ENG_ERROR_TYPE, RT_ESR0503_WRONG_THIS, "%s: called on an object that is not %s", "SingleTimer.reset", "a SingleTimer"));
 	}
 	rt_timer_reset_args_t args = {0};
 	eng_value_t error;
@@ -1539,7 +1586,7 @@ static eng_value_t glue_w_RepeatTimer_stop(const eng_call_t *call)
 {
 	struct rt_timer *self = eng_get_native(call->this_value, &rt_timer_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "RepeatTimer.stop", "a RepeatTimer");
+		return eng_throw_value(rt_error_kind(ENG_ERROR_TYPE, RT_ESR0503_WRONG_THIS, "%s: called on an object that is not %s", "RepeatTimer.stop", "a RepeatTimer"));
 	}
 	(void)call;
 	return rt_timer_stop(self, call->this_value);
@@ -1556,7 +1603,7 @@ static eng_value_t glue_w_RepeatTimer_restart(const eng_call_t *call)
 {
 	struct rt_timer *self = eng_get_native(call->this_value, &rt_timer_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "RepeatTimer.restart", "a RepeatTimer");
+		return eng_throw_value(rt_error_kind(ENG_ERROR_TYPE, RT_ESR0503_WRONG_THIS, "%s: called on an object that is not %s", "RepeatTimer.restart", "a RepeatTimer"));
 	}
 	rt_timer_restart_args_t args = {0};
 	eng_value_t error;
@@ -1570,7 +1617,7 @@ static eng_value_t glue_w_AtTimer_stop(const eng_call_t *call)
 {
 	struct rt_timer *self = eng_get_native(call->this_value, &rt_timer_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "AtTimer.stop", "an AtTimer");
+		return eng_throw_value(rt_error_kind(ENG_ERROR_TYPE, RT_ESR0503_WRONG_THIS, "%s: called on an object that is not %s", "AtTimer.stop", "an AtTimer"));
 	}
 	(void)call;
 	return rt_timer_stop(self, call->this_value);
@@ -1580,7 +1627,7 @@ static eng_value_t glue_w_CountTimer_stop(const eng_call_t *call)
 {
 	struct rt_timer *self = eng_get_native(call->this_value, &rt_timer_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "CountTimer.stop", "a CountTimer");
+		return eng_throw_value(rt_error_kind(ENG_ERROR_TYPE, RT_ESR0503_WRONG_THIS, "%s: called on an object that is not %s", "CountTimer.stop", "a CountTimer"));
 	}
 	(void)call;
 	return rt_timer_stop(self, call->this_value);
@@ -1590,7 +1637,7 @@ static eng_value_t glue_w_CountTimer_end(const eng_call_t *call)
 {
 	struct rt_timer *self = eng_get_native(call->this_value, &rt_timer_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "CountTimer.end", "a CountTimer");
+		return eng_throw_value(rt_error_kind(ENG_ERROR_TYPE, RT_ESR0503_WRONG_THIS, "%s: called on an object that is not %s", "CountTimer.end", "a CountTimer"));
 	}
 	(void)call;
 	return rt_timer_end(self, call->this_value);
@@ -1644,9 +1691,13 @@ static const glue_member_t glue_members[] = {
 	{ "ble.build", "eddystoneUid", glue_w_ble_build_eddystoneUid, 0x7 },
 	{ "ble.build", "iBeacon", glue_w_ble_build_iBeacon, 0x7 },
 	{ "ble.build", "altBeacon", glue_w_ble_build_altBeacon, 0x6 },
+	{ "ble.build", "estimoteLocation", glue_w_ble_build_estimoteLocation, 0x7 },
 	{ "ble.build", "vendorLocation", glue_w_ble_build_vendorLocation, 0x7 },
+	{ "ble.build", "estimoteLocationTrigger", glue_w_ble_build_estimoteLocationTrigger, 0x7 },
 	{ "ble.build", "vendorLocationTrigger", glue_w_ble_build_vendorLocationTrigger, 0x7 },
+	{ "ble.build", "estimoteTelemetry", glue_w_ble_build_estimoteTelemetry, 0x7 },
 	{ "ble.build", "vendorTelemetry", glue_w_ble_build_vendorTelemetry, 0x7 },
+	{ "ble.build", "estimoteNearable", glue_w_ble_build_estimoteNearable, 0x4 },
 	{ "ble.build", "vendorNearable", glue_w_ble_build_vendorNearable, 0x4 },
 	{ "cloud", "enqueue", glue_w_cloud_enqueue, 0x7 },
 	{ "cloud", "setVar", glue_w_cloud_setVar, 0x4 },
@@ -1816,7 +1867,7 @@ const glue_api_t glue_api = {
 	.namespaces = glue_namespaces,
 	.namespace_count = 28,
 	.members = glue_members,
-	.member_count = 95,
+	.member_count = 99,
 	.consts = glue_consts,
 	.const_count = 42,
 	.protos = glue_protos,

@@ -13,6 +13,7 @@
 #include "rt_ble_beacon.h"
 #include "rt_ble_internal.h"
 #include "rt_device.h"
+#include "rt_errors.h"
 
 static rt_ble_state_t *state(void)
 {
@@ -27,7 +28,7 @@ static int8_t power_arg(bool has, double value, int8_t def)
 static eng_value_t built(rt_ble_status_t status, const rt_ble_ad_t *ad, const char *fn)
 {
 	if (status != RT_BLE_OK) {
-		return eng_throw(ENG_ERROR_RANGE, NULL, "%s: the arguments cannot be encoded", fn);
+		return rt_throw_arg(ENG_ERROR_RANGE, "%s: the arguments cannot be encoded", fn);
 	}
 	return rt_ble_js_packet(ad);
 }
@@ -43,18 +44,18 @@ eng_value_t rt_ble_build_eddystoneUrl(const rt_ble_build_eddystoneUrl_args_t *ar
 	case RT_BLE_OK:
 		return rt_ble_js_packet(&ad);
 	case RT_BLE_E_URL_SCHEME:
-		return eng_throw(ENG_ERROR_RANGE, NULL,
+		return rt_throw_arg(ENG_ERROR_RANGE,
 				 "ble.build.eddystoneUrl: url must start with http:// or https:// (got '%s')", url);
 	case RT_BLE_E_URL_CHAR:
-		return eng_throw(ENG_ERROR_RANGE, NULL,
+		return rt_throw_arg(ENG_ERROR_RANGE,
 				 "ble.build.eddystoneUrl: url may hold only printable US-ASCII without spaces (got '%s')",
 				 url);
 	case RT_BLE_E_URL_TOO_LONG:
-		return eng_throw(ENG_ERROR_RANGE, NULL,
+		return rt_throw_arg(ENG_ERROR_RANGE,
 				 "ble.build.eddystoneUrl: url '%s' needs more than the %d bytes one Eddystone-URL frame carries",
 				 url, RT_BLE_URL_ENCODED_MAX);
 	default:
-		return eng_throw(ENG_ERROR_RANGE, NULL,
+		return rt_throw_arg(ENG_ERROR_RANGE,
 				 "ble.build.eddystoneUrl: url is longer than %d characters", RT_BLE_URL_TEXT_MAX);
 	}
 }

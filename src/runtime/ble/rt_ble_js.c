@@ -4,6 +4,7 @@
  * with a TypeError or RangeError naming the field, before anything is sent.
  */
 #include "rt_ble_internal.h"
+#include "rt_errors.h"
 
 #include <math.h>
 #include <string.h>
@@ -99,7 +100,7 @@ eng_value_t rt_ble_js_packet(const rt_ble_ad_t *ad)
 /* Why a packet object was refused: a TypeError or RangeError naming the field (thrown). */
 static eng_value_t refuse(eng_error_kind_t kind, const char *fn, const char *what)
 {
-	return eng_throw(kind, NULL, "%s: %s", fn, what);
+	return rt_throw_arg(kind, "%s: %s", fn, what);
 }
 
 static eng_value_t bytes_of(eng_value_t v, const uint8_t **data, size_t *len)
@@ -133,7 +134,7 @@ static eng_value_t add_service_data(rt_ble_ad_t *ad, eng_value_t sd, const char 
 		eng_release(key);
 		rt_ble_uuid_t uuid;
 		if (klen >= sizeof(text) || rt_ble_ad_uuid_from_hex(text, klen, &uuid) != RT_BLE_OK) {
-			result = eng_throw(ENG_ERROR_RANGE, NULL,
+			result = rt_throw_arg(ENG_ERROR_RANGE,
 					   "%s: serviceData key '%s' is not a UUID of 4, 8 or 32 hex digits", fn,
 					   klen < sizeof(text) ? text : "(too long)");
 			break;
@@ -146,10 +147,10 @@ static eng_value_t add_service_data(rt_ble_ad_t *ad, eng_value_t sd, const char 
 		const uint8_t *data = NULL;
 		size_t len = 0;
 		if (!eng_get_boolean(bytes_of(v, &data, &len))) {
-			result = eng_throw(ENG_ERROR_TYPE, NULL, "%s: serviceData['%s'] must be an ArrayBuffer", fn,
+			result = rt_throw_arg(ENG_ERROR_TYPE, "%s: serviceData['%s'] must be an ArrayBuffer", fn,
 					   text);
 		} else if (rt_ble_ad_add_service_data(ad, &uuid, data, len) != RT_BLE_OK) {
-			result = eng_throw(ENG_ERROR_RANGE, NULL, "%s: serviceData['%s'] does not fit a packet", fn,
+			result = rt_throw_arg(ENG_ERROR_RANGE, "%s: serviceData['%s'] does not fit a packet", fn,
 					   text);
 		}
 		eng_release(v);
@@ -175,11 +176,11 @@ static eng_value_t add_uuids(rt_ble_ad_t *ad, eng_value_t list, const char *fn)
 		}
 		if (!eng_get_boolean(bytes_of(v, &data, &len)) ||
 		    rt_ble_ad_uuid_from_bytes(data, len, &uuid) != RT_BLE_OK) {
-			result = eng_throw(ENG_ERROR_TYPE, NULL,
+			result = rt_throw_arg(ENG_ERROR_TYPE,
 					   "%s: serviceUUIDs[%u] must be an ArrayBuffer of 2, 4 or 16 bytes", fn,
 					   (unsigned)i);
 		} else if (rt_ble_ad_add_uuid(ad, &uuid) != RT_BLE_OK) {
-			result = eng_throw(ENG_ERROR_RANGE, NULL, "%s: more than %d serviceUUIDs", fn,
+			result = rt_throw_arg(ENG_ERROR_RANGE, "%s: more than %d serviceUUIDs", fn,
 					   RT_BLE_AD_MAX_UUIDS);
 		}
 		eng_release(v);
@@ -245,7 +246,7 @@ eng_value_t rt_ble_js_encode(const rt_ble_ad_t *ad, uint8_t *out, uint8_t *out_l
 	if (rt_ble_ad_encode(ad, out, HAL_BLE_AD_MAX, &len, &fit) != RT_BLE_OK) {
 		char msg[160];
 		rt_ble_ad_fit_message(&fit, msg, sizeof(msg));
-		return eng_throw(ENG_ERROR_RANGE, NULL, "%s: %s", fn, msg);
+		return rt_throw_arg(ENG_ERROR_RANGE, "%s: %s", fn, msg);
 	}
 	*out_len = (uint8_t)len;
 	return eng_undefined();
@@ -290,7 +291,7 @@ eng_value_t rt_ble_js_object_to_ad(eng_value_t obj, rt_ble_ad_t *ad, const char 
 			continue;
 		}
 		if (eng_typeof(v[i]) != ENG_TYPE_NUMBER && !eng_is_exception(result)) {
-			result = eng_throw(ENG_ERROR_TYPE, NULL, "%s: %s must be a number", fn, keys[i]);
+			result = rt_throw_arg(ENG_ERROR_TYPE, "%s: %s must be a number", fn, keys[i]);
 		}
 	}
 	f.has_tx = eng_typeof(v[4]) == ENG_TYPE_NUMBER;

@@ -173,7 +173,7 @@ eng_value_t rt_cloud_enqueue(const rt_cloud_enqueue_args_t *args)
 	size_t type_len = eng_string_copy(args->type, type, sizeof(type));
 	if (type_len == 0) {
 		/* The cloud refuses an event without a type: it would stay in the queue forever. */
-		return eng_throw(ENG_ERROR_RANGE, NULL,
+		return rt_throw_arg(ENG_ERROR_RANGE,
 				 "cloud.enqueue: type must be 1 to 30 characters long (got '')");
 	}
 	if (!rt_pure_check(args->message)) {
@@ -261,7 +261,7 @@ eng_value_t rt_cloud_setVar(const rt_cloud_setVar_args_t *args)
 	char name[RT_CLOUD_TYPE_MAX + 1];
 	size_t name_len = eng_string_copy(args->name, name, sizeof(name));
 	if (name_len == 0) {
-		return eng_throw(ENG_ERROR_RANGE, NULL,
+		return rt_throw_arg(ENG_ERROR_RANGE,
 				 "cloud.setVar: name must be 1 to 30 characters long (got '')");
 	}
 	if (!rt_pure_check(args->message)) {

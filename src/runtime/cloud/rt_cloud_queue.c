@@ -305,10 +305,13 @@ bool rt_cloud_queue_nearly_full(const rt_cloud_queue_t *q)
 	if (q->store == NULL || !q->open) {
 		return false;
 	}
+	/* Counted in flash bytes: an eighth of the store left is a sector or two of 16 KB, enough
+	 * for the events queued while the sync runs. The index is sized so that flash fills first
+	 * (rt_store.h); its last sixteenth is only a guard for apps of many tiny records. */
 	rt_records_stats_t stats;
 	rt_records_stats(q->store, &stats);
-	return stats.free < stats.total / 4 ||
-	       q->store->count > q->store->index_capacity - q->store->index_capacity / 4;
+	uint32_t cap = q->store->index_capacity;
+	return stats.free < stats.total / 8 || q->store->count > cap - cap / 16;
 }
 
 /* ------------------------------------------------------------------ variables */

@@ -106,8 +106,9 @@ rt_records_err_t rt_cloud_queue_drop_variable(rt_cloud_queue_t *q, const char *n
 /* Record the last message id handed to the app (in flash before the handler runs). */
 rt_records_err_t rt_cloud_queue_set_last_message(rt_cloud_queue_t *q, uint32_t id);
 
-/* Flash bytes the queue's records take, and whether the store is nearly full (less than a
- * quarter of it free, or of its index): a reason to sync early. */
+/* Flash bytes the queue's records take, and whether the store is nearly full (less than an
+ * eighth of its flash bytes free, or the last sixteenth of its index reached): a reason to sync
+ * early. */
 uint32_t rt_cloud_queue_bytes(const rt_cloud_queue_t *q);
 bool rt_cloud_queue_nearly_full(const rt_cloud_queue_t *q);
 

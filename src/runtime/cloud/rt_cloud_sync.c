@@ -15,6 +15,7 @@
 #include "rt_cloud.h"
 #include "rt_cloud_internal.h"
 #include "rt_cloud_session.h"
+#include "rt_errors.h"
 #include "rt_hex.h"
 #include "rt_loop.h"
 #include "rt_scratch.h"
@@ -48,6 +49,22 @@ static void trace_sync(const char *phase, const rt_cloud_session_t *ss, const ch
 			 (unsigned)ss->events_sent, (unsigned)ss->messages, error);
 	}
 	hal_console_record("cloud-sync", fields);
+}
+
+/* The code the end handler's error carries: the synchronisation family, or the storage
+ * family when the queue could not be read. */
+static rt_esr_t sync_esr(const rt_cloud_session_t *ss)
+{
+	if (ss->storage_failed) {
+		return RT_ESR0201_STORAGE_ERROR;
+	}
+	switch (ss->error) {
+	case HAL_CLOUD_ENONET: return RT_ESR0601_SYNC_NO_NETWORK;
+	case HAL_CLOUD_EAUTH: return RT_ESR0602_SYNC_REFUSED;
+	case HAL_CLOUD_ETIMEDOUT: return RT_ESR0604_SYNC_TIMEOUT;
+	case HAL_CLOUD_EPROTO: return RT_ESR0605_SYNC_PROTOCOL;
+	default: return RT_ESR0603_SYNC_CONNECTION;
+	}
 }
 
 static bool has_work(rt_cloud_state_t *s)
@@ -227,6 +244,7 @@ static void exchange(rt_cloud_state_t *s)
 	if (err != RT_RECORDS_OK) {
 		snprintf(ss.detail, sizeof(ss.detail), "storage error: %s", rt_records_strerror(err));
 		rc = ss.error = HAL_CLOUD_ECONN;
+		ss.storage_failed = true;
 	} else {
 		queue_variables(s);
 		ss.transport = hal_cloud_transport();
@@ -250,7 +268,7 @@ static void exchange(rt_cloud_state_t *s)
 	}
 	if (s->end_handler && rt_api_version() >= RT_API_VERSION(0, 2, 6)) {
 		eng_value_t arg = rc == 0 ? eng_undefined()
-					  : eng_error(ENG_ERROR_COMMON, NULL, "sync failed: %s", ss.detail);
+					  : rt_error_esr(sync_esr(&ss), "sync failed: %s", ss.detail);
 		eng_value_t fn = eng_ref_get(s->end_handler);
 		rt_loop_invoke(fn, &arg, 1);
 		eng_release(fn);

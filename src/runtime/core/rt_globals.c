@@ -74,7 +74,7 @@ eng_value_t rt_toHex(const rt_toHex_args_t *args)
 			eng_release(item);
 			if (!ok) {
 				free(out);
-				return eng_throw(ENG_ERROR_RANGE, NULL,
+				return rt_throw_arg(ENG_ERROR_RANGE,
 						 "toHex: array[%zu] must be a byte value, a whole number from 0 to 255",
 						 i);
 			}

@@ -71,11 +71,11 @@ static eng_value_t bad_id(const char *function, double id)
 {
 	uint32_t n = led_count();
 	if (rt_api_version() < RT_API_VERSION(0, 2, 0)) {
-		return eng_throw(ENG_ERROR_RANGE, NULL,
+		return rt_throw_arg(ENG_ERROR_RANGE,
 				 "%s: id must be a ring segment from 0 to 2 or an io.Led member (got %.0f)",
 				 function, id);
 	}
-	return eng_throw(ENG_ERROR_RANGE, NULL,
+	return rt_throw_arg(ENG_ERROR_RANGE,
 			 "%s: id must be an LED from 0 to %u or an io.Led member (got %.0f)", function,
 			 (unsigned)(n ? n - 1 : 0), id);
 }
@@ -149,7 +149,7 @@ eng_value_t rt_io_setLedColor(const rt_io_setLedColor_args_t *args)
 		char text[32];
 		size_t len = eng_string_copy(args->htmlColor, text, sizeof(text));
 		if (len >= sizeof(text) || !rt_color_parse(text, len, rgb)) {
-			return eng_throw(ENG_ERROR_RANGE, NULL,
+			return rt_throw_arg(ENG_ERROR_RANGE,
 					 "io.setLedColor: htmlColor must be a colour name, #rgb or #rrggbb (got '%s')",
 					 text);
 		}

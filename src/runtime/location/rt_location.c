@@ -89,18 +89,20 @@ static eng_value_t reject_error(rt_location_reject_t reject, const rt_location_o
 {
 	switch (reject) {
 	case RT_LOCATION_REJECT_MIN_INTERVAL:
-		return eng_error(ENG_ERROR_COMMON, NULL,
-				 "location.startUpdates: minInterval (%g s) is greater than timeout (%g s)",
-				 opt->min_interval_ms / 1000.0, opt->timeout_ms / 1000.0);
+		/* An argument error found after the call: a RangeError, like the glue's, as a
+		 * rejection because the spec has the promise rejected. */
+		return rt_error_kind(ENG_ERROR_RANGE, RT_ESR0502_ARGUMENTS_DISAGREE,
+				     "location.startUpdates: minInterval (%g s) is greater than timeout (%g s)",
+				     opt->min_interval_ms / 1000.0, opt->timeout_ms / 1000.0);
 	case RT_LOCATION_REJECT_NO_FIX:
-		return eng_error(ENG_ERROR_COMMON, NULL,
-				 "location.startUpdates: no fix within maxFixWait (%g s)",
-				 opt->max_fix_wait_ms / 1000.0);
+		return rt_error_esr(RT_ESR0901_GNSS_NO_FIX,
+				    "location.startUpdates: no fix within maxFixWait (%g s)",
+				    opt->max_fix_wait_ms / 1000.0);
 	case RT_LOCATION_REJECT_GNSS_ERROR:
-		return eng_error(ENG_ERROR_COMMON, NULL, "location.startUpdates: the GNSS receiver failed");
+		return rt_error_esr(RT_ESR0902_GNSS_ERROR, "location.startUpdates: the GNSS receiver failed");
 	default:
-		return eng_error(ENG_ERROR_COMMON, NULL, "location.startUpdates: %s",
-				 rt_location_reject_message(reject));
+		return rt_error_esr(RT_ESR0001_UNKNOWN, "location.startUpdates: %s",
+				    rt_location_reject_message(reject));
 	}
 }
 

@@ -45,9 +45,9 @@ static void settle(hal_modem_query_t q, bool resolve, eng_value_t value)
 	eng_release(promise);
 }
 
-static void reject_interrupted(hal_modem_query_t q, const char *why)
+static void reject_pending(hal_modem_query_t q, rt_esr_t esr, const char *why)
 {
-	eng_value_t e = rt_error_esr(RT_ESR0104_INTERRUPTED, "%s.%s: %s", ns(), query_names[q], why);
+	eng_value_t e = rt_error_esr(esr, "%s.%s: %s", ns(), query_names[q], why);
 	settle(q, false, e);
 	eng_release(e);
 }
@@ -68,13 +68,12 @@ static eng_value_t query(hal_modem_query_t q)
 					     ns(), query_names[q]));
 	}
 	if (st->airplane) {
-		return rejected(rt_error_esr(RT_ESR0104_INTERRUPTED, "%s.%s: airplane mode is on", ns(),
-					     query_names[q]));
+		return rejected(rt_error_esr(RT_ESR0410_AIRPLANE_MODE, "%s.%s", ns(), query_names[q]));
 	}
 	/* The spec: a repeated call rejects the earlier promise. */
-	reject_interrupted(q, "called again before it answered");
+	reject_pending(q, RT_ESR0407_MODEM_FORCED_STOP, "called again before it answered");
 	if (!hal_modem_query(q)) {
-		return rejected(rt_error_esr(RT_ESR0001_UNKNOWN, "%s.%s: the modem cannot run the query now",
+		return rejected(rt_error_esr(RT_ESR0403_MODEM_COMMAND, "%s.%s: the modem cannot run the query now",
 					     ns(), query_names[q]));
 	}
 	eng_value_t promise = eng_promise_new();
@@ -143,7 +142,7 @@ static bool answer(hal_modem_query_t q, eng_value_t *out)
 		hal_modem_cell_t cell;
 		memset(&cell, 0, sizeof(cell));
 		if (!hal_modem_status(&cell)) {
-			*out = rt_error_esr(RT_ESR0001_UNKNOWN, "%s.getStatus: not registered to a network",
+			*out = rt_error_esr(RT_ESR0415_NOT_REGISTERED, "%s.getStatus: not registered to a network",
 					    ns());
 			return false;
 		}
@@ -167,7 +166,7 @@ static bool answer(hal_modem_query_t q, eng_value_t *out)
 		hal_modem_info_t info;
 		memset(&info, 0, sizeof(info));
 		if (!hal_modem_info(&info)) {
-			*out = rt_error_esr(RT_ESR0001_UNKNOWN, "%s.getInfo: the modem has no SIM", ns());
+			*out = rt_error_esr(RT_ESR0405_SIM_ERROR, "%s.getInfo: the modem has no SIM", ns());
 			return false;
 		}
 		rt_ModemInfo_t v = {
@@ -202,7 +201,7 @@ static void on_done(const rt_event_t *event)
 	}
 	hal_modem_query_t q = (hal_modem_query_t)d.query;
 	if (!d.ok) {
-		eng_value_t e = rt_error_esr(RT_ESR0001_UNKNOWN, "%s.%s: the modem failed the query", ns(),
+		eng_value_t e = rt_error_esr(RT_ESR0401_MODEM_UNKNOWN, "%s.%s: the modem failed the query", ns(),
 					     query_names[q]);
 		settle(q, false, e);
 		eng_release(e);
@@ -276,7 +275,7 @@ eng_value_t rt_modem_setAirplaneMode(const rt_modem_setAirplaneMode_args_t *args
 		for (int q = 0; q < HAL_MODEM_QUERY_COUNT; q++) {
 			if (st->pending[q]) {
 				hal_modem_cancel((hal_modem_query_t)q);
-				reject_interrupted((hal_modem_query_t)q, "airplane mode was turned on");
+				reject_pending((hal_modem_query_t)q, RT_ESR0410_AIRPLANE_MODE, "turned on while the query ran");
 			}
 		}
 	}

@@ -30,7 +30,7 @@ uint32_t rt_records_footprint(size_t len)
 uint32_t rt_records_max_record(const rt_records_t *s)
 {
 	uint32_t max = s->sector_size - 4u * A;
-	return max > UINT16_MAX ? UINT16_MAX : max;
+	return max > RT_RECORDS_LEN_MAX ? RT_RECORDS_LEN_MAX : max;
 }
 
 /* ------------------------------------------------------------------------------ RAM index */
@@ -78,11 +78,10 @@ rt_records_err_t rt_records_index_put(rt_records_t *s, uint8_t ns, uint32_t id, 
 		e->ns = ns;
 		e->id = id;
 	}
-	e->sector = (uint8_t)sector;
-	e->slot = (uint16_t)slot;
-	e->len = len;
+	e->sector = sector & 0xFu;
+	e->slot = slot & 0x7FFu;
+	e->len = len & RT_RECORDS_LEN_MAX;
 	e->flags = 0;
-	e->reserved = 0;
 	return RT_RECORDS_OK;
 }
 
@@ -145,7 +144,7 @@ rt_records_err_t rt_records_write(rt_records_t *s, uint8_t ns, uint32_t id, cons
 	if (s == NULL || !s->mounted) {
 		return RT_RECORDS_ENOTMOUNTED;
 	}
-	if (ns == RT_RECORDS_NS_ALL || (data == NULL && len != 0)) {
+	if (ns > RT_RECORDS_NS_MAX || (data == NULL && len != 0)) {
 		return RT_RECORDS_EINVAL;
 	}
 	if (len > rt_records_max_record(s)) {

@@ -17,7 +17,7 @@
  *    ZMS) from the end: a sector header, then one entry per record, delete, clear or finished
  *    collection, each with its own CRC-32 and the record's data CRC-32. One damaged entry costs
  *    its own record only.
- *  - A RAM index of the live records (caller-owned array of rt_records_entry_t, 12 bytes each,
+ *  - A RAM index of the live records (caller-owned array of rt_records_entry_t, 8 bytes each,
  *    kept sorted by namespace and id) answers lookups, iteration and statistics without reading
  *    flash. Its capacity is the caller's; a record beyond it is refused with
  *    RT_RECORDS_EINDEX_FULL.
@@ -34,7 +34,7 @@
 
 #include "hal_flash.h"
 
-/* Namespaces of the firmware. Any value below RT_RECORDS_NS_ALL may be used. */
+/* Namespaces of the firmware. Values up to RT_RECORDS_NS_MAX may be used. */
 #define RT_RECORDS_NS_APP 0u      /* storage.save/read: the app's ids */
 #define RT_RECORDS_NS_EVENTS 1u   /* the non-volatile cloud event queue: sequence numbers */
 #define RT_RECORDS_NS_SYSTEM 2u   /* firmware settings */
@@ -63,16 +63,26 @@ typedef enum rt_records_err {
 	RT_RECORDS_ETIMEDOUT,   /* the flash did not answer in time (as EFLASH: mount again) */
 } rt_records_err_t;
 
-/* One live record in the RAM index (12 bytes). */
+/*
+ * One live record in the RAM index: 8 bytes, so that a month of hourly events (744) and the
+ * app's records fit the index in a few kilobytes of the device's RAM (docs/storage.md, "The RAM
+ * index"). The fields are as narrow as the store's geometry allows, and mount refuses a geometry
+ * that does not fit them: data up to RT_RECORDS_LEN_MAX bytes, namespaces 0..3, up to
+ * RT_RECORDS_SECTORS_MAX sectors of up to RT_RECORDS_SLOTS_MAX entry slots each.
+ */
 typedef struct rt_records_entry {
 	uint32_t id;
-	uint16_t len;   /* data bytes */
-	uint16_t slot;  /* entry slot in its sector */
-	uint8_t ns;
-	uint8_t sector;
-	uint8_t flags;  /* RT_RECORDS_ENTRY_CORRUPT */
-	uint8_t reserved;
+	uint32_t len : 14;    /* data bytes */
+	uint32_t ns : 2;
+	uint32_t flags : 1;   /* RT_RECORDS_ENTRY_CORRUPT */
+	uint32_t sector : 4;
+	uint32_t slot : 11;   /* entry slot in its sector */
 } rt_records_entry_t;
+
+#define RT_RECORDS_LEN_MAX 16383u     /* 14 bits: a 16 KB sector's largest record, 16,304 */
+#define RT_RECORDS_NS_MAX 3u          /* 2 bits */
+#define RT_RECORDS_SECTORS_MAX 16u    /* 4 bits: 256 KB of 16 KB sectors */
+#define RT_RECORDS_SLOTS_MAX 2048u    /* 11 bits: sectors up to 40 KB */
 
 #define RT_RECORDS_ENTRY_CORRUPT 0x01u
 
@@ -132,7 +142,8 @@ typedef struct rt_records_iter {
  */
 rt_records_err_t rt_records_mount(rt_records_t *store, const rt_records_config_t *config);
 
-/* Largest record for this geometry (pages_per_sector * page_size - 80, at most 65,535). */
+/* Largest record for this geometry (pages_per_sector * page_size - 80, at most
+ * RT_RECORDS_LEN_MAX). */
 uint32_t rt_records_max_record(const rt_records_t *store);
 
 /*

@@ -97,8 +97,8 @@ static rt_records_err_t copy_record(rt_records_t *s, uint32_t victim, const ate_
 	if (err != RT_RECORDS_OK) {
 		return err;
 	}
-	e->sector = (uint8_t)s->head;
-	e->slot = (uint16_t)s->head_slot;
+	e->sector = s->head & 0xFu;
+	e->slot = s->head_slot & 0x7FFu;
 	s->head_slot++;
 	return RT_RECORDS_OK;
 }

@@ -148,7 +148,8 @@ static rt_records_err_t scan(rt_records_t *s)
 			switch (a.type) {
 			case T_RECORD: {
 				uint32_t off = a.off_words * 4u;
-				if (off + pad4(a.len) > slot_offset(s, slot) || a.ns == RT_RECORDS_NS_ALL) {
+				if (off + pad4(a.len) > slot_offset(s, slot) || a.ns > RT_RECORDS_NS_MAX ||
+				    a.len > RT_RECORDS_LEN_MAX) {
 					s->damaged++;
 					break;
 				}
@@ -239,7 +240,9 @@ rt_records_err_t rt_records_mount(rt_records_t *s, const rt_records_config_t *c)
 		return RT_RECORDS_EINVAL;
 	}
 	uint32_t sector_size = f->page_size * c->pages_per_sector;
-	if (sector_size < 8u * A || sector_size > 65536u * 4u) {
+	/* The RAM index's narrow fields (rt_records.h) bound the sectors and their entry slots. */
+	if (sector_size < 8u * A || sector_size / A > RT_RECORDS_SLOTS_MAX ||
+	    sectors > RT_RECORDS_SECTORS_MAX) {
 		return RT_RECORDS_EINVAL;
 	}
 	s->flash = f;

@@ -16,8 +16,13 @@
 #include "rt_records.h"
 
 #ifndef CONFIG_BEACON_STORE_RECORDS
-/* Live records the RAM index holds (12 bytes each): app records and queued events together. */
-#define CONFIG_BEACON_STORE_RECORDS 256
+/*
+ * Live records the RAM index holds (8 bytes each, 8 KB): app records and queued events
+ * together. Sized so that the flash, not the index, is what fills: 1,024 records of 240 bytes
+ * of flash each cover the 256 KB partition's 245 KB, so a month of hourly 200-byte events (744)
+ * and the app's records fit with room (docs/storage.md, "The RAM index").
+ */
+#define CONFIG_BEACON_STORE_RECORDS 1024
 #endif
 
 /* 4 KB pages per sector: 16 KB sectors hold a 12 kB record with room to spare

@@ -72,10 +72,10 @@ static void on_measurement(const rt_event_t *event)
 	memcpy(&m, event->payload, sizeof(m));
 	m.id[RT_UWB_ID_MAX - 1] = '\0';
 	rt_uwb_state_t *st = state();
-	if (!st->running || !st->callback || st->config.role != RT_UWB_ROLE_INITIATOR) {
+	if (!st->running || !st->callback) {
 		return;
 	}
-	/* The initiator's window (the radio reports whatever it measured). */
+	/* The app's window, for either role (the radio reports whatever it measured). */
 	if (m.dist_m < st->config.min_distance_m || m.dist_m > st->config.max_distance_m) {
 		return;
 	}
@@ -122,14 +122,19 @@ eng_value_t rt_uwb_start(const rt_uwb_start_args_t *args)
 	const char *detail = "";
 	rt_uwb_error_t error = rt_uwb_validate(args->role, args->has_options ? &in : NULL, has_callback,
 					       &config, &detail);
+	eng_value_t promise = eng_promise_new();
 	if (error != RT_UWB_OK) {
-		return rt_throw_esr(error == RT_UWB_ERR_BAD_ARGS_FOR_ROLE ? RT_ESR1701_BAD_ROLE_ARGS
-									  : RT_ESR1703_INVALID_OPTIONS,
-				    "uwb.start: %s", detail ? detail : "");
+		/* uwb.start answers with its promise: bad arguments reject it (`.catch` sees them),
+		 * as the glue's own argument errors do (@rejects in the declaration). */
+		eng_value_t e = rt_error_esr(error == RT_UWB_ERR_BAD_ARGS_FOR_ROLE ? RT_ESR1701_BAD_ROLE_ARGS
+										 : RT_ESR1703_INVALID_OPTIONS,
+					     "uwb.start: %s", detail ? detail : "");
+		eng_promise_reject(promise, e);
+		eng_release(e);
+		return promise;
 	}
 	/* One ranging session at a time: a new start ends the one before, which resolves. */
 	finish(true);
-	eng_value_t promise = eng_promise_new();
 	if (!(hal_device_features() & HAL_FEATURE_UWB) ||
 	    !hal_uwb_start(config.role, config.mode, config.pan_id)) {
 		eng_value_t e = rt_error_esr(RT_ESR0003_UNSUPPORTED, "uwb.start: this hardware has no UWB radio");

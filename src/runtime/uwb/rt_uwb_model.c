@@ -53,17 +53,9 @@ rt_uwb_error_t rt_uwb_validate(double role, const rt_uwb_options_in_t *options, 
 	if (role != RT_UWB_ROLE_RESPONDER && role != RT_UWB_ROLE_INITIATOR) {
 		return fail(RT_UWB_ERR_BAD_ARGS_FOR_ROLE, "role is not RESPONDER or INITIATOR", detail);
 	}
-	bool initiator = role == RT_UWB_ROLE_INITIATOR;
-	if (initiator && !has_callback) {
-		return fail(RT_UWB_ERR_BAD_ARGS_FOR_ROLE, "an initiator needs a callback", detail);
-	}
-	if (!initiator && has_callback) {
-		return fail(RT_UWB_ERR_BAD_ARGS_FOR_ROLE, "a responder takes no callback", detail);
-	}
-	if (!initiator && (o->has_min_distance || o->has_max_distance)) {
-		return fail(RT_UWB_ERR_BAD_ARGS_FOR_ROLE,
-			    "minDistance and maxDistance are for an initiator", detail);
-	}
+	/* The callback is optional for both roles, as the spec has it: an initiator without one
+	 * still ranges (responders hear it), a responder with one hears each initiator's distance. */
+	(void)has_callback;
 	if (o->has_timeout && !(isfinite(o->timeout_s) && o->timeout_s >= 0)) {
 		return fail(RT_UWB_ERR_INVALID_OPTIONS, "timeout must be 0 or more seconds", detail);
 	}

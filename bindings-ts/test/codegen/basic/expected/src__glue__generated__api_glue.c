@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "api_glue.h"
+#include "rt_errors.h"
 
 static const double glue_rec_DemoOptions_channels_values[] = { 37.0, 38.0, 39.0 };
 static const glue_numlist_t glue_rec_DemoOptions_channels_list = { glue_rec_DemoOptions_channels_values, 3 };
@@ -186,7 +187,7 @@ static eng_value_t glue_w_DemoHandle_stop(const eng_call_t *call)
 {
 	struct rt_demo *self = eng_get_native(call->this_value, &rt_demo_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "DemoHandle.stop", "a DemoHandle");
+		return eng_throw_value(rt_error_kind(ENG_ERROR_TYPE, RT_ESR0503_WRONG_THIS, "%s: called on an object that is not %s", "DemoHandle.stop", "a DemoHandle"));
 	}
 	(void)call;
 	return rt_demo_stop(self, call->this_value);
@@ -203,7 +204,7 @@ static eng_value_t glue_w_DemoHandle_level(const eng_call_t *call)
 {
 	struct rt_demo *self = eng_get_native(call->this_value, &rt_demo_native_type);
 	if (self == NULL) {
-		return eng_throw(ENG_ERROR_TYPE, NULL, "%s: called on an object that is not %s", "DemoHandle.level", "a DemoHandle");
+		return eng_throw_value(rt_error_kind(ENG_ERROR_TYPE, RT_ESR0503_WRONG_THIS, "%s: called on an object that is not %s", "DemoHandle.level", "a DemoHandle"));
 	}
 	rt_demo_level_args_t args = {0};
 	eng_value_t error;
