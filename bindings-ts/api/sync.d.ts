@@ -27,6 +27,7 @@ declare namespace sync {
    * @throws ESR0603 (to the handler) the connection failed or was lost
    * @throws ESR0604 (to the handler) the cloud did not answer in time
    * @throws ESR0605 (to the handler) the cloud sent something the device cannot decode
+   * @throws ESR0606 (to the handler) the cloud's TLS certificate is not signed by the CA the device trusts
    * @throws ESR0201 (to the handler) the queue could not be read from flash
    */
   function setEndHandler(callback: ((error: Error | undefined) => void) | null): void;

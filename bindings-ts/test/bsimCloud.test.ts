@@ -94,9 +94,9 @@ test('a running beacon cloud on TLS, credentials from beacon cloud device add: e
 
     const strangerCa = await run(['--cloud-secret', secret, '--cloud-ca', other.cert]);
     assert.equal(strangerCa.status, 0, strangerCa.stderr);
-    assert.match(strangerCa.stdout, /^sync: sync failed: the cloud's certificate is not one the device trusts$/m);
+    assert.match(strangerCa.stdout, /^sync: ESR0606 Cloud certificate not trusted: sync failed: the cloud's certificate is not one the device trusts$/m);
     const wrongSecret = await run(['--cloud-secret', 'not-the-secret', '--cloud-ca', good.cert]);
-    assert.match(wrongSecret.stdout, /^sync: sync failed: the cloud refused the device's credentials$/m);
+    assert.match(wrongSecret.stdout, /^sync: ESR0602 Cloud refused the device: sync failed: the cloud refused the device's credentials$/m);
     assert.equal(await stored(), 0);
 
     const ok = await run(['--cloud-secret', secret, '--cloud-ca', good.cert]);

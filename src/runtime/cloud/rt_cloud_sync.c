@@ -63,6 +63,7 @@ static rt_esr_t sync_esr(const rt_cloud_session_t *ss)
 	case HAL_CLOUD_EAUTH: return RT_ESR0602_SYNC_REFUSED;
 	case HAL_CLOUD_ETIMEDOUT: return RT_ESR0604_SYNC_TIMEOUT;
 	case HAL_CLOUD_EPROTO: return RT_ESR0605_SYNC_PROTOCOL;
+	case HAL_CLOUD_ETLS: return RT_ESR0606_SYNC_UNTRUSTED;
 	default: return RT_ESR0603_SYNC_CONNECTION;
 	}
 }

@@ -37,6 +37,7 @@ static const rt_esr_info_t esr_table[RT_ESR_COUNT] = {
 	[RT_ESR0603_SYNC_CONNECTION] = {"ESR0603", "Connection failed", NULL},
 	[RT_ESR0604_SYNC_TIMEOUT] = {"ESR0604", "Sync timeout", NULL},
 	[RT_ESR0605_SYNC_PROTOCOL] = {"ESR0605", "Sync protocol error", NULL},
+	[RT_ESR0606_SYNC_UNTRUSTED] = {"ESR0606", "Cloud certificate not trusted", NULL},
 	[RT_ESR0701_WRONG_TYPE] = {"ESR0701", "Wrong argument type", NULL},
 	[RT_ESR0901_GNSS_NO_FIX] = {"ESR0901", "No fix", NULL},
 	[RT_ESR0902_GNSS_ERROR] = {"ESR0902", "GNSS error", NULL},
