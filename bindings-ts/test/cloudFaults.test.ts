@@ -12,6 +12,11 @@
 // The simulator runs in virtual time: a failed sync's retries (after 1, 2, 4... minutes) come at
 // once in real time, so while the cloud is down the proxy refuses one connection and holds the
 // next until the cloud is back (the device waits for its CONNACK, as on a slow network).
+//
+// The same suite runs against the firmware (JerryScript on nrf52_bsim): its own cloud client
+// (Zephyr's MQTT library over the board's socket provider, src/port/zephyr/host_sockets_bsim.c)
+// instead of the simulator's libmosquitto transport, with the same app, faults and checks. The
+// device's time holds while it waits on the host's network, so the proxy's holds work the same.
 import * as assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -24,6 +29,7 @@ import type { Cloud, CloudStore, StoredEvent } from '../src/cloud';
 import { FaultProxy, startFaultProxy } from '../src/cloud/faultProxy';
 import { CloudProcess, freePort, PgServer, postgresBin, POSTGRES_MISSING, startCloudProcess, startPostgres, tmpDir } from '../src/cloud/testkit';
 import { loadScenario, lowerScenario } from '../src/world/scenario';
+import { workspaceMissing } from '../src/firmware/workspace';
 import { allEvents as eventsOfDevice, runChild } from './childProcess';
 
 const dir = tmpDir('beacon-cloud-faults-');
@@ -47,6 +53,22 @@ before(async () => {
 });
 
 const runSim = (args: string[]) => runChild(sim, args, 120_000);
+
+/** Where the device runs: the simulator, or the firmware on nrf52_bsim. */
+type Target = 'sim' | 'bsim';
+let firmware: { image: string; bapp: string } | undefined;
+
+/** The firmware's image and the app built for its engine (once). */
+async function firmwareDevice(): Promise<{ image: string; bapp: string }> {
+  if (firmware === undefined) {
+    const { ensureZephyrImage } = await import('../src/firmware/zephyr');
+    const image = await ensureZephyrImage('bsim', 'jerryscript');
+    const jerry = path.join(dir, 'faults-jerryscript.bapp');
+    await compileApp({ entry: appSource, apiVersion: '0.2.6', engine: 'jerryscript', outFile: jerry });
+    firmware = { image, bapp: jerry };
+  }
+  return firmware;
+}
 
 /** A world of the simulator's one device with these scenario events (power cuts). */
 function worldScript(name: string, events: object[]): string {
@@ -175,10 +197,17 @@ async function provision(db: string): Promise<string> {
   }
 }
 
-async function deviceRun(name: string, proxy: FaultProxy, secret: string, world?: string): Promise<{ stdout: string; trace: string }> {
+async function deviceRun(target: Target, name: string, proxy: FaultProxy, secret: string, world?: string): Promise<{ stdout: string; trace: string }> {
   const trace = path.join(dir, `${name}.trace.jsonl`);
-  const args = simArgs(bapp, { realtime: false, forMs: RUN_MS, trace, cloud: proxy.url, cloudSecret: secret, world });
-  const r = await runSim(args);
+  const options = { realtime: false, forMs: RUN_MS, trace, cloud: proxy.url, cloudSecret: secret, world };
+  if (target === 'bsim') {
+    const fw = await firmwareDevice();
+    const { runZephyrFirmware } = await import('../src/firmware/zephyr');
+    const r = await runZephyrFirmware('bsim', fw.image, simArgs(fw.bapp, options), { forMs: RUN_MS });
+    assert.equal(r.status, 0, r.stderr);
+    return { stdout: r.stdout, trace };
+  }
+  const r = await runSim(simArgs(bapp, options));
   assert.equal(r.status, 0, r.stderr);
   return { stdout: r.stdout, trace };
 }
@@ -220,9 +249,9 @@ async function withCloud(
   }
 }
 
-function faultSuite(kind: string, newDb: () => NewDb): void {
+function faultSuite(kind: string, newDb: () => NewDb, target: Target = 'sim'): void {
   test(`${kind}: the cloud killed or stopped in the middle of a sync and started again on the same database`, async (t) => {
-    if (!hasMosquitto) return t.skip('beacon-sim built without libmosquitto');
+    if (target === 'sim' && !hasMosquitto) return t.skip('beacon-sim built without libmosquitto');
     const started = Date.now();
     const db = await newDb()('killed');
     const secret = await provision(db);
@@ -260,7 +289,7 @@ function faultSuite(kind: string, newDb: () => NewDb): void {
           proxy.resume();
         });
       });
-      const run = await deviceRun(`${kind}-killed`, proxy, secret);
+      const run = await deviceRun(target, `${kind}-killed`, proxy, secret);
       await restarted;
       assert.equal(restarts, 2, 'the cloud was stopped twice in the middle of a sync');
       assert.equal(proxy.stats.refused, 2);
@@ -280,7 +309,7 @@ function faultSuite(kind: string, newDb: () => NewDb): void {
   });
 
   test(`${kind}: the connection dropped after the upload, before the acknowledgement`, async (t) => {
-    if (!hasMosquitto) return t.skip('beacon-sim built without libmosquitto');
+    if (target === 'sim' && !hasMosquitto) return t.skip('beacon-sim built without libmosquitto');
     await withCloud(
       newDb(),
       'cut',
@@ -309,7 +338,7 @@ function faultSuite(kind: string, newDb: () => NewDb): void {
             await send(2);
           }
         });
-        const run = await deviceRun(`${kind}-cut`, proxy, secret);
+        const run = await deviceRun(target, `${kind}-cut`, proxy, secret);
         assert.equal(proxy.stats.messageCuts, 1);
         assert.equal(proxy.stats.cuts, 3);
         assert.ok(proxy.stats.retransmitted > 0, 'the batches cut off were sent again');
@@ -320,7 +349,7 @@ function faultSuite(kind: string, newDb: () => NewDb): void {
   });
 
   test(`${kind}: duplicated, reordered and late batches`, async (t) => {
-    if (!hasMosquitto) return t.skip('beacon-sim built without libmosquitto');
+    if (target === 'sim' && !hasMosquitto) return t.skip('beacon-sim built without libmosquitto');
     await withCloud(
       newDb(),
       'dup',
@@ -339,7 +368,7 @@ function faultSuite(kind: string, newDb: () => NewDb): void {
             await send(3);
           }
         });
-        const run = await deviceRun(`${kind}-dup`, proxy, secret);
+        const run = await deviceRun(target, `${kind}-dup`, proxy, secret);
         assert.equal(proxy.stats.reordered, 2);
         assert.equal(proxy.stats.duplicated, 3);
         return run;
@@ -349,7 +378,7 @@ function faultSuite(kind: string, newDb: () => NewDb): void {
   });
 
   test(`${kind}: a second run on erased flash starts a new stream, none of its events taken for duplicates`, async (t) => {
-    if (!hasMosquitto) return t.skip('beacon-sim built without libmosquitto');
+    if (target === 'sim' && !hasMosquitto) return t.skip('beacon-sim built without libmosquitto');
     // Without --flash every run starts with an erased queue, at sequence number 1 again: only a
     // new stream id keeps the cloud from acknowledging its events as the earlier run's.
     const db = await newDb()('rerun');
@@ -359,7 +388,7 @@ function faultSuite(kind: string, newDb: () => NewDb): void {
     try {
       const queued: number[] = [];
       for (const n of [1, 2]) {
-        const run = await deviceRun(`${kind}-rerun-${n}`, proxy, secret);
+        const run = await deviceRun(target, `${kind}-rerun-${n}`, proxy, secret);
         queued.push(run.stdout.split('\n').filter((l) => l.startsWith('queued ')).length);
       }
       const events = (await allEvents(cloud.store)).filter((e) => e.type === 'n');
@@ -380,7 +409,7 @@ function faultSuite(kind: string, newDb: () => NewDb): void {
   });
 
   test(`${kind}: power cuts while enqueueing and while a sync runs`, async (t) => {
-    if (!hasMosquitto) return t.skip('beacon-sim built without libmosquitto');
+    if (target === 'sim' && !hasMosquitto) return t.skip('beacon-sim built without libmosquitto');
     await withCloud(
       newDb(),
       'power',
@@ -401,7 +430,7 @@ function faultSuite(kind: string, newDb: () => NewDb): void {
             await send(4);
           }
         });
-        const run = await deviceRun(`${kind}-power`, proxy, secret, world);
+        const run = await deviceRun(target, `${kind}-power`, proxy, secret, world);
         // The first cut came in the middle of a round of ten enqueues.
         const firstBoot = run.stdout.split('\n').filter((l) => l.startsWith('queued 1 '));
         assert.ok(firstBoot.length > 0 && firstBoot.length % 10 !== 0, `the first boot queued ${firstBoot.length} events`);
@@ -417,6 +446,11 @@ function faultSuite(kind: string, newDb: () => NewDb): void {
 
 describe('cloud faults: sqlite', () => {
   faultSuite('sqlite', () => async (name) => path.join(dir, `${name}.db`));
+});
+
+// The firmware's own client, on SQLite (the store's side is the same on both stores).
+describe('cloud faults: the firmware on nrf52_bsim', { skip: workspaceMissing('zephyr', 'jerryscript', 'bsim') }, () => {
+  faultSuite('bsim', () => async (name) => path.join(dir, `bsim-${name}.db`), 'bsim');
 });
 
 describe('cloud faults: postgres', { skip: postgresBin() ? false : POSTGRES_MISSING }, () => {

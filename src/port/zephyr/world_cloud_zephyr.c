@@ -111,10 +111,18 @@ int world_cloud_zephyr_use(world_t *world, const char *url, const char *secret,
 	}
 	hal_cloud_zephyr_configure(&c);
 	/* A new stream id for every run whose flash starts erased (world_cloud.h), as on the
-	 * simulator: the board's random generator. */
-	uint64_t seed;
+	 * simulator: the host's random generator. (The simulated nRF52's is seeded the same way on
+	 * every run, so two runs would take one stream, and the cloud would take the second run's
+	 * events for the first's.) */
+	uint64_t seed = 0;
+	long f = host_link_open("/dev/urandom", false);
 
-	sys_rand_get(&seed, sizeof(seed));
+	if (f < 0 || host_link_read(f, &seed, sizeof(seed)) != (long)sizeof(seed)) {
+		sys_rand_get(&seed, sizeof(seed));
+	}
+	if (f >= 0) {
+		host_link_close(f);
+	}
 	world_cloud_use(world, hal_cloud_zephyr_transport(), seed);
 	return 0;
 }
