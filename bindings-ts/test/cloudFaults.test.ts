@@ -18,6 +18,7 @@
 // instead of the simulator's libmosquitto transport, with the same app, faults and checks. The
 // device's time holds while it waits on the host's network, so the proxy's holds work the same.
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as path from 'path';
 import { after, before, describe, test } from 'node:test';
@@ -451,7 +452,88 @@ describe('cloud faults: sqlite', () => {
 // The firmware's own client, on SQLite (the store's side is the same on both stores).
 describe('cloud faults: the firmware on nrf52_bsim', { skip: workspaceMissing('zephyr', 'jerryscript', 'bsim') }, () => {
   faultSuite('bsim', () => async (name) => path.join(dir, `bsim-${name}.db`), 'bsim');
+  firmwareKilled();
 });
+
+/** The firmware's process whose board flash is in this file (it is on its command line). */
+function killFirmware(flash: string): boolean {
+  return spawnSync('pkill', ['-KILL', '-f', `flash=${flash}`]).status === 0;
+}
+
+/**
+ * The firmware's process killed outright at each step of a sync, its board flash kept (the queue
+ * and the app's records in the board's storage partition: --storage board), then booted again on
+ * that flash: the first sync's connection held before its CONNACK, each of its batches when it
+ * reached the cloud (before its acknowledgement), the first batch of the next sync. Each point
+ * is a run of its own on a fresh database and flash.
+ */
+function firmwareKilled(): void {
+  const points: { name: string; arm: (proxy: FaultProxy, kill: () => void) => void }[] = [
+    {
+      name: 'before the CONNACK',
+      arm: (proxy, kill) => {
+        // The connection is held (the device waits for its CONNACK), and the device dies there.
+        proxy.pause(0);
+        const timer = setInterval(() => {
+          if (proxy.stats.connections > 0) {
+            clearInterval(timer);
+            kill();
+            proxy.resume();
+          }
+        }, 20);
+      },
+    },
+    ...[1, 2, 3, 4].map((at) => ({
+      name: `at batch ${at}, committed and not acknowledged`,
+      arm: (proxy: FaultProxy, kill: () => void) => proxy.onBatch((n) => (n === at ? kill() : undefined)),
+    })),
+    {
+      name: 'at the first batch of the second sync',
+      arm: (proxy: FaultProxy, kill: () => void) => {
+        let firstSync = 0;
+        proxy.onBatch((n) => {
+          if (firstSync === 0 && proxy.stats.connections > 1) firstSync = n;
+          if (firstSync > 0 && n === firstSync) kill();
+        });
+      },
+    },
+  ];
+  for (const point of points) {
+    test(`bsim: the firmware killed ${point.name}, booted again on its flash`, async (t) => {
+      await withCloud(
+        async (name) => path.join(dir, `bsim-${name}.db`),
+        `killed-${points.indexOf(point)}`,
+        async ({ proxy, secret, send }) => {
+          await send(1);
+          const fw = await firmwareDevice();
+          const { runZephyrFirmware } = await import('../src/firmware/zephyr');
+          const flash = path.join(dir, `killed-${points.indexOf(point)}.flash`);
+          fs.rmSync(flash, { force: true });
+          let killed = false;
+          point.arm(proxy, () => {
+            killed = killFirmware(flash);
+          });
+          const run = (trace: string, pkg: string[]) =>
+            runZephyrFirmware('bsim', fw.image, ['--storage', 'board', ...simArgs(pkg, { realtime: false, forMs: RUN_MS, trace, cloud: proxy.url, cloudSecret: secret })], { forMs: RUN_MS, flashFile: flash });
+          const traces = [path.join(dir, `killed-${points.indexOf(point)}-1.jsonl`), path.join(dir, `killed-${points.indexOf(point)}-2.jsonl`)];
+          const first = await run(traces[0], [fw.bapp]);
+          assert.ok(killed, `the firmware was not killed ${point.name}: ${first.stderr}`);
+          assert.notEqual(first.status, 0, 'the killed run ended by itself');
+          proxy.onBatch(undefined);
+          await send(2);
+          // The app comes from the board's app store, its queue from the storage partition.
+          const second = await run(traces[1], []);
+          assert.equal(second.status, 0, second.stderr);
+          assert.match(second.stdout, /^boot 2$/m);
+          const trace = path.join(dir, `killed-${points.indexOf(point)}.jsonl`);
+          fs.writeFileSync(trace, traces.map((f) => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '')).join(''));
+          return { stdout: first.stdout + second.stdout, trace };
+        },
+        t,
+      );
+    });
+  }
+}
 
 describe('cloud faults: postgres', { skip: postgresBin() ? false : POSTGRES_MISSING }, () => {
   let pg: PgServer | undefined;

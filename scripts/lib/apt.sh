@@ -14,10 +14,11 @@ HOST_TOOLS_APT_PACKAGES=(cmake make gcc libc6-dev pkg-config zlib1g-dev libmbedt
 # cloud's test servers and browser (mosquitto, postgresql, chromium), emscripten (the
 # WebAssembly simulator of `beacon studio`), QEMU (the firmware image on an emulated Cortex-M4),
 # python3 (node-gyp, when npm builds better-sqlite3 from source), ccache (the firmware's builds
-# share their Zephyr objects: scripts/firmware.sh; Zephyr uses it when installed).
+# share their Zephyr objects: scripts/firmware.sh; Zephyr uses it when installed), openssl (the
+# certificates of the TLS clouds the firmware and the cloud's tests sync with).
 ALL_APT_PACKAGES=("${HOST_TOOLS_APT_PACKAGES[@]}" libcbor-dev gcc-arm-none-eabi libnewlib-arm-none-eabi valgrind
                   mosquitto postgresql chromium g++ python3 libgeographiclib-dev emscripten qemu-system-arm
-                  ccache)
+                  ccache openssl)
 
 # What Zephyr's own build needs from Debian, installed by scripts/setup.sh when there is a
 # workspace to build with (scripts/lib/workspace.sh): Ninja, the devicetree compiler, the 32-bit

@@ -313,6 +313,19 @@ uint64_t world_next_deadline(const world_t *world)
 	return device_at < event_at ? device_at : event_at;
 }
 
+world_end_t world_idle_until(world_t *world, uint64_t until)
+{
+	if (until != WORLD_FOREVER && until > world->now) {
+		if (world->io.wait_until) {
+			world->io.wait_until(world->io.ctx, until);
+		}
+		world->now = until;
+		world_gnss_follow(world);
+	}
+	world_select(world, NULL);
+	return WORLD_END_TIME_UP;
+}
+
 world_end_t world_run(world_t *world, uint64_t until, uint32_t *failed)
 {
 	*failed = world_start(world);
@@ -335,9 +348,7 @@ world_end_t world_run_until(world_t *world, uint64_t until)
 		    world->scanner_count == 0) {
 			at = WORLD_FOREVER;
 		}
-		/* With a time given (--for), the run lasts it even when nothing is scheduled: an app
-		 * that only advertises is still running when the time is up. */
-		if (at == WORLD_FOREVER && (until == WORLD_FOREVER || !any_running(world))) {
+		if (at == WORLD_FOREVER) {
 			world_select(world, NULL);
 			return any_running(world) ? WORLD_END_IDLE : WORLD_END_STOPPED;
 		}

@@ -255,6 +255,12 @@ uint32_t world_start(world_t *world);
 /* Run until world time `until` (ms) or until nothing can happen; may be called again with a
  * later time (a test or a control channel driving the world). Returns why it stopped. */
 world_end_t world_run_until(world_t *world, uint64_t until);
+/* A run given a time (--for) lasts it, even when world_run_until() found nothing more that can
+ * happen (WORLD_END_IDLE: an app that only advertises, or waits for an input that never comes, is
+ * still running when the time is up): the world's time passes to until, and the run ends as
+ * timed out. The callers with a --for call it on IDLE (beacon-sim, the emulated image); a caller
+ * that steps the world (the studio, the firmware's pacing) keeps IDLE as it is. */
+world_end_t world_idle_until(world_t *world, uint64_t until);
 /* The world time of the next thing scheduled (an input or a device's deadline), WORLD_FOREVER
  * when nothing is: how long a host driving the world in real time may sleep. */
 uint64_t world_next_deadline(const world_t *world);

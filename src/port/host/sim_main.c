@@ -306,6 +306,9 @@ int main(int argc, char **argv)
 		}
 	}
 	world_end_t end = world_run_until(&world, o.for_ms);
+	if (end == WORLD_END_IDLE && o.for_ms != UINT64_MAX) {
+		end = world_idle_until(&world, o.for_ms);
+	}
 	const char *ending = end == WORLD_END_TIME_UP ? "the time given ran out"
 			     : end == WORLD_END_IDLE  ? "nothing more can happen"
 			     : failed == devices      ? "the app could not run"

@@ -429,6 +429,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "beacon-qemu: %s: %s\n", o.package, world.devices[0].failure);
 	}
 	world_end_t end = world_run_until(&world, o.for_ms);
+	if (end == WORLD_END_IDLE && o.for_ms != UINT64_MAX) {
+		end = world_idle_until(&world, o.for_ms);
+	}
 	uint64_t run_end = qemu_instructions();
 	const char *ending = end == WORLD_END_TIME_UP ? "the time given ran out"
 			     : end == WORLD_END_IDLE  ? "nothing more can happen"

@@ -69,12 +69,19 @@ world_end_t world_zephyr_run(world_t *world, uint64_t until, bool listen)
 			continue; /* a new app: its first turn now */
 		}
 		if (now >= until) {
-			return WORLD_END_TIME_UP;
+			/* An idle world's time has not moved with the kernel's: it passes to until. */
+			return end == WORLD_END_IDLE ? world_idle_until(world, until) : WORLD_END_TIME_UP;
 		}
-		if (end != WORLD_END_TIME_UP && !listen) {
+		if (end == WORLD_END_STOPPED && !listen) {
+			return end; /* no app runs any more, as on the simulator */
+		}
+		if (end == WORLD_END_IDLE && !listen && until == WORLD_FOREVER) {
 			return end; /* nothing more can happen, as on the simulator */
 		}
-		uint64_t next = world_next_deadline(world);
+		/* Idle with a time given (--for): the run lasts it, as beacon-sim's, waking only for
+		 * an upload. (The world's next deadline may be an advertisement no device hears,
+		 * which it does not run: sleeping to it would not move the kernel's clock.) */
+		uint64_t next = end == WORLD_END_IDLE ? until : world_next_deadline(world);
 
 		if (next > until) {
 			next = until;
