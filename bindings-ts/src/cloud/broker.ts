@@ -50,6 +50,16 @@ export async function startEmbeddedBroker(core: CloudCore, opts: EmbeddedBrokerO
   const broken = new WeakMap<Client, string>();
   // The credential generation each session logged in at (CloudCore.epoch).
   const loginEpoch = new WeakMap<Client, number>();
+  // Sessions refused something: their connection is closing. aedes hands every packet of one
+  // read to the hooks at once, so packets behind a refused one arrive here too.
+  const doomed = new WeakSet<Client>();
+  const live = (client: Client): boolean =>
+    !client.closed &&
+    !doomed.has(client) &&
+    // A second CONNECT destroys the connection; a DISCONNECT ends it (no packet after it counts).
+    !(client as unknown as { conn?: { destroyed?: boolean } }).conn?.destroyed &&
+    !(client as unknown as { _disconnected?: boolean })._disconnected &&
+    loginEpoch.get(client) === core.epoch(client.id);
   const aedes = new Aedes({
     // Only MQTT 3.1.1: the protocol and its limits are defined for it.
     preConnect(client, packet, done) {
@@ -90,10 +100,12 @@ export async function startEmbeddedBroker(core: CloudCore, opts: EmbeddedBrokerO
     },
     authorizePublish(client: Client | null, packet, done) {
       if (client === null) return done(null); // the cloud's own replies
+      if (!live(client)) return done(new Error('connection closing'));
       const t = parseTopic(packet.topic);
       if (!t || t.id !== client.id || (t.kind !== 'u' && t.kind !== 's' && t.kind !== 'k')) {
         log(`refused publish: ${client.id} to '${packet.topic}'`);
         core.counters.refused++;
+        doomed.add(client);
         return done(new Error('not allowed'));
       }
       if (packet.qos !== 1) {
@@ -101,21 +113,27 @@ export async function startEmbeddedBroker(core: CloudCore, opts: EmbeddedBrokerO
         // handled. QoS 0 has none; QoS 2 adds a second round trip nothing here relies on.
         log(`refused publish: ${client.id}: QoS ${packet.qos} on '${packet.topic}' (only QoS 1)`);
         core.counters.refused++;
+        doomed.add(client);
         return done(new Error('QoS 1 only'));
       }
       if (packet.retain) {
         log(`refused publish: ${client.id}: retained message on '${packet.topic}'`);
         core.counters.refused++;
+        doomed.add(client);
         return done(new Error('retain not allowed'));
       }
       const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
       // The PUBACK goes out only after the frame is handled; a refused frame closes the connection.
-      core.handle(t.id, t.kind, payload).then(
+      core.handle(t.id, t.kind, payload, () => live(client)).then(
         () => done(null),
-        (err: Error) => done(err),
+        (err: Error) => {
+          doomed.add(client);
+          done(err);
+        },
       );
     },
     authorizeSubscribe(client, sub, done) {
+      if (!live(client)) return done(new Error('connection closing'), null);
       const t = parseTopic(sub.topic);
       if (!t || t.id !== client.id || (t.kind !== 'a' && t.kind !== 'm')) {
         log(`refused subscribe: ${client.id} to '${sub.topic}'`);

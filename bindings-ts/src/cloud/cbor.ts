@@ -225,6 +225,9 @@ function checkJsonAt(v: unknown, where: string, maxDepth: number, depth: number)
   if (v === null || typeof v === 'boolean' || typeof v === 'string') return v;
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) throw new CborError(`${where}: number is not finite`);
+    // An integer-valued number travels as a CBOR integer, and the protocol stops at 2^53 - 1
+    // (the device refuses more): 2^53 or 1e300 could be sent but never decoded.
+    if (Number.isInteger(v) && !Number.isSafeInteger(v)) throw new CborError(`${where}: integer beyond ±(2^53 - 1)`);
     return v;
   }
   const container = Array.isArray(v) || (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype);

@@ -123,12 +123,13 @@ export class CloudCore {
    * Handle one frame a device published on one of its own topics. Throws ProtocolError when the
    * frame is refused (nothing was stored).
    */
-  handle(id: string, kind: DeviceTopic, payload: Buffer): Promise<void> {
+  handle(id: string, kind: DeviceTopic, payload: Buffer, live?: () => boolean): Promise<void> {
+    // `live`: whether the connection that carried the frame still stands when its turn comes.
+    // A broker hands over every packet of a read at once; after a refusal (which closes the
+    // connection) or a revocation, the frames queued behind it must not be handled.
+    const now = (): Promise<void> => (live === undefined || live() ? this.handleNow(id, kind, payload) : Promise.reject(new Error('connection closed before the frame was handled')));
     const prev = this.chains.get(id) ?? Promise.resolve();
-    const next = prev.then(
-      () => this.handleNow(id, kind, payload),
-      () => this.handleNow(id, kind, payload),
-    );
+    const next = prev.then(now, now);
     const tail = next.catch(() => undefined);
     this.chains.set(id, tail);
     void tail.then(() => {

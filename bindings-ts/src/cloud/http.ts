@@ -97,6 +97,9 @@ export interface HttpServerHandle {
 async function handle(api: ApiActions, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   for (const [k, v] of Object.entries(COMMON_HEADERS)) res.setHeader(k, v);
   res.setHeader('content-security-policy', API_CSP);
+  // HTTP/1.1 requires Host. Node refuses a request without it by itself, but with a bare 400
+  // that skips this handler and its headers, so the server leaves the check to us.
+  if (req.headers.host === undefined && req.httpVersion === '1.1') return send(res, 400, { error: 'missing Host header' });
   const url = requestUrl(req.url);
   if (typeof url === 'string') return send(res, 400, { error: url });
   if (!url.pathname.startsWith('/api/') && url.pathname !== '/api') {
@@ -106,9 +109,40 @@ async function handle(api: ApiActions, req: http.IncomingMessage, res: http.Serv
   await route(api, req, res, url, (status, body) => send(res, status, body));
 }
 
+/**
+ * Connections on which a request asked for "close". Node's parser goes on reading requests
+ * pipelined after it and hands them over, although RFC 9112 §9.6 says a server must not
+ * process them: such a request would change the store and never be answered.
+ */
+const closing = new WeakSet<object>();
+/** Requests being answered per connection, and connections to end once they are. */
+const inFlight = new WeakMap<object, number>();
+const endWhenAnswered = new WeakSet<net.Socket>();
+
 /** The request handler, with the guard that keeps one request's failure to that request. */
 export function apiHandler(api: ApiActions): (req: http.IncomingMessage, res: http.ServerResponse) => void {
   return (req, res) => {
+    if (closing.has(req.socket)) {
+      req.socket.destroy();
+      return;
+    }
+    if (/(^|,)\s*close\s*(,|$)/i.test(String(req.headers.connection ?? ''))) closing.add(req.socket);
+    const socket = req.socket;
+    // A client that ends its side before the body it announced is complete will send no
+    // more: node would keep the connection, and the handler waiting for the body, until the
+    // request timeout. Close it now.
+    const cutShort = (): void => {
+      if (!req.complete) socket.destroy();
+    };
+    if (socket.readableEnded) cutShort();
+    socket.once('end', cutShort);
+    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      socket.off('end', cutShort);
+      const left = (inFlight.get(socket) ?? 1) - 1;
+      inFlight.set(socket, left);
+      if (left === 0 && endWhenAnswered.has(socket)) socket.end();
+    });
     const failed = (err: unknown): void => {
       if (err instanceof HttpError) return send(res, err.status, { error: err.message });
       // The stack is for the operator's log, never for the client.
@@ -132,6 +166,13 @@ function onClientError(err: NodeJS.ErrnoException, socket: net.Socket): void {
     socket.destroy();
     return;
   }
+  if ((inFlight.get(socket) ?? 0) > 0) {
+    // Bad bytes after a good request: answering them now would put this 400 ahead of the
+    // good request's answer (which the client would take for it). Answer that one, then close.
+    endWhenAnswered.add(socket);
+    closing.add(socket);
+    return;
+  }
   const body = JSON.stringify({ error: 'malformed HTTP request' });
   const head = [
     'HTTP/1.1 400 Bad Request',
@@ -149,7 +190,8 @@ export async function startHttp(
   opts: { host: string; port: number; tls?: { cert: Buffer; key: Buffer } },
 ): Promise<HttpServerHandle> {
   const handler = apiHandler(api);
-  const server: http.Server | https.Server = opts.tls ? https.createServer({ cert: opts.tls.cert, key: opts.tls.key }, handler) : http.createServer(handler);
+  const options = { requireHostHeader: false };
+  const server: http.Server | https.Server = opts.tls ? https.createServer({ ...options, cert: opts.tls.cert, key: opts.tls.key }, handler) : http.createServer(options, handler);
   server.requestTimeout = 30_000;
   server.on('clientError', onClientError);
   await new Promise<void>((resolve, reject) => {

@@ -36,10 +36,16 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
   if (!/^application\/json\b/.test(type)) throw new HttpError(415, 'the body must be JSON (content-type: application/json)');
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new HttpError(413, `the body is larger than ${MAX_BODY} bytes`);
-    chunks.push(chunk as Buffer);
+  try {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_BODY) throw new HttpError(413, `the body is larger than ${MAX_BODY} bytes`);
+      chunks.push(chunk as Buffer);
+    }
+  } catch (err) {
+    if (err instanceof HttpError) throw err;
+    // The client went away mid-body ("aborted"): its fault, not an internal error.
+    throw new HttpError(400, 'the body ended before its content-length');
   }
   try {
     return JSON.parse(Buffer.concat(chunks).toString('utf8'));

@@ -25,34 +25,56 @@ export function parseAnswer(buf: Buffer, head = false): RawAnswer | string {
     if (i <= 0) return `bad header line '${line.slice(0, 60)}'`;
     headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim();
   }
-  const body = buf.subarray(end + 4);
+  const rest = buf.subarray(end + 4);
   const length = headers['content-length'];
-  if (length !== undefined && !head && Number(length) !== body.length) return `content-length ${length} but ${body.length} bytes`;
-  return { status: Number(m[1]), headers, body: body.toString('utf8') };
+  // An answer to HEAD has no body, except the server's answer to a request line it could not
+  // parse (it cannot know the method was HEAD).
+  const n = length === undefined ? rest.length : head && rest.length !== Number(length) ? 0 : Number(length);
+  if (!(n <= rest.length)) return `content-length ${length} but ${rest.length} bytes`;
+  // Bytes after the body: answers to further requests sent on the same connection (a
+  // pipelined or a mutated one), each of which must be well-formed too.
+  if (n < rest.length) {
+    const next = parseAnswer(rest.subarray(n));
+    if (typeof next === 'string') return `after the first answer: ${next}`;
+  }
+  return { status: Number(m[1]), headers, body: rest.subarray(0, n).toString('utf8') };
 }
 
-/** Send `request` as it is on a new connection and read until the server closes it. */
+/**
+ * Send `request` as it is on a new connection and read the answer. A complete request is
+ * answered while the connection stays open (node's server drops an answer to a client that
+ * half-closed first), and the answer is taken once its body is in, plus a moment for any
+ * further answers (to pipelined bytes); a request cut short is followed by the end of the
+ * sending half, so the server sees it as such at once rather than after its timeout.
+ */
 export function rawHttp(port: number, request: Buffer | string, timeoutMs = 10_000): Promise<RawResult> {
+  const bytes = typeof request === 'string' ? Buffer.from(request, 'latin1') : request;
+  const head = /^HEAD /.test(bytes.toString('latin1', 0, 5));
   return new Promise((resolve) => {
     const s = net.connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
     let done = false;
+    let grace: NodeJS.Timeout | undefined;
     const finish = (why?: string): void => {
       if (done) return;
       done = true;
       clearTimeout(timer);
+      clearTimeout(grace);
       s.destroy();
       const buf = Buffer.concat(chunks);
       if (why !== undefined && buf.length === 0) return resolve({ ok: false, why, bytes: 0 });
-      const a = parseAnswer(buf, /^HEAD /.test(request.toString('latin1', 0, 5)));
+      const a = parseAnswer(buf, head);
       resolve(typeof a === 'string' ? { ok: false, why: a, bytes: buf.length } : { ok: true, answer: a });
     };
     const timer = setTimeout(() => finish('no answer in time'), timeoutMs);
-    s.on('data', (d: Buffer) => chunks.push(d));
+    s.on('data', (d: Buffer) => {
+      chunks.push(d);
+      if (grace === undefined && typeof parseAnswer(Buffer.concat(chunks), head) !== 'string') grace = setTimeout(() => finish(), 30);
+    });
     s.on('end', () => finish());
     s.on('close', () => finish('closed without an answer'));
     s.on('error', (err) => finish(err.message));
-    s.on('connect', () => s.write(request));
+    s.on('connect', () => (completeRequest(bytes) ? s.write(bytes) : s.end(bytes)));
   });
 }
 
@@ -64,4 +86,15 @@ export function requestBytes(method: string, target: string, headers: Record<str
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('')}\r\n`;
   return Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from(body ?? '', 'utf8')]);
+}
+
+/**
+ * Whether `request` is complete as HTTP/1.1 frames it: the head ends, and as many body bytes
+ * follow as content-length says. A server can only close a connection on an incomplete one.
+ */
+export function completeRequest(request: Buffer): boolean {
+  const end = request.indexOf('\r\n\r\n');
+  if (end < 0) return false;
+  const m = /\r\ncontent-length:[ \t]*([0-9]+)[ \t]*\r\n/i.exec(request.subarray(0, end + 2).toString('latin1'));
+  return m === null || request.length - end - 4 >= Number(m[1]);
 }
