@@ -73,9 +73,9 @@ async function oneRequest(cloud: Cloud, t: HttpTarget, req: Buffer): Promise<voi
   const problem = answerProblem(r);
   assert.equal(problem, undefined, `${JSON.stringify(head)}: ${problem}`);
   if (!r.ok) return;
-  // Bytes holding more than one request (a mutation repeated a line) may have a later one
-  // acted on whose answer node drops after the first said "close": only single requests are
-  // held to "a refused request changes nothing".
+  // Bytes holding more than one request (a mutation repeated a line or broke "close") may have
+  // a later one acted on and answered after the first answer was taken: only single requests
+  // are held to "a refused request changes nothing", and the next waits for the rest to land.
   if ((req.toString('latin1').match(/ HTTP\/1\.[01]\r\n/g) ?? []).length > 1) return settle(cloud, t);
   const after = await messageCounts(cloud, t.devices);
   const status = r.answer.status;
