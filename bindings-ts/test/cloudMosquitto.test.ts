@@ -60,7 +60,8 @@ before(async () => {
   broker.stdout?.on('data', (d: Buffer) => (brokerLog += d.toString()));
   broker.stderr?.on('data', (d: Buffer) => (brokerLog += d.toString()));
   await brokerUp();
-  cloud = await startCloud({ store, broker: url(), mosquittoDir: conf, httpPort: 0, log: (l) => cloudLog.push(l) });
+  // With the broker's pid the cloud sends SIGHUP itself after a revocation or a new secret.
+  cloud = await startCloud({ store, broker: url(), mosquittoDir: conf, mosquittoPid: broker.pid, httpPort: 0, log: (l) => cloudLog.push(l) });
 });
 
 after(async () => {
@@ -181,4 +182,37 @@ test('through Mosquitto: a device added or revoked while running, after SIGHUP',
       () => true,
     ),
   );
+});
+
+test('through Mosquitto: revoking a device or issuing a new secret ends its live session at once (reload)', { skip }, async () => {
+  const dora = await cloud.issueDevice(deviceId());
+  const connectDora = (password: string): Promise<mqtt.MqttClient> =>
+    mqtt.connectAsync(url(), { clientId: dora.id, username: dora.id, password, reconnectPeriod: 0, connectTimeout: 5000 });
+  // The cloud's issue sent the broker SIGHUP; the reload happens in its own time.
+  const first = await waitFor('mosquitto to accept the new device', () => connectDora(dora.password).catch(() => undefined));
+  const firstGone = new Promise<void>((resolve) => first.once('close', () => resolve()));
+  const renewed = await cloud.issueDevice(dora.id);
+  await firstGone;
+  first.end(true);
+  await assert.rejects(connectDora(dora.password), /Bad username or password|Not authorized/);
+  const second = await connectDora(renewed.password);
+  const secondGone = new Promise<void>((resolve) => second.once('close', () => resolve()));
+  assert.equal(await cloud.revokeDevice(dora.id), true);
+  await secondGone;
+  second.end(true);
+  await assert.rejects(connectDora(renewed.password), /Bad username or password|Not authorized/);
+});
+
+test('through Mosquitto: a QoS 0 upload is dropped by the cloud (QoS 1 only), nothing stored', { skip }, async () => {
+  const before = await events(alice.id);
+  const c = await mqtt.connectAsync(url(), { clientId: alice.id, username: alice.id, password: alice.password, reconnectPeriod: 0 });
+  const batch = encodeBatch({ stream: 4242, events: [{ seq: 1, type: 'q0', ts: 1, payload: {}, volatile: false, variable: false }] });
+  await c.publishAsync(topic(alice.id, 'u'), batch, { qos: 0 });
+  await waitFor('the refusal in the log', () => (cloudLog.some((l) => l.includes(`refused ${alice.id}: QoS 0 publish`)) ? true : undefined));
+  await c.endAsync();
+  assert.equal(await events(alice.id), before);
+  const d = device(alice);
+  d.enqueue('after-qos0', {}, { volatile: false });
+  await d.sync();
+  assert.equal(await events(alice.id), before + 1);
 });

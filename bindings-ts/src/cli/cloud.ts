@@ -87,6 +87,12 @@ async function mosquittoCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   });
 }
 
+/** --mosquitto-pid: a process id, or the path of a pid file (read at each reload). */
+function mosquittoPidOption(text: string | undefined): number | string | undefined {
+  if (text === undefined) return undefined;
+  return /^[0-9]+$/.test(text) ? Number(text) : text;
+}
+
 async function serve(args: ParsedArgs, io: CliIo): Promise<number> {
   const cert = stringOption(args, 'tls-cert');
   const key = stringOption(args, 'tls-key');
@@ -97,6 +103,8 @@ async function serve(args: ParsedArgs, io: CliIo): Promise<number> {
     httpPort: portOption(args, 'http-port', 8080),
     db: dbOption(args),
     broker: stringOption(args, 'broker'),
+    mosquittoDir: stringOption(args, 'mosquitto-dir'),
+    mosquittoPid: mosquittoPidOption(stringOption(args, 'mosquitto-pid')),
     tls: cert && key ? { cert, key } : undefined,
     token: stringOption(args, 'token') ?? process.env.BEACON_CLOUD_TOKEN,
     log: (line: string) => io.err(`cloud: ${line}\n`),

@@ -127,6 +127,8 @@ export const cloudSpec: CommandSpec = {
     { name: 'host', value: '<address>', help: 'address to listen on (default 127.0.0.1); anything but loopback needs TLS' },
     { name: 'db', value: '<file|postgres://...>', help: 'the store: a SQLite file (default beacon-cloud.db) or a PostgreSQL URL' },
     { name: 'broker', value: '<mqtt://...>', help: "use this external Mosquitto instead of the embedded broker (see 'mosquitto-config')" },
+    { name: 'mosquitto-dir', value: '<dir>', help: "with --broker: rewrite the broker's password and ACL files here when devices are added or revoked (as mosquitto-config wrote them)" },
+    { name: 'mosquitto-pid', value: '<pid|file>', help: 'with --mosquitto-dir: the broker\'s process id or pid file; it gets SIGHUP after each change, which ends a revoked device\'s sessions at once' },
     { name: 'tls-cert', value: '<file>', help: 'PEM certificate for TLS on MQTT and HTTP' },
     { name: 'tls-key', value: '<file>', help: 'PEM private key for TLS on MQTT and HTTP' },
     { name: 'token', value: '<token>', help: 'HTTP API token (default: $BEACON_CLOUD_TOKEN, else the one kept in the store)' },

@@ -29,8 +29,37 @@ function authError(code: 4 | 5, message: string): AuthenticateError {
   return err;
 }
 
+/**
+ * What a device's CONNECT must say besides its credentials (docs/cloud-protocol.md §1): clean
+ * session, a keep-alive within the bounds (0 would let a session last for ever, past a
+ * revocation the broker could not notice on a dead link), no will (a will on the device's own
+ * upload topic would be published, and stored, after the device is gone).
+ */
+export function connectRules(packet: { clean?: boolean; keepalive?: number; will?: unknown }): string | undefined {
+  if (packet.clean !== true) return 'clean session 0 (only clean sessions)';
+  const ka = packet.keepalive ?? 0;
+  if (ka < LIMITS.keepAliveMin || ka > LIMITS.keepAliveMax) return `keep-alive ${ka} s (${LIMITS.keepAliveMin} to ${LIMITS.keepAliveMax})`;
+  if (packet.will !== undefined && packet.will !== null) return 'a will message (none allowed)';
+  return undefined;
+}
+
 export async function startEmbeddedBroker(core: CloudCore, opts: EmbeddedBrokerOptions): Promise<EmbeddedBroker> {
   const log = core.log;
+  // Why a CONNECT broke the rules, from preConnect (which sees the packet) to authenticate
+  // (which can answer CONNACK 5, as the protocol says, where preConnect could only hang up).
+  const broken = new WeakMap<Client, string>();
+  // The credential generation each session logged in at (CloudCore.epoch).
+  const loginEpoch = new WeakMap<Client, number>();
+  // Sessions refused something: their connection is closing. aedes hands every packet of one
+  // read to the hooks at once, so packets behind a refused one arrive here too.
+  const doomed = new WeakSet<Client>();
+  const live = (client: Client): boolean =>
+    !client.closed &&
+    !doomed.has(client) &&
+    // A second CONNECT destroys the connection; a DISCONNECT ends it (no packet after it counts).
+    !(client as unknown as { conn?: { destroyed?: boolean } }).conn?.destroyed &&
+    !(client as unknown as { _disconnected?: boolean })._disconnected &&
+    loginEpoch.get(client) === core.epoch(client.id);
   const aedes = new Aedes({
     // Only MQTT 3.1.1: the protocol and its limits are defined for it.
     preConnect(client, packet, done) {
@@ -38,6 +67,8 @@ export async function startEmbeddedBroker(core: CloudCore, opts: EmbeddedBrokerO
         log(`refused connection: MQTT protocol version ${String(packet.protocolVersion)} (only 3.1.1)`);
         return done(new Error('MQTT 3.1.1 only'), false);
       }
+      const why = connectRules(packet);
+      if (why !== undefined) broken.set(client, why);
       done(null, true);
     },
     authenticate(client, username, password, done) {
@@ -46,12 +77,19 @@ export async function startEmbeddedBroker(core: CloudCore, opts: EmbeddedBrokerO
         log(`refused connection: client id '${id}' with username '${String(username)}'`);
         return done(authError(4, 'client id must be the username'), false);
       }
+      const why = broken.get(client);
+      if (why !== undefined) {
+        log(`refused connection: ${id}: ${why}`);
+        core.counters.refused++;
+        return done(authError(5, why), false);
+      }
       core.authenticate(id, password).then(
-        (ok) => {
-          if (!ok) {
+        (epoch) => {
+          if (epoch === undefined) {
             log(`refused connection: ${id}: unknown device or wrong credential`);
             return done(authError(4, 'bad credentials'), false);
           }
+          loginEpoch.set(client, epoch);
           done(null, true);
         },
         (err: Error) => {
@@ -62,25 +100,40 @@ export async function startEmbeddedBroker(core: CloudCore, opts: EmbeddedBrokerO
     },
     authorizePublish(client: Client | null, packet, done) {
       if (client === null) return done(null); // the cloud's own replies
+      if (!live(client)) return done(new Error('connection closing'));
       const t = parseTopic(packet.topic);
       if (!t || t.id !== client.id || (t.kind !== 'u' && t.kind !== 's' && t.kind !== 'k')) {
         log(`refused publish: ${client.id} to '${packet.topic}'`);
         core.counters.refused++;
+        doomed.add(client);
         return done(new Error('not allowed'));
+      }
+      if (packet.qos !== 1) {
+        // The protocol's publishes are QoS 1: the PUBACK is the device's proof that a frame was
+        // handled. QoS 0 has none; QoS 2 adds a second round trip nothing here relies on.
+        log(`refused publish: ${client.id}: QoS ${packet.qos} on '${packet.topic}' (only QoS 1)`);
+        core.counters.refused++;
+        doomed.add(client);
+        return done(new Error('QoS 1 only'));
       }
       if (packet.retain) {
         log(`refused publish: ${client.id}: retained message on '${packet.topic}'`);
         core.counters.refused++;
+        doomed.add(client);
         return done(new Error('retain not allowed'));
       }
       const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
       // The PUBACK goes out only after the frame is handled; a refused frame closes the connection.
-      core.handle(t.id, t.kind, payload).then(
+      core.handle(t.id, t.kind, payload, () => live(client)).then(
         () => done(null),
-        (err: Error) => done(err),
+        (err: Error) => {
+          doomed.add(client);
+          done(err);
+        },
       );
     },
     authorizeSubscribe(client, sub, done) {
+      if (!live(client)) return done(new Error('connection closing'), null);
       const t = parseTopic(sub.topic);
       if (!t || t.id !== client.id || (t.kind !== 'a' && t.kind !== 'm')) {
         log(`refused subscribe: ${client.id} to '${sub.topic}'`);
@@ -96,11 +149,27 @@ export async function startEmbeddedBroker(core: CloudCore, opts: EmbeddedBrokerO
   aedes.on('clientError', (client, err) => log(`client ${client.id}: ${err.message}`));
   aedes.on('connectionError', (client, err) => log(`connection error: ${err.message}`));
 
+  // A session that logged in just before a revocation landed (its login checked, the client
+  // not yet registered where endSessions looks) is closed as soon as it is registered.
+  aedes.on('clientReady', (client) => {
+    if (loginEpoch.get(client) !== core.epoch(client.id)) {
+      log(`session of ${client.id} ended: its credentials changed while it logged in`);
+      client.close();
+    }
+  });
+
   core.attach(
     (topicName, payload) =>
       new Promise<void>((resolve, reject) => {
         aedes.publish({ cmd: 'publish', topic: topicName, payload, qos: 1, retain: false, dup: false }, (err?: Error) => (err ? reject(err) : resolve()));
       }),
+    async (id) => {
+      // aedes keys connected clients by client id, which is the device id here.
+      const client = (aedes as unknown as { clients: Record<string, Client | undefined> }).clients[id];
+      if (client === undefined) return;
+      log(`session of ${id} ended: its credentials were revoked or replaced`);
+      await new Promise<void>((resolve) => client.close(() => resolve()));
+    },
   );
 
   const onSocket = (socket: net.Socket): void => {

@@ -9,12 +9,13 @@
 // null, nesting at most MAX_DEPTH. `checkWellFormed` scans the bytes for that before cbor-x
 // sees them, so nothing exotic ever reaches the decoder.
 import { Decoder, Encoder } from 'cbor-x';
+import { LIMITS } from './limits';
 
 /** A value an app may send: what JSON can hold (finite numbers only). */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 /** Deepest nesting of arrays and maps accepted in a frame (the protocol's own maps count). */
-export const MAX_DEPTH = 32;
+export const MAX_DEPTH: number = LIMITS.frameDepth;
 
 export class CborError extends Error {
   constructor(message: string) {
@@ -104,7 +105,21 @@ export function checkWellFormed(buf: Uint8Array): void {
         const n = readArg(info);
         const items = major === 4 ? n : n * 2;
         if (items > buf.length - pos) throw new CborError(`truncated CBOR at byte ${start}`);
-        for (let i = 0; i < items; i++) item(depth + 1);
+        if (major === 4) {
+          for (let i = 0; i < items; i++) item(depth + 1);
+          return;
+        }
+        // A map's keys must differ: cbor-x keeps the last of two equal keys and drops the
+        // first without a word, so {"a": 1, "a": 2} would arrive as {"a": 2}.
+        const keys = new Set<string>();
+        for (let i = 0; i < n; i++) {
+          const keyStart = pos;
+          item(depth + 1);
+          const key = keyIdentity(buf, keyStart, pos);
+          if (keys.has(key)) throw new CborError(`duplicate map key at byte ${keyStart}`);
+          keys.add(key);
+          item(depth + 1);
+        }
         return;
       }
       case 6:
@@ -123,6 +138,21 @@ export function checkWellFormed(buf: Uint8Array): void {
   };
   item(0);
   if (pos !== buf.length) throw new CborError(`${buf.length - pos} bytes after the CBOR item`);
+}
+
+/**
+ * What a map key stands for, so that two encodings of one value (an integer written long and
+ * short, a text with a longer length header) count as the same key.
+ */
+function keyIdentity(buf: Uint8Array, start: number, end: number): string {
+  const major = buf[start] >> 5;
+  const info = buf[start] & 0x1f;
+  if (major > 1 && major !== 3) return `x:${Buffer.from(buf.subarray(start, end)).toString('hex')}`;
+  const size = info < 24 ? 0 : 1 << (info - 24);
+  let n = info < 24 ? BigInt(info) : 0n;
+  for (let i = 0; i < size; i++) n = n * 256n + BigInt(buf[start + 1 + i]);
+  if (major === 3) return `t:${Buffer.from(buf.subarray(start + 1 + size, end)).toString('utf8')}`;
+  return `${major === 0 ? 'u' : 'n'}:${n}`;
 }
 
 /** Decode one strict CBOR item (checked by checkWellFormed first). Maps come back as Map. */
@@ -181,18 +211,32 @@ export function toJson(v: unknown, where: string): JsonValue {
   throw new CborError(`${where}: byte strings and other non-JSON values are not allowed`);
 }
 
-/** Check that a value is JSON-like (what an app may send) and return it typed. */
-export function checkJson(v: unknown, where: string): JsonValue {
+/**
+ * Check that a value is JSON-like (what an app may send), nested at most `maxDepth` arrays and
+ * objects (a payload's limit, as the device counts it), and return it typed. The depth is
+ * checked on the way down, so a value nested thousands deep (an HTTP body) is refused before
+ * the recursion could exhaust the stack.
+ */
+export function checkJson(v: unknown, where: string, maxDepth: number = LIMITS.payloadDepth): JsonValue {
+  return checkJsonAt(v, where, maxDepth, 0);
+}
+
+function checkJsonAt(v: unknown, where: string, maxDepth: number, depth: number): JsonValue {
   if (v === null || typeof v === 'boolean' || typeof v === 'string') return v;
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) throw new CborError(`${where}: number is not finite`);
+    // An integer-valued number travels as a CBOR integer, and the protocol stops at 2^53 - 1
+    // (the device refuses more): 2^53 or 1e300 could be sent but never decoded.
+    if (Number.isInteger(v) && !Number.isSafeInteger(v)) throw new CborError(`${where}: integer beyond ±(2^53 - 1)`);
     return v;
   }
-  if (Array.isArray(v)) return v.map((x, i) => checkJson(x, `${where}[${i}]`));
-  if (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+  const container = Array.isArray(v) || (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype);
+  if (container && depth >= maxDepth) throw new CborError(`${where}: nested deeper than ${maxDepth} arrays and objects`);
+  if (Array.isArray(v)) return v.map((x, i) => checkJsonAt(x, `${where}[${i}]`, maxDepth, depth + 1));
+  if (container) {
     const out: { [key: string]: JsonValue } = {};
     for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
-      Object.defineProperty(out, k, { value: checkJson(x, `${where}.${k}`), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, k, { value: checkJsonAt(x, `${where}.${k}`, maxDepth, depth + 1), enumerable: true, writable: true, configurable: true });
     }
     return out;
   }

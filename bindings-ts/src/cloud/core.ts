@@ -5,6 +5,7 @@
 import type { JsonValue } from './cbor';
 import { verifySecret } from './credentials';
 import {
+  checkMessage,
   CloudTopic,
   decodeBatch,
   decodeLastMessage,
@@ -24,6 +25,13 @@ export type Log = (line: string) => void;
 /** How the core sends a frame to a device: QoS 1 on the device's topic. */
 export type Publish = (topic: string, payload: Buffer) => Promise<void>;
 
+/**
+ * How the broker in use ends a device's live sessions at once (its credentials were revoked
+ * or replaced): the embedded broker closes the connection; with Mosquitto, the password file
+ * is rewritten and the broker reloads it, which disconnects the device.
+ */
+export type EndSessions = (id: string) => Promise<void>;
+
 /** Messages fetched from the store per query while filling message frames. */
 const MESSAGE_PAGE = 256;
 /** Room left in a frame for its map and array headers and the "more" flag. */
@@ -35,6 +43,13 @@ export class CloudCore {
   private publish: Publish = async () => {
     throw new Error('no broker attached');
   };
+  private endSessions: EndSessions = async () => undefined;
+  /**
+   * Per device, how many times its credentials changed while this cloud runs. A login checked
+   * against an older hash (the check is asynchronous) is refused, and so is a session whose
+   * login saw an older count: a revocation that lands in the middle of a CONNECT still wins.
+   */
+  private epochs = new Map<string, number>();
   readonly counters = { batches: 0, events: 0, duplicates: 0, refused: 0 };
   /** "Last seen" times not yet written: one small transaction a second instead of one per sync. */
   private seen = new Map<string, number>();
@@ -63,18 +78,38 @@ export class CloudCore {
     await this.store.touchDevices(list).catch((err: Error) => this.log(`cannot record last-seen times: ${err.message}`));
   }
 
-  attach(publish: Publish): void {
+  attach(publish: Publish, endSessions?: EndSessions): void {
     this.publish = publish;
+    if (endSessions) this.endSessions = endSessions;
   }
 
-  /** Check a device's credentials (client id = username = its public id). */
-  async authenticate(id: string, password: string | Buffer | undefined): Promise<boolean> {
-    if (password === undefined) return false;
+  /** The device's credential generation (see `epochs`). */
+  epoch(id: string): number {
+    return this.epochs.get(id) ?? 0;
+  }
+
+  /**
+   * The device's credentials were revoked or replaced: logins in progress fail and its live
+   * sessions end now, not at their next CONNECT.
+   */
+  async credentialsChanged(id: string): Promise<void> {
+    this.epochs.set(id, this.epoch(id) + 1);
+    await this.endSessions(id);
+  }
+
+  /**
+   * Check a device's credentials (client id = username = its public id). Returns the credential
+   * generation the login was checked at, or undefined when refused.
+   */
+  async authenticate(id: string, password: string | Buffer | undefined): Promise<number | undefined> {
+    if (password === undefined) return undefined;
+    const epoch = this.epoch(id);
     const hash = await this.store.credential(id);
-    if (hash === undefined) return false;
-    if (!(await verifySecret(password, hash))) return false;
+    if (hash === undefined) return undefined;
+    if (!(await verifySecret(password, hash))) return undefined;
+    if (this.epoch(id) !== epoch) return undefined;
     this.markSeen(id);
-    return true;
+    return epoch;
   }
 
   /** A refusal: logged, counted, and thrown back to the broker (which may close the connection). */
@@ -88,12 +123,13 @@ export class CloudCore {
    * Handle one frame a device published on one of its own topics. Throws ProtocolError when the
    * frame is refused (nothing was stored).
    */
-  handle(id: string, kind: DeviceTopic, payload: Buffer): Promise<void> {
+  handle(id: string, kind: DeviceTopic, payload: Buffer, live?: () => boolean): Promise<void> {
+    // `live`: whether the connection that carried the frame still stands when its turn comes.
+    // A broker hands over every packet of a read at once; after a refusal (which closes the
+    // connection) or a revocation, the frames queued behind it must not be handled.
+    const now = (): Promise<void> => (live === undefined || live() ? this.handleNow(id, kind, payload) : Promise.reject(new Error('connection closed before the frame was handled')));
     const prev = this.chains.get(id) ?? Promise.resolve();
-    const next = prev.then(
-      () => this.handleNow(id, kind, payload),
-      () => this.handleNow(id, kind, payload),
-    );
+    const next = prev.then(now, now);
     const tail = next.catch(() => undefined);
     this.chains.set(id, tail);
     void tail.then(() => {
@@ -142,7 +178,9 @@ export class CloudCore {
     for (;;) {
       const page: MessageRecord[] = await this.store.pendingMessages(id, after, MESSAGE_PAGE);
       for (const m of page) {
+        after = m.id;
         const msg: WireMessage = { id: m.id, type: m.type, ts: m.ts, payload: m.payload as JsonValue };
+        if (!(await this.deliverable(id, msg))) continue;
         const n = messageSize(msg);
         if (frame.length > 0 && size + n > LIMITS.frameBytes - FRAME_HEADROOM) {
           await this.send(id, 'm', encodeMessageFrame({ messages: frame, more: true }));
@@ -151,11 +189,27 @@ export class CloudCore {
         }
         frame.push(msg);
         size += n;
-        after = m.id;
       }
       if (page.length < MESSAGE_PAGE) break;
     }
     await this.send(id, 'm', encodeMessageFrame({ messages: frame, more: false }));
+  }
+
+  /**
+   * Whether a queued message is one the device can take. The HTTP API refuses the others, but a
+   * store written before it did may hold one: sent, it would fail every sync of the device for
+   * good, so it is withdrawn instead (and logged).
+   */
+  private async deliverable(id: string, msg: WireMessage): Promise<boolean> {
+    try {
+      checkMessage(msg.type, msg.payload);
+      return true;
+    } catch (err) {
+      if (!(err instanceof ProtocolError)) throw err;
+      this.log(`message ${msg.id} for ${id} withdrawn: the device could not take it (${err.message})`);
+      await this.store.withdrawMessage(id, msg.id);
+      return false;
+    }
   }
 
   private send(id: string, kind: CloudTopic, payload: Buffer): Promise<void> {

@@ -1,37 +1,19 @@
 // The HTTP API and the web page, on node's own http module: a dozen routes do not need a
 // framework, and the module is already there. Every /api route needs the bearer token and
-// answers JSON; the page (web/) is static, holds no data and asks for the token.
+// answers JSON (httpRoutes.ts); the page (web/) is static, holds no data and asks for the token.
+//
+// The server outlives any request: the request target is parsed without throwing, every
+// answer carries the security headers, and a handler that fails anyway gets a 500 without
+// its stack (logged once here) instead of taking the broker and every device's sync with it.
 import * as fs from 'fs';
 import * as http from 'http';
 import * as https from 'https';
 import * as net from 'net';
 import * as path from 'path';
-import { CborError, JsonValue } from './cbor';
-import { sameToken } from './credentials';
-import { checkMessage, isDeviceId, ProtocolError } from './protocol';
-import type { CloudStore } from './store';
+import { ApiActions, HttpError, route } from './httpRoutes';
 
-/** Largest request body accepted (a message of 8 KiB of CBOR fits easily as JSON). */
-export const MAX_BODY = 64 * 1024;
-
-export interface ApiActions {
-  store: CloudStore;
-  token: string;
-  issueDevice(id: string): Promise<{ id: string; clientId: string; username: string; password: string }>;
-  revokeDevice(id: string): Promise<boolean>;
-  sendMessage(id: string, type: string, payload: JsonValue): Promise<{ id: number; type: string; ts: number } | undefined>;
-  mqttUrl(): string;
-  log(line: string): void;
-}
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { MAX_BODY } from './httpRoutes';
+export type { ApiActions } from './httpRoutes';
 
 const WEB_DIR = path.join(__dirname, '..', '..', '..', 'src', 'cloud', 'web');
 const STATIC: Record<string, string> = {
@@ -46,118 +28,62 @@ const MIME: Record<string, string> = {
   '.css': 'text/css; charset=utf-8',
 };
 
+// On every answer: no other site may frame the page (clickjacking: frame-ancestors, and
+// X-Frame-Options for browsers without CSP 2), and no browser may guess another type than
+// the one sent. API answers are JSON and need nothing else; the page runs only its own script
+// and talks only to this server.
+const COMMON_HEADERS: Record<string, string> = {
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+const API_CSP = "default-src 'none'; frame-ancestors 'none'";
+const PAGE_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'";
+
 function send(res: http.ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent) {
+    // Too late for an answer of its own: cut the connection rather than send half of two.
+    res.destroy();
+    return;
+  }
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(text) });
   res.end(text);
 }
 
-async function readJson(req: http.IncomingMessage): Promise<unknown> {
-  const type = req.headers['content-type'] ?? '';
-  if (!/^application\/json\b/.test(type)) throw new HttpError(415, 'the body must be JSON (content-type: application/json)');
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new HttpError(413, `the body is larger than ${MAX_BODY} bytes`);
-    chunks.push(chunk as Buffer);
-  }
+/**
+ * The request target as a URL, or a reason to refuse it (400). `new URL(target, base)` throws
+ * on `//[`, `//a:99999/` or `http://[/` (a base does not help: `//` starts an authority), and
+ * that exception, uncaught, once stopped the whole service. So: a path (origin form) is read
+ * below a fixed origin, an absolute URL (absolute form, which HTTP/1.1 servers must take) as
+ * itself, a path starting with `//` (an authority to every URL parser) is refused, and so is
+ * malformed percent-encoding anywhere in the path.
+ */
+export function requestUrl(target: string | undefined): URL | string {
+  if (target === undefined) return 'no request target';
+  let url: URL;
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    if (/^https?:\/\//i.test(target)) url = new URL(target);
+    else if (target.startsWith('/') && !target.startsWith('//')) url = new URL(`http://localhost${target}`);
+    else return 'the request target must be a path';
   } catch {
-    throw new HttpError(400, 'the body is not valid JSON');
+    return 'the request target is not a valid URL';
   }
-}
-
-function deviceParam(raw: string): string {
-  const id = decodeURIComponent(raw);
-  if (!isDeviceId(id)) throw new HttpError(400, `'${id}' is not a device public id (lowercase hex)`);
-  return id;
-}
-
-async function route(api: ApiActions, req: http.IncomingMessage, res: http.ServerResponse, url: URL): Promise<void> {
-  const auth = req.headers.authorization ?? '';
-  const m = /^Bearer (.+)$/.exec(auth);
-  if (!m || !sameToken(m[1], api.token)) {
-    res.setHeader('www-authenticate', 'Bearer');
-    throw new HttpError(401, m ? 'wrong token' : 'missing bearer token (Authorization: Bearer <token>)');
+  if (url.pathname.startsWith('//')) return 'the request target must be a path';
+  try {
+    decodeURIComponent(url.pathname);
+  } catch {
+    return 'malformed percent-encoding in the path';
   }
-  const parts = url.pathname.split('/').filter((p) => p !== '');
-  const method = req.method ?? 'GET';
-  const store = api.store;
-  // parts[0] === 'api'
-  if (parts.length === 2 && parts[1] === 'devices') {
-    if (method === 'GET') return send(res, 200, { devices: await store.listDevices() });
-    if (method === 'POST') {
-      const body = await readJson(req);
-      const id = typeof body === 'object' && body !== null ? (body as { id?: unknown }).id : undefined;
-      if (typeof id !== 'string') throw new HttpError(400, "the body must be {\"id\": \"<public id>\"}");
-      const lower = id.trim().toLowerCase();
-      if (!isDeviceId(lower)) throw new HttpError(400, `'${id}' is not a device public id (hex)`);
-      return send(res, 201, { ...(await api.issueDevice(lower)), mqtt: api.mqttUrl() });
-    }
-    throw new HttpError(405, `${method} is not allowed here`);
-  }
-  if (parts.length >= 3 && parts[1] === 'devices') {
-    const id = deviceParam(parts[2]);
-    const dev = await store.device(id);
-    if (parts.length === 3) {
-      if (method === 'DELETE') {
-        if (!(await api.revokeDevice(id))) throw new HttpError(404, `no device ${id}`);
-        return send(res, 200, { id, revoked: true });
-      }
-      if (method !== 'GET') throw new HttpError(405, `${method} is not allowed here`);
-      if (!dev) throw new HttpError(404, `no device ${id}`);
-      return send(res, 200, dev);
-    }
-    if (!dev) throw new HttpError(404, `no device ${id}`);
-    if (parts.length === 4 && parts[3] === 'events' && method === 'GET') {
-      const limitText = url.searchParams.get('limit');
-      const limit = limitText === null ? undefined : Number(limitText);
-      const type = url.searchParams.get('type') ?? undefined;
-      const before = url.searchParams.get('before') ?? undefined;
-      try {
-        return send(res, 200, await store.events(id, { limit, type, before }));
-      } catch (err) {
-        if (err instanceof RangeError) throw new HttpError(400, err.message);
-        throw err;
-      }
-    }
-    if (parts.length === 4 && parts[3] === 'variables' && method === 'GET') return send(res, 200, { variables: await store.variables(id) });
-    if (parts.length === 4 && parts[3] === 'messages') {
-      if (method === 'GET') return send(res, 200, { messages: await store.messages(id) });
-      if (method === 'POST') {
-        const body = await readJson(req);
-        if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'the body must be {"type": "...", "payload": ...}');
-        const b = body as { type?: unknown; payload?: unknown };
-        let msg: { type: string; payload: JsonValue };
-        try {
-          msg = checkMessage(b.type, b.payload === undefined ? null : b.payload);
-        } catch (err) {
-          if (err instanceof ProtocolError || err instanceof CborError) throw new HttpError(400, err.message);
-          throw err;
-        }
-        const queued = await api.sendMessage(id, msg.type, msg.payload);
-        if (!queued) throw new HttpError(404, `no device ${id}`);
-        return send(res, 201, queued);
-      }
-      throw new HttpError(405, `${method} is not allowed here`);
-    }
-  }
-  throw new HttpError(404, `no route ${method} ${url.pathname}`);
+  return url;
 }
 
 function serveStatic(req: http.IncomingMessage, res: http.ServerResponse, url: URL): boolean {
   const file = STATIC[url.pathname];
   if (file === undefined || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
   const body = fs.readFileSync(path.join(WEB_DIR, file));
-  res.writeHead(200, {
-    'content-type': MIME[path.extname(file)],
-    'content-length': body.length,
-    // The page runs only its own script and talks only to this server.
-    'content-security-policy': "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:",
-    'x-content-type-options': 'nosniff',
-  });
+  res.setHeader('content-security-policy', PAGE_CSP);
+  res.writeHead(200, { 'content-type': MIME[path.extname(file)], 'content-length': body.length });
   res.end(req.method === 'HEAD' ? undefined : body);
   return true;
 }
@@ -168,25 +94,106 @@ export interface HttpServerHandle {
   close(): Promise<void>;
 }
 
+async function handle(api: ApiActions, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  for (const [k, v] of Object.entries(COMMON_HEADERS)) res.setHeader(k, v);
+  res.setHeader('content-security-policy', API_CSP);
+  // HTTP/1.1 requires Host. Node refuses a request without it by itself, but with a bare 400
+  // that skips this handler and its headers, so the server leaves the check to us.
+  if (req.headers.host === undefined && req.httpVersion === '1.1') return send(res, 400, { error: 'missing Host header' });
+  const url = requestUrl(req.url);
+  if (typeof url === 'string') return send(res, 400, { error: url });
+  if (!url.pathname.startsWith('/api/') && url.pathname !== '/api') {
+    if (serveStatic(req, res, url)) return;
+    return send(res, 404, { error: `no page ${url.pathname.slice(0, 200)}` });
+  }
+  await route(api, req, res, url, (status, body) => send(res, status, body));
+}
+
+/**
+ * Connections on which a request asked for "close". Node's parser goes on reading requests
+ * pipelined after it and hands them over, although RFC 9112 §9.6 says a server must not
+ * process them: such a request would change the store and never be answered.
+ */
+const closing = new WeakSet<object>();
+/** Requests being answered per connection, and connections to end once they are. */
+const inFlight = new WeakMap<object, number>();
+const endWhenAnswered = new WeakSet<net.Socket>();
+
+/** The request handler, with the guard that keeps one request's failure to that request. */
+export function apiHandler(api: ApiActions): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+  return (req, res) => {
+    if (closing.has(req.socket)) {
+      req.socket.destroy();
+      return;
+    }
+    if (/(^|,)\s*close\s*(,|$)/i.test(String(req.headers.connection ?? ''))) closing.add(req.socket);
+    const socket = req.socket;
+    // A client that ends its side before the body it announced is complete will send no
+    // more: node would keep the connection, and the handler waiting for the body, until the
+    // request timeout. Close it now.
+    const cutShort = (): void => {
+      if (!req.complete) socket.destroy();
+    };
+    if (socket.readableEnded) cutShort();
+    socket.once('end', cutShort);
+    inFlight.set(socket, (inFlight.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      socket.off('end', cutShort);
+      const left = (inFlight.get(socket) ?? 1) - 1;
+      inFlight.set(socket, left);
+      if (left === 0 && endWhenAnswered.has(socket)) socket.end();
+    });
+    const failed = (err: unknown): void => {
+      if (err instanceof HttpError) return send(res, err.status, { error: err.message });
+      // The stack is for the operator's log, never for the client.
+      api.log(`http ${String(req.method).slice(0, 16)} ${String(req.url).slice(0, 200)}: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      send(res, 500, { error: 'internal error' });
+    };
+    try {
+      handle(api, req, res).catch(failed);
+    } catch (err) {
+      failed(err);
+    }
+  };
+}
+
+/**
+ * What node's parser refuses (a malformed request line or header) gets a 400 with the same
+ * headers as every other answer, and the connection closes.
+ */
+function onClientError(err: NodeJS.ErrnoException, socket: net.Socket): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  if ((inFlight.get(socket) ?? 0) > 0) {
+    // Bad bytes after a good request: answering them now would put this 400 ahead of the
+    // good request's answer (which the client would take for it). Answer that one, then close.
+    endWhenAnswered.add(socket);
+    closing.add(socket);
+    return;
+  }
+  const body = JSON.stringify({ error: 'malformed HTTP request' });
+  const head = [
+    'HTTP/1.1 400 Bad Request',
+    'content-type: application/json; charset=utf-8',
+    `content-length: ${Buffer.byteLength(body)}`,
+    `content-security-policy: ${API_CSP}`,
+    ...Object.entries(COMMON_HEADERS).map(([k, v]) => `${k}: ${v}`),
+    'connection: close',
+  ];
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+}
+
 export async function startHttp(
   api: ApiActions,
   opts: { host: string; port: number; tls?: { cert: Buffer; key: Buffer } },
 ): Promise<HttpServerHandle> {
-  const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    if (!url.pathname.startsWith('/api/') && url.pathname !== '/api') {
-      if (serveStatic(req, res, url)) return;
-      send(res, 404, { error: `no page ${url.pathname}` });
-      return;
-    }
-    route(api, req, res, url).catch((err: unknown) => {
-      if (err instanceof HttpError) return send(res, err.status, { error: err.message });
-      api.log(`http ${req.method} ${url.pathname}: ${(err as Error).stack ?? String(err)}`);
-      send(res, 500, { error: 'internal error' });
-    });
-  };
-  const server: http.Server | https.Server = opts.tls ? https.createServer({ cert: opts.tls.cert, key: opts.tls.key }, handler) : http.createServer(handler);
+  const handler = apiHandler(api);
+  const options = { requireHostHeader: false };
+  const server: http.Server | https.Server = opts.tls ? https.createServer({ ...options, cert: opts.tls.cert, key: opts.tls.key }, handler) : http.createServer(options, handler);
   server.requestTimeout = 30_000;
+  server.on('clientError', onClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => {

@@ -77,6 +77,11 @@ export async function writeMosquittoConfig(
     `password_file ${passwordFile}`,
     `acl_file ${aclFile}`,
     `max_packet_size ${LIMITS.mqttPacketBytes + 5}`,
+    // Device publishes are QoS 1 (docs/cloud-protocol.md §1): a QoS 2 PUBLISH disconnects the
+    // client; QoS 0 arrives at the cloud as QoS 0 and is dropped there.
+    'max_qos 1',
+    // The keep-alive bound; Mosquitto 2.0.11 applies it to MQTT 5 clients only (docs/security.md).
+    `max_keepalive ${LIMITS.keepAliveMax}`,
     'persistence false',
     // Mosquitto started as root switches to this user; it must be able to read the files above.
     ...(listener.user ? [`user ${listener.user}`] : []),
@@ -97,13 +102,26 @@ function writeAtomic(file: string, text: string, mode: number): void {
   fs.renameSync(tmp, file);
 }
 
+/**
+ * Make a running Mosquitto reread its password file: SIGHUP to `pid`, a process id or the path
+ * of its pid file (`mosquitto -d` with `pid_file`, or systemd's). On reload Mosquitto checks
+ * every connected client against the new file and disconnects those whose credentials no
+ * longer match: that is how a revocation or a new secret ends a device's session at once
+ * (measured with 2.0.11: the session closes within the reload, tens of ms).
+ */
+export function reloadMosquitto(pid: number | string): void {
+  const n = typeof pid === 'number' ? pid : Number(fs.readFileSync(pid, 'utf8').trim());
+  if (!Number.isSafeInteger(n) || n <= 1) throw new Error(`no Mosquitto process id in ${String(pid)}`);
+  process.kill(n, 'SIGHUP');
+}
+
 export interface ExternalBroker {
   url: string;
   close(): Promise<void>;
 }
 
 /** Connect the cloud to an external broker as its privileged client. */
-export async function connectExternalBroker(core: CloudCore, url: string): Promise<ExternalBroker> {
+export async function connectExternalBroker(core: CloudCore, url: string, endSessions?: (id: string) => Promise<void>): Promise<ExternalBroker> {
   const u = new URL(url);
   const username = u.username ? decodeURIComponent(u.username) : SERVICE_USER;
   const password = u.password ? decodeURIComponent(u.password) : await serviceSecret(core.store);
@@ -123,6 +141,12 @@ export async function connectExternalBroker(core: CloudCore, url: string): Promi
   client.handleMessage = (packet, done) => {
     const t = parseTopic(packet.topic);
     if (!t || (t.kind !== 'u' && t.kind !== 's' && t.kind !== 'k')) return done();
+    // The cloud subscribes at QoS 1, so a frame arrives at QoS 0 only when the device published
+    // it so; the protocol allows QoS 1 only (QoS 2 is refused by the broker: max_qos 1).
+    if (packet.qos !== 1) {
+      core.refuse(t.id, `QoS ${packet.qos} publish on '${packet.topic}' (only QoS 1)`);
+      return done();
+    }
     const payload = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
     core.handle(t.id, t.kind, payload).then(
       () => done(),
@@ -136,7 +160,7 @@ export async function connectExternalBroker(core: CloudCore, url: string): Promi
     client.publish(topicName, payload, { qos: 1 }, (err) => {
       if (err) core.log(`publish to ${topicName} failed: ${err.message}`);
     });
-  });
+  }, endSessions);
   await new Promise<void>((resolve, reject) => {
     const onError = (err: Error): void => {
       client.end(true);

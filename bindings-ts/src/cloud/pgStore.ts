@@ -284,6 +284,14 @@ export class PgStore implements CloudStore {
     return (await this.pool.query<MessageRow>('SELECT * FROM messages WHERE device_id = $1 ORDER BY id', [deviceId])).rows.map(toMessage);
   }
 
+  async withdrawMessage(deviceId: string, id: number): Promise<'withdrawn' | 'delivered' | undefined> {
+    // One statement decides: a message marked delivered meanwhile is not deleted.
+    const r = await this.pool.query<{ delivered: number | null }>('DELETE FROM messages WHERE device_id = $1 AND id = $2 AND delivered IS NULL RETURNING delivered', [deviceId, id]);
+    if ((r.rowCount ?? 0) > 0) return 'withdrawn';
+    const left = await this.pool.query('SELECT 1 FROM messages WHERE device_id = $1 AND id = $2', [deviceId, id]);
+    return left.rows.length > 0 ? 'delivered' : undefined;
+  }
+
   async setting(name: string): Promise<string | undefined> {
     const r = await this.pool.query<{ value: string }>('SELECT value FROM settings WHERE name = $1', [name]);
     return r.rows[0]?.value;

@@ -3,6 +3,7 @@
 // keys; every decoder here is strict: unknown keys, wrong types, values out of range and
 // oversized frames are refused with a ProtocolError, and nothing is half-accepted.
 import { CborError, CborValue, checkJson, decodeCbor, encodeCbor, JsonValue, toJson } from './cbor';
+import { LIMITS } from './limits';
 
 export class ProtocolError extends Error {
   constructor(message: string) {
@@ -11,24 +12,8 @@ export class ProtocolError extends Error {
   }
 }
 
-/** Limits of the protocol (docs/cloud-protocol.md, "Limits"). */
-export const LIMITS = {
-  /** Serialized (CBOR) size of one event payload or message payload (the API's "about 8 kB"). */
-  payloadBytes: 8192,
-  /** Serialized size of one variable value (cloud.setVar: 1 kB). */
-  variableBytes: 1024,
-  /** Event type, variable name and message type: 1 to 30 characters. */
-  typeChars: 30,
-  /** Events in one batch. */
-  batchEvents: 256,
-  /** CBOR size of one frame (an upload batch or a message frame). */
-  frameBytes: 32768,
-  /** MQTT "remaining length" of any packet; a larger one closes the connection. */
-  mqttPacketBytes: 33792,
-  /** Device public id: 1 to 32 bytes, written as lowercase hex. */
-  idHexMin: 2,
-  idHexMax: 64,
-} as const;
+/** Limits of the protocol (docs/cloud-protocol.md, "Limits"), shared with the device: limits.ts. */
+export { LIMITS } from './limits';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 

@@ -7,7 +7,7 @@ import { EmbeddedBroker, startEmbeddedBroker } from './broker';
 import { CloudCore, Log } from './core';
 import { hashSecret, newSecret, newToken } from './credentials';
 import { HttpServerHandle, startHttp } from './http';
-import { connectExternalBroker, ExternalBroker, writeMosquittoAuth } from './mosquitto';
+import { connectExternalBroker, ExternalBroker, reloadMosquitto, writeMosquittoAuth } from './mosquitto';
 import { normalizeDeviceId } from './protocol';
 import { CloudStore, openStore } from './store';
 
@@ -26,6 +26,12 @@ export interface CloudOptions {
   broker?: string;
   /** With `broker`: rewrite Mosquitto's password and ACL files in this directory when devices are added or revoked (the broker rereads them on SIGHUP). */
   mosquittoDir?: string;
+  /**
+   * With `broker` and `mosquittoDir`: the broker's process id, or its pid file. After the files
+   * are rewritten the cloud sends it SIGHUP, which ends the live sessions of a revoked device
+   * or one given a new secret. Without it the operator must send SIGHUP (docs/security.md).
+   */
+  mosquittoPid?: number | string;
   /** PEM files for TLS on both MQTT (mqtts) and HTTP (https). */
   tls?: { cert: string; key: string };
   /** The HTTP API token (default: the one kept in the store, made on first start). */
@@ -102,7 +108,18 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
     const tls = options.tls ? { cert: fs.readFileSync(options.tls.cert), key: fs.readFileSync(options.tls.key) } : undefined;
     let broker: EmbeddedBroker | ExternalBroker;
     if (options.broker !== undefined) {
-      broker = await connectExternalBroker(core, options.broker);
+      const pid = options.mosquittoPid;
+      const endSessions =
+        pid === undefined || options.mosquittoDir === undefined
+          ? undefined
+          : async (id: string): Promise<void> => {
+              try {
+                reloadMosquitto(pid);
+              } catch (err) {
+                log(`cannot make Mosquitto reload its password file (${id}'s sessions go on until it does): ${(err as Error).message}`);
+              }
+            };
+      broker = await connectExternalBroker(core, options.broker, endSessions);
     } else {
       broker = await startEmbeddedBroker(core, { host, port: options.port ?? 1883, tls });
     }
@@ -111,16 +128,21 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
     const refreshMosquitto = async (): Promise<void> => {
       if (mosquittoDir !== undefined) await writeMosquittoAuth(store, mosquittoDir);
     };
+    // A new secret or a revocation ends the device's live sessions at once: the old secret
+    // must not keep working on a connection made with it.
     const issueDevice = async (id: string): Promise<DeviceCredentials> => {
       const c = await issueCredentials(store, id, now());
       await refreshMosquitto();
+      await core.credentialsChanged(c.id);
       log(`credentials issued for ${c.id}`);
       return c;
     };
-    const revokeDevice = async (id: string): Promise<boolean> => {
-      const ok = await store.revokeCredential(normalizeDeviceId(id));
+    const revokeDevice = async (idText: string): Promise<boolean> => {
+      const id = normalizeDeviceId(idText);
+      const ok = await store.revokeCredential(id);
       if (ok) {
         await refreshMosquitto();
+        await core.credentialsChanged(id);
         log(`credentials revoked for ${id}`);
       }
       return ok;

@@ -273,6 +273,17 @@ export class SqliteStore implements CloudStore {
     return (this.db.prepare('SELECT * FROM messages WHERE device_id = ? ORDER BY id').all(deviceId) as MessageRow[]).map(toMessage);
   }
 
+  async withdrawMessage(deviceId: string, id: number): Promise<'withdrawn' | 'delivered' | undefined> {
+    const tx = this.db.transaction((): 'withdrawn' | 'delivered' | undefined => {
+      const r = this.db.prepare('SELECT delivered FROM messages WHERE device_id = ? AND id = ?').get(deviceId, id) as { delivered: number | null } | undefined;
+      if (!r) return undefined;
+      if (r.delivered !== null) return 'delivered';
+      this.db.prepare('DELETE FROM messages WHERE device_id = ? AND id = ?').run(deviceId, id);
+      return 'withdrawn';
+    });
+    return tx.immediate();
+  }
+
   async setting(name: string): Promise<string | undefined> {
     const r = this.db.prepare('SELECT value FROM settings WHERE name = ?').get(name) as { value: string } | undefined;
     return r?.value;

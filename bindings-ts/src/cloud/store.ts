@@ -96,6 +96,11 @@ export interface CloudStore {
   /** Mark every pending message with id <= uptoId delivered; returns how many. */
   markDelivered(deviceId: string, uptoId: number, now: number): Promise<number>;
   messages(deviceId: string): Promise<MessageRecord[]>;
+  /**
+   * Withdraw a pending message (delete it; its id is never given again). 'delivered' when the
+   * device already processed it (it stays), undefined when there is no such message.
+   */
+  withdrawMessage(deviceId: string, id: number): Promise<'withdrawn' | 'delivered' | undefined>;
 
   setting(name: string): Promise<string | undefined>;
   setSetting(name: string, value: string): Promise<void>;

@@ -16,11 +16,14 @@
 #include <stdint.h>
 
 #include "rt_cbor.h"
+#include "rt_cloud_limits.h"
 #include "rt_cloud_queue.h"
 
-/* Nesting of a payload: 32 levels in a frame, less the protocol's own three. */
-#define RT_CLOUD_PAYLOAD_DEPTH 29u
-#define RT_CLOUD_FRAME_MAX 32768u
+/* Nesting of a payload: 32 levels in a frame, less the protocol's own three. From the limit
+ * table the cloud checks too (rt_cloud_limits.h, generated), so the cloud refuses at its API a
+ * message this device could not take. */
+#define RT_CLOUD_PAYLOAD_DEPTH RT_CLOUD_LIMIT_PAYLOAD_DEPTH
+#define RT_CLOUD_FRAME_MAX RT_CLOUD_LIMIT_FRAME_BYTES
 /* Events in one batch and the CBOR a batch may take on this device (the protocol allows 256 and
  * 32 kB; smaller batches keep the RAM for one at 12 kB, and an 8 kB event always fits). */
 #define RT_CLOUD_BATCH_EVENTS 32u

@@ -31,13 +31,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rt_cloud_limits.h"
 #include "rt_records.h"
 
 #define RT_CLOUD_TYPE_MAX 120u /* event type, variable name: 30 characters, in UTF-8 bytes */
-#define RT_CLOUD_PAYLOAD_MAX 8192u       /* serialized message: about 8 kB (0.1.5, 0.2.6) */
+/* The protocol's limits come from the table the cloud checks too (rt_cloud_limits.h). */
+#define RT_CLOUD_PAYLOAD_MAX RT_CLOUD_LIMIT_PAYLOAD_BYTES /* serialized message: about 8 kB (0.1.5, 0.2.6) */
 #define RT_CLOUD_PAYLOAD_MAX_0_0_9 4096u /* about 4 kB in 0.0.9 */
-#define RT_CLOUD_VARS_MAX 30u
-#define RT_CLOUD_VAR_VALUE_MAX 1024u
+#define RT_CLOUD_VARS_MAX RT_CLOUD_LIMIT_VARIABLES
+#define RT_CLOUD_VAR_VALUE_MAX RT_CLOUD_LIMIT_VARIABLE_BYTES
 #define RT_CLOUD_EVENT_HEADER 12u
 /* Largest event record: header, type and payload. */
 #define RT_CLOUD_RECORD_MAX (RT_CLOUD_EVENT_HEADER + RT_CLOUD_TYPE_MAX + RT_CLOUD_PAYLOAD_MAX)
