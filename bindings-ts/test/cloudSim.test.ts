@@ -90,6 +90,6 @@ test('a wrong secret is refused: the end handler gets the error, nothing is stor
   const before = (await allEvents(cloud.store)).length;
   const r = await beacon(['run', app, '--for', '2s', '--cloud', cloud.mqttUrl, '--cloud-secret', 'wrong']);
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /sync sync failed: the cloud refused the device's credentials/);
+  assert.match(r.stdout, /^sync ESR0602 Cloud refused the device: sync failed: the cloud refused the device's credentials$/m);
   assert.equal((await allEvents(cloud.store)).length, before);
 });

@@ -353,15 +353,7 @@ world_end_t world_run_until(world_t *world, uint64_t until)
 			return any_running(world) ? WORLD_END_IDLE : WORLD_END_STOPPED;
 		}
 		if (at > until) {
-			if (until > world->now) {
-				if (world->io.wait_until) {
-					world->io.wait_until(world->io.ctx, until);
-				}
-				world->now = until;
-				world_gnss_follow(world);
-			}
-			world_select(world, NULL);
-			return WORLD_END_TIME_UP;
+			return world_idle_until(world, until);
 		}
 		if (at > world->now) {
 			if (world->io.wait_until) {

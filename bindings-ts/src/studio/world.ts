@@ -106,6 +106,7 @@ export class WasmWorld {
       studio_start: ['number', []],
       studio_failure: ['string', ['number']],
       studio_run_until: ['number', ['number']],
+      studio_idle_until: ['number', ['number']],
       studio_now: ['number', []],
       studio_next: ['number', []],
       studio_input: ['number', ['number', 'number', 'number', 'number', 'number', 'number', 'number', 'string']],
@@ -207,6 +208,11 @@ export class WasmWorld {
     return this.fn.studio_run_until(until) as WorldEnd;
   }
 
+  /** A run with a set duration that went idle lasts it (world_idle_until), as beacon run's. */
+  idleUntil(until: number): WorldEnd {
+    return this.fn.studio_idle_until(until) as WorldEnd;
+  }
+
   now(): number {
     return this.fn.studio_now() as number;
   }
@@ -304,8 +310,11 @@ export class Pacer {
       end = this.world.runUntil(this.present());
     }
     if (end === WorldEnd.Stopped || (end === WorldEnd.TimeUp && this.world.now() >= this.until)) this.ended = end;
-    // Idle: the page waits for the user's input, but not past the run's end.
-    else if (end === WorldEnd.Idle && this.until !== Infinity && (this.speedValue === 'max' || this.present() >= this.until)) this.ended = end;
+    // Idle: the page waits for the user's input, but not past the run's end, where the run's
+    // time passes to its end as beacon run's does.
+    else if (end === WorldEnd.Idle && this.until !== Infinity && (this.speedValue === 'max' || this.present() >= this.until)) {
+      this.ended = end = this.world.idleUntil(this.until);
+    }
     return end;
   }
 }

@@ -182,6 +182,15 @@ EMSCRIPTEN_KEEPALIVE int studio_run_until(double until)
 	return (int)world_run_until(&world, until < 0 ? WORLD_FOREVER : (uint64_t)until);
 }
 
+/* world_idle_until: a run with a set duration that went idle lasts it, as beacon run's. */
+EMSCRIPTEN_KEEPALIVE int studio_idle_until(double until)
+{
+	if (!world_open) {
+		return WORLD_END_STOPPED;
+	}
+	return (int)world_idle_until(&world, until < 0 ? WORLD_FOREVER : (uint64_t)until);
+}
+
 EMSCRIPTEN_KEEPALIVE double studio_now(void)
 {
 	return world_open ? (double)world.now : 0;

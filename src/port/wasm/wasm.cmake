@@ -9,7 +9,7 @@
 set(_beacon_wasm_here "${CMAKE_CURRENT_LIST_DIR}")
 set(BEACON_WASM_EXPORTS
     _studio_open _studio_close _studio_message _studio_device_package _studio_device_heap
-    _studio_start _studio_failure _studio_run_until _studio_now _studio_next _studio_input
+    _studio_start _studio_failure _studio_run_until _studio_idle_until _studio_now _studio_next _studio_input
     _studio_check_package _studio_install _studio_device_count _studio_device_name
     _studio_device_profile _studio_device_leds _studio_device_resets _studio_device_value
     _malloc _free)
