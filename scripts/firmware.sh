@@ -5,6 +5,9 @@
 #                             [--print-dir]
 #   scripts/firmware.sh nrf52_bsim --app-dir tests/rig-bsim     (another application: the rig's
 #                                                                phone, docs/upload.md)
+#   scripts/firmware.sh nrf9160dk/nrf52840 --controller          (the nRF9160 DK's Bluetooth
+#                                controller: the workspace's samples/bluetooth/hci_uart with
+#                                hci-controller.conf)
 #
 # BOARD is a Zephyr board target: nrf52840dk/nrf52840 (the BLE beacon), nrf9160dk/nrf9160 (the
 # LTE tracker, secure image without TF-M), nrf52_bsim (the nRF52 on BabbleSim) or mps2/an521/cpu0
@@ -31,6 +34,7 @@ engine=jerryscript
 app=""
 build_dir=""
 app_dir=""
+controller=false
 print_dir=false
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -39,6 +43,7 @@ while [ $# -gt 0 ]; do
 	--build-dir) build_dir="${2:?}"; shift 2 ;;
 	--app-dir) app_dir="$(cd "${2:?}" && pwd)"; shift 2 ;;
 	--print-dir) print_dir=true; shift ;;
+	--controller) controller=true; shift ;;
 	*) usage ;;
 	esac
 done
@@ -49,6 +54,7 @@ esac
 board_dir="$(echo "$board" | tr '/@' '__')"
 variant_name="$engine"
 [ -n "$app_dir" ] && variant_name="$(basename "$app_dir")"
+$controller && variant_name=hci-controller
 build_dir="${build_dir:-$ROOT/build/zephyr/$board_dir-$variant_name}"
 if $print_dir; then
 	echo "$build_dir"
@@ -61,10 +67,13 @@ source "$ROOT/scripts/lib/workspace.sh"
 parts=(zephyr)
 [ -z "$app_dir" ] && [ "$engine" = jerryscript ] && parts+=(jerryscript)
 case "$board" in *_bsim*) parts+=(bsim) ;; esac
+$controller && parts=(zephyr)
 if ! missing="$(beacon_ws_need "${parts[@]}")"; then
 	echo "firmware: $missing" >&2
 	exit 3
 fi
+# The controller is Zephyr's own H:4 sample, from the workspace, with the project's settings.
+$controller && app_dir="$ZEPHYR_BASE/samples/bluetooth/hci_uart"
 variant="${ZEPHYR_TOOLCHAIN_VARIANT:-}"
 case "$board" in
 *_bsim* | native_sim*) variant=host ;;
@@ -78,7 +87,9 @@ args=(-GNinja -S "${app_dir:-$ROOT}" -B "$build_dir" -DBOARD="$board" -DPython3_
 [ -n "$variant" ] && args+=(-DZEPHYR_TOOLCHAIN_VARIANT="$variant")
 [ -n "${ZEPHYR_MODULES:-}" ] && args+=(-DZEPHYR_MODULES="$ZEPHYR_MODULES")
 [ -n "${JERRYSCRIPT_DIR:-}" ] && args+=(-DJERRYSCRIPT_DIR="$JERRYSCRIPT_DIR")
-if [ -n "$app_dir" ]; then
+if $controller; then
+	args+=(-DEXTRA_CONF_FILE="$ROOT/hci-controller.conf")
+elif [ -n "$app_dir" ]; then
 	:
 elif [ "$engine" = duktape ]; then
 	args+=(-DCONFIG_BEACON_ENGINE_DUKTAPE=y -DBEACON_APP_PACKAGE="$app")

@@ -82,7 +82,7 @@ npx tsc -p bindings-ts/studio
 step "Bare-metal image on QEMU's Cortex-M4F (mps2-an386, the nRF52840's core): linked within the flash and RAM budget"
 bash scripts/qemu-build.sh
 
-step "Firmware built by Zephyr: nRF52840 DK and nRF9160 DK (JerryScript), nrf52_bsim (JerryScript) and mps2/an521 (both engines)"
+step "Firmware built by Zephyr: nRF52840 DK and nRF9160 DK (JerryScript; with its nRF52840's Bluetooth controller), nrf52_bsim (JerryScript) and mps2/an521 (both engines)"
 # Warnings in the project's code are errors; each image is printed by component and held to
 # src/port/zephyr/budget.json. The test boards' images are what bindings-ts/test/zephyr.test.ts
 # runs the apps on. Each image needs Zephyr, a JerryScript one JerryScript, nrf52_bsim BabbleSim.
@@ -99,6 +99,10 @@ for target in "${targets[@]}"; do
 	[ "$board" = nrf52_bsim ] && parts+=(bsim)
 	if why="$(beacon_ws_need "${parts[@]}")"; then
 		bash scripts/firmware.sh "$board" --engine "$engine" | grep -E "\.(flash|ram)\.(total|free)|built"
+		# The nRF9160 DK's Bluetooth controller (its nRF52840 over H:4), with its budget.
+		if [ "$board" = nrf9160dk/nrf9160 ]; then
+			bash scripts/firmware.sh nrf9160dk/nrf52840 --controller | grep -E "\.(flash|ram)\.(total|free)"
+		fi
 	else
 		skip "firmware for $board ($engine)" "$why"
 	fi
