@@ -28,6 +28,8 @@ for target in nrf52840dk/nrf52840:jerryscript nrf9160dk/nrf9160:jerryscript \
 	bash scripts/firmware.sh "${target%%:*}" --engine "${target##*:}" |
 		grep -E "\.(flash|ram)\.(total|free|engine|runtime|glue|bluetooth|kernel|world)"
 done
+# The nRF9160 DK's Bluetooth controller on its nRF52840 (H:4).
+bash scripts/firmware.sh nrf9160dk/nrf52840 --controller | grep -E "\.(flash|ram)\.(total|free|bluetooth|kernel)"
 bash scripts/firmware.sh nrf52_bsim --engine jerryscript >/dev/null
 
 # Boot to the first line: the hello app on the an521, per engine.
