@@ -26,8 +26,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null
 source scripts/lib/workspace.sh
-if ! missing="$(beacon_ws_need zephyr jerryscript bsim)"; then
-	echo "$(basename "$0"): skipped: $missing" >&2
-	exit 3
-fi
+beacon_ws_require zephyr jerryscript bsim
 exec node bench/ble-air-firmware.js

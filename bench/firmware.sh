@@ -15,10 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh >/dev/null
 source scripts/lib/workspace.sh
-if ! missing="$(beacon_ws_need zephyr jerryscript bsim)"; then
-	echo "$(basename "$0"): skipped: $missing" >&2
-	exit 3
-fi
+beacon_ws_require zephyr jerryscript bsim
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 beacon() { node bindings-ts/bin/beacon.js "$@"; }

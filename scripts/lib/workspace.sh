@@ -104,6 +104,16 @@ beacon_ws_need() {
 	return 0
 }
 
+# beacon_ws_require PART...: for a script that has nothing to do without the parts (the firmware's
+# benches): says which is missing, as skipped, and exits 3.
+beacon_ws_require() {
+	local why
+	if ! why="$(beacon_ws_need "$@")"; then
+		echo "$(basename "$0"): skipped: $why" >&2
+		exit 3
+	fi
+}
+
 unset beacon_ws_repo beacon_ws_get beacon_ws_root beacon_ws_zephyr beacon_ws_zephyr_where beacon_ws_version \
 	beacon_ws_jerry beacon_ws_jerry_where beacon_ws_bsim beacon_ws_bsim_components beacon_ws_modules beacon_ws_module
 

@@ -1,6 +1,6 @@
 /*
  * The test board's socket provider: on nrf52_bsim (the firmware a process of the host) TCP
- * sockets are the host's, reached through the runner-side adapter (bsim/host_sockets_adapt.c).
+ * sockets are the host's, reached through the runner-side half (runner/host_sockets_runner.c).
  * It registers through Zephyr's socket offload API, as the nRF9160's modem library does, so
  * everything above it is what a device runs: Zephyr's socket layer, its TLS sockets on Mbed TLS
  * with TLS credentials, the MQTT library and the cloud client (hal_cloud_zephyr.c).
@@ -23,7 +23,7 @@
 
 #include "sockets_internal.h"
 
-#include "bsim/host_sockets_adapt.h"
+#include "runner/host_sockets_runner.h"
 
 #define MAX_SOCKETS 4
 
@@ -36,7 +36,7 @@ struct host_socket {
 static struct host_socket sockets[MAX_SOCKETS];
 static const struct socket_op_vtable host_socket_vtable;
 
-/* The adapter's error codes as Zephyr's errno values. */
+/* The runner side's error codes as Zephyr's errno values. */
 static int errno_of(long code)
 {
 	static const int table[] = {
@@ -56,7 +56,7 @@ static int errno_of(long code)
 	return c > 0 && c < (long)ARRAY_SIZE(table) ? table[c] : EIO;
 }
 
-/* A negated adapter error as the socket API's -1 and errno. */
+/* A negated runner-side error as the socket API's -1 and errno. */
 static long fail(long rc)
 {
 	errno = errno_of(rc);

@@ -60,14 +60,14 @@ foreach(_source IN LISTS BEACON_PORT_SOURCES)
 endforeach()
 set(BEACON_PORT_SOURCES ${_beacon_port_selected})
 if(CONFIG_BEACON_HOST_SOCKETS)
-  # The provider speaks Zephyr's socket internals; its adapter runs in the native simulator's
+  # The provider speaks Zephyr's socket internals; its other half runs in the native simulator's
   # runner with the host's headers (as Zephyr's own NSOS driver does).
   set_property(SOURCE "${BEACON_ZEPHYR_PORT_DIR}/host_sockets_bsim.c" APPEND PROPERTY
                INCLUDE_DIRECTORIES "${ZEPHYR_BASE}/subsys/net/lib/sockets")
   # Zephyr's net_if.h (through the socket internals) compares an unsigned index with 0.
   set_property(SOURCE "${BEACON_ZEPHYR_PORT_DIR}/host_sockets_bsim.c" APPEND PROPERTY
                COMPILE_OPTIONS -Wno-type-limits)
-  target_sources(native_simulator INTERFACE "${BEACON_ZEPHYR_PORT_DIR}/bsim/host_sockets_adapt.c")
+  target_sources(native_simulator INTERFACE "${BEACON_ZEPHYR_PORT_DIR}/runner/host_sockets_runner.c")
 endif()
 if(CONFIG_BEACON_SIMULATED_WORLD)
   list(APPEND BEACON_RUNTIME_SOURCES ${BEACON_WORLD_SOURCES})

@@ -1,8 +1,8 @@
 /*
- * host_sockets_adapt.c: see host_sockets_adapt.h. Runs in the native simulator's runner, with the
+ * host_sockets_runner.c: see host_sockets_runner.h. Runs in the native simulator's runner, with the
  * host's C library and headers (never Zephyr's: the two define the same names differently).
  */
-#include "host_sockets_adapt.h"
+#include "host_sockets_runner.h"
 
 #include <errno.h>
 #include <netdb.h>

@@ -1,15 +1,15 @@
 /*
- * host_sockets_adapt.h: the host's TCP sockets, for the firmware on nrf52_bsim (a process of the
- * host). The adapter (host_sockets_adapt.c) is compiled into the native simulator's runner with
- * the host's headers; the firmware's socket provider (host_sockets_bsim.c) calls it with Zephyr's.
+ * host_sockets_runner.h: the host's TCP sockets, for the firmware on nrf52_bsim (a process of
+ * the host). host_sockets_runner.c is compiled into the native simulator's runner with the host's
+ * headers; the firmware's socket provider (host_sockets_bsim.c) calls it with Zephyr's.
  * The two share no header but this one, so it speaks plain integers and bytes, and errors as the
  * HOST_SOCKETS_E* codes below rather than either side's errno numbers.
  *
  * Every call blocks the host process, and with it the simulated device and BabbleSim's air: a
  * device that waits on the network holds the simulation's time (host_sockets_bsim.c, poll).
  */
-#ifndef HOST_SOCKETS_ADAPT_H
-#define HOST_SOCKETS_ADAPT_H
+#ifndef HOST_SOCKETS_RUNNER_H
+#define HOST_SOCKETS_RUNNER_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -55,4 +55,4 @@ int host_sockets_resolve(const char *name, uint32_t *addr);
 /* Milliseconds of the host's monotonic clock. */
 int64_t host_sockets_now_ms(void);
 
-#endif /* HOST_SOCKETS_ADAPT_H */
+#endif /* HOST_SOCKETS_RUNNER_H */
