@@ -476,7 +476,18 @@ static int run(void)
 		world.devices[0].rt.engine_config.heap_size = (size_t)o.heap;
 	}
 	if (o.board_storage) {
-		world.devices[0].storage_backing = hal_flash_zephyr_storage();
+		/* The model mirrors into the partition page for page: one of another size would be
+		 * dropped, and the records would not outlive the process. */
+		const hal_flash_t *part = hal_flash_zephyr_storage();
+
+		if (part == NULL || part->page_size != WORLD_FLASH_PAGE_SIZE ||
+		    part->page_count != WORLD_FLASH_PAGES) {
+			err_printf("beacon firmware: --storage board: the board's storage partition is not "
+				   "the world's %u pages of %u bytes\n",
+				   WORLD_FLASH_PAGES, WORLD_FLASH_PAGE_SIZE);
+			return 2;
+		}
+		world.devices[0].storage_backing = part;
 	}
 	playing = o.play >= 0;
 	played_several = playing && script != NULL && world_script_device_count(script, script_len) > 1;
