@@ -8,6 +8,9 @@
 #   scripts/firmware.sh nrf9160dk/nrf52840 --controller          (the nRF9160 DK's Bluetooth
 #                                controller: the workspace's samples/bluetooth/hci_uart with
 #                                hci-controller.conf)
+#   scripts/firmware.sh nrf52_bsim --hci-uart                    (the LTE beacon's two chips on
+#   scripts/firmware.sh nrf52_bsim --controller                   BabbleSim: the beacon firmware
+#                                with Bluetooth over H:4 on uart1, and its controller chip)
 #
 # BOARD is a Zephyr board target: nrf52840dk/nrf52840 (the BLE beacon), nrf9160dk/nrf9160 (the
 # LTE tracker, secure image without TF-M), nrf52_bsim (the nRF52 on BabbleSim) or mps2/an521/cpu0
@@ -24,7 +27,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
 usage() {
-	echo "usage: scripts/firmware.sh BOARD [--engine jerryscript|duktape] [--app app.bapp] [--app-dir DIR] [--build-dir DIR] [--print-dir]" >&2
+	echo "usage: scripts/firmware.sh BOARD [--engine jerryscript|duktape] [--app app.bapp] [--app-dir DIR] [--hci-uart | --controller] [--build-dir DIR] [--print-dir]" >&2
 	exit 2
 }
 [ $# -ge 1 ] || usage
@@ -35,6 +38,7 @@ app=""
 build_dir=""
 app_dir=""
 controller=false
+hci_uart=false
 print_dir=false
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -44,6 +48,7 @@ while [ $# -gt 0 ]; do
 	--app-dir) app_dir="$(cd "${2:?}" && pwd)"; shift 2 ;;
 	--print-dir) print_dir=true; shift ;;
 	--controller) controller=true; shift ;;
+	--hci-uart) hci_uart=true; shift ;;
 	*) usage ;;
 	esac
 done
@@ -55,6 +60,11 @@ board_dir="$(echo "$board" | tr '/@' '__')"
 variant_name="$engine"
 [ -n "$app_dir" ] && variant_name="$(basename "$app_dir")"
 $controller && variant_name=hci-controller
+$hci_uart && variant_name="$engine-hci-uart"
+if $hci_uart && [ "$board" != nrf52_bsim ]; then
+	echo "firmware: --hci-uart is the LTE beacon's host chip on nrf52_bsim (the nRF9160 DK's image has it by itself)" >&2
+	exit 2
+fi
 build_dir="${build_dir:-$ROOT/build/zephyr/$board_dir-$variant_name}"
 if $print_dir; then
 	echo "$build_dir"
@@ -87,6 +97,19 @@ args=(-GNinja -S "${app_dir:-$ROOT}" -B "$build_dir" -DBOARD="$board" -DPython3_
 [ -n "$variant" ] && args+=(-DZEPHYR_TOOLCHAIN_VARIANT="$variant")
 [ -n "${ZEPHYR_MODULES:-}" ] && args+=(-DZEPHYR_MODULES="$ZEPHYR_MODULES")
 [ -n "${JERRYSCRIPT_DIR:-}" ] && args+=(-DJERRYSCRIPT_DIR="$JERRYSCRIPT_DIR")
+# The two chips on nrf52_bsim share the H:4 link's settings (boards/hci-uart-nrf52_bsim.overlay).
+overlays=()
+if [ "$board" = nrf52_bsim ] && { $controller || $hci_uart; }; then
+	overlays+=("$ROOT/boards/hci-uart-nrf52_bsim.overlay")
+	# The link between the two processes (src/port/zephyr/runner/uart_link_runner.c).
+	args+=(-DZEPHYR_EXTRA_MODULES="$ROOT/src/port/zephyr/runner")
+fi
+$hci_uart && overlays+=("$ROOT/boards/hci-uart-host-nrf52_bsim.overlay")
+if [ ${#overlays[@]} -gt 0 ]; then
+	overlay_list="${overlays[*]}"
+	args+=("-DEXTRA_DTC_OVERLAY_FILE=${overlay_list// /;}")
+fi
+$hci_uart && args+=(-DEXTRA_CONF_FILE="$ROOT/hci-host.conf")
 if $controller; then
 	args+=(-DEXTRA_CONF_FILE="$ROOT/hci-controller.conf")
 elif [ -n "$app_dir" ]; then
@@ -104,7 +127,7 @@ mkdir -p "$build_dir"
 stamp="$build_dir/beacon-configure-args"
 # Zephyr keeps what it found at the first configuration (which board files exist, the
 # configuration fragments boards.cmake chose): a change there needs a configuration from scratch.
-signature="${args[*]} $(cd "$ROOT" && ls boards && cat boards/* ./*.conf src/port/zephyr/boards.cmake ${app_dir:+"$app_dir"/*.conf} | sha256sum)"
+signature="${args[*]} $(cd "$ROOT" && ls boards && cat boards/* ./*.conf src/port/zephyr/boards.cmake src/port/zephyr/runner/Kconfig src/port/zephyr/runner/CMakeLists.txt ${app_dir:+"$app_dir"/*.conf} | sha256sum)"
 if [ -f "$build_dir/build.ninja" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$signature" ]; then
 	:
 else

@@ -103,6 +103,12 @@ for target in "${targets[@]}"; do
 		if [ "$board" = nrf9160dk/nrf9160 ]; then
 			bash scripts/firmware.sh nrf9160dk/nrf52840 --controller | grep -E "\.(flash|ram)\.(total|free)"
 		fi
+		# The LTE beacon's two chips on BabbleSim: the firmware with Bluetooth over H:4, and the
+		# HCI UART controller on the air (docs/firmware.md, "The LTE beacon in simulation").
+		if [ "$board" = nrf52_bsim ]; then
+			bash scripts/firmware.sh nrf52_bsim --engine "$engine" --hci-uart | grep built
+			bash scripts/firmware.sh nrf52_bsim --controller | grep built
+		fi
 	else
 		skip "firmware for $board ($engine)" "$why"
 	fi

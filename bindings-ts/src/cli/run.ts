@@ -1,7 +1,7 @@
 // `beacon run [<app.ts|app.js|app.bapp>...] [--world scenario.json] [--trace FILE] [--verbose]
 //  [--heap N] [--flash DIR] [--for I] [--api V] [--engine E] [--realtime] [--utc T] [--trust key.pub]...
 //  [--cloud loopback|none|embedded|mqtt://HOST:PORT [--cloud-secret S]] [--cloud-db FILE] [--cloud-port P]
-//  [--target sim|qemu|bsim|zephyr-qemu]`
+//  [--target sim|qemu|bsim|zephyr-qemu] [--air model|radio]`
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -238,6 +238,13 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   }
   const target = targetText as RunTarget;
   const onBoard = ON_BOARD.includes(target);
+  // --air radio (bsim): the whole scenario on BabbleSim's air, every device a firmware (an LTE
+  // beacon as its two chips) and every scripted beacon a tag firmware; --air model, the default
+  // for one device, keeps the scenario's air in the firmware's model.
+  const airText = stringOption(args, 'air');
+  if (airText !== undefined && airText !== 'model' && airText !== 'radio') throw new UsageError(`--air: '${airText}' is not model or radio`);
+  if (airText === 'radio' && target !== 'bsim') throw new UsageError('--air radio: only the firmwares on BabbleSim share a radio air (--target bsim)');
+  const airRadio = airText === 'radio';
   if (sim.cloud?.startsWith('mqtts://') && target !== 'bsim') {
     throw new UsageError(`--cloud mqtts://: TLS is the firmware's (--target bsim); ${target === 'sim' ? 'the simulator reaches a broker on plain mqtt:// (loopback)' : `the firmware on ${target} has no network`}`);
   }
@@ -391,13 +398,20 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
         stderr(null);
         return r.status;
       };
-      if (severalDevices) {
+      if (severalDevices || airRadio) {
         // Without a scenario, one default device per app, as the simulator makes them.
         const names = deviceNames ?? apps.map((_, i) => `d${i}`);
         const worldScript = script ?? `beacon-world 1\n${names.map((n, i) => `device ${i} ${n} ble-beacon\n`).join('')}`;
-        const { runBsimWorld } = await import('../firmware/bsimWorld');
+        const { runBsimWorld, scriptProfiles, PAIR_PROFILE } = await import('../firmware/bsimWorld');
         const perDevice = names.map((_, i) => path.resolve(packages.get(apps[apps.length === 1 ? 0 : i])!));
+        // On the radio air an LTE beacon is its two chips (src/firmware/zephyr.ts,
+        // ensurePairImages); otherwise every device is one nrf52_bsim firmware.
+        const pair = airRadio && scriptProfiles(worldScript).includes(PAIR_PROFILE)
+          ? await fw.ensurePairImages(engine, { onNote: (line) => io.err(`beacon: ${line}\n`) })
+          : undefined;
         const r = await runBsimWorld(image, {
+          pair,
+          tagsOnAir: airRadio,
           script: worldScript,
           packages: perDevice,
           // The firmwares leave BabbleSim's air together, at --for (60 s unless given).

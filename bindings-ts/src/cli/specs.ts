@@ -68,6 +68,7 @@ export const runSpec: CommandSpec = {
     { name: 'utc', value: '<time>', help: 'UTC time the simulated clock starts at: ISO 8601 (2024-05-01T12:00:00Z) or milliseconds since 1970' },
     { name: 'trust', value: '<key.pub>', repeatable: true, help: "run as a device that trusts this signing key (a P-256 public key: the .pub of 'beacon keygen', or its 130 hex digits): only packages signed with a trusted key run" },
     { name: 'target', value: '<sim|qemu|bsim|zephyr-qemu>', help: "sim (default): the host simulator; qemu: the bare-metal image on an emulated Cortex-M4 (qemu-system-arm, one device), which adds its figures on stderr; bsim: the firmware built by Zephyr on nrf52_bsim, one firmware per device, their BLE radios on BabbleSim's air (several devices run until --for, 60 s unless given); zephyr-qemu: that firmware on mps2/an521 under QEMU (one device)" },
+    { name: 'air', value: '<model|radio>', help: "with --target bsim: radio puts the whole scenario on BabbleSim's air, every device a firmware (an lte-beacon as its two chips) and every scripted beacon a tag firmware advertising its packet; model (the default for one device) keeps the scenario's beacons in the firmware's model of the air" },
     retiredBoardOption,
   ],
   details:

@@ -7,7 +7,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { HostToolsError } from '../compiler/hostTools';
-import { FirmwareRun, firmwareStatus, runBsim } from './zephyr';
+import { BsimDevice, FirmwareRun, firmwareStatus, PairImages, runBsim } from './zephyr';
 
 /** Where a world script puts its devices (lat, long in degrees, alt in metres), in index order;
  * a device without a position is at 0, 0, 0 as in the world. */
@@ -44,6 +44,29 @@ export function scriptDevices(script: string): string[] {
   return names;
 }
 
+/** The profile of each device a world script declares, in index order. */
+export function scriptProfiles(script: string): string[] {
+  const profiles: string[] = [];
+  for (const line of script.split('\n')) {
+    const m = /^device\s+(\d+)\s+\S+\s+(\S+)/.exec(line);
+    if (m) profiles[Number(m[1])] = m[2];
+  }
+  return profiles;
+}
+
+/** The scenario's scripted beacons (tags): `beacon <name> <lat>,<long>,<alt> ...`, in order. */
+export function scriptBeacons(script: string): { name: string; at: [number, number, number] }[] {
+  const beacons: { name: string; at: [number, number, number] }[] = [];
+  for (const line of script.split('\n')) {
+    const m = /^beacon\s+(\S+)\s+(-?[\d.]+),(-?[\d.]+),(-?[\d.]+)\s/.exec(line);
+    if (m) beacons.push({ name: m[1], at: [Number(m[2]), Number(m[3]), Number(m[4])] });
+  }
+  return beacons;
+}
+
+/** The profile whose devices run as the LTE beacon's two chips. */
+export const PAIR_PROFILE = 'lte-beacon';
+
 export interface BsimWorldOptions {
   /** The world script (world_script.h's text) of the scenario. */
   script: string;
@@ -60,6 +83,13 @@ export interface BsimWorldOptions {
   dumpDir?: string;
   /** Extra devices on the same air after the firmwares (the rig's phone, a scanner). */
   extra?: { image: string; args: string[] }[];
+  /** The LTE beacon's two chips: a device whose profile is lte-beacon runs as this pair (its
+   * host chip plays the device, off the air; its controller chip is its radio on the air).
+   * Without it every device is one nrf52_bsim firmware. */
+  pair?: PairImages;
+  /** The scenario's beacons as firmwares on the air (--tag), each at its position, instead of
+   * in each firmware's model of the air. */
+  tagsOnAir?: boolean;
 }
 
 export interface BsimWorldRun extends FirmwareRun {
@@ -123,32 +153,63 @@ export async function runBsimWorld(image: string, o: BsimWorldOptions): Promise<
       err: path.join(work, `stderr-${i}`),
       trace: path.join(work, `trace-${i}`),
     }));
-    const devices = names.map((_, i) => ({
-      image,
-      args: [
+    // The firmwares' own model of the air keeps the beacons that are not radios of their own.
+    const tags = o.tagsOnAir ? scriptBeacons(o.script) : [];
+    let deviceScript = world;
+    if (tags.length > 0) {
+      deviceScript = path.join(work, 'devices.script');
+      fs.writeFileSync(deviceScript, o.script.split('\n').filter((l) => !/^beacon\s/.test(l)).join('\n'));
+    }
+    const profiles = scriptProfiles(o.script);
+    const at = scriptPositions(o.script);
+    // The devices on the air, in the phy's order, with where each is; then the hosts off it.
+    const onAir: { device: BsimDevice; at: [number, number, number] }[] = [];
+    const offAir: BsimDevice[] = [];
+    const playing: number[] = []; // the index in runBsim's results of each scenario device
+    names.forEach((_, i) => {
+      const args = [
         '--stdout', files[i].out, '--stderr', files[i].err,
         ...(o.trace !== undefined ? ['--trace', files[i].trace] : []),
-        '--world', world, '--play', String(i), '--air', 'radio',
+        '--world', deviceScript, '--play', String(i), '--air', 'radio',
         ...(o.args ?? []),
         path.resolve(o.packages[o.packages.length === 1 ? 0 : i]),
-      ],
-    }));
+      ];
+      if (o.pair !== undefined && profiles[i] === PAIR_PROFILE) {
+        // The H:4 link's two FIFOs, crossed between the chips.
+        const link = path.join(work, `link-${i}`);
+        offAir.push({ image: o.pair.host, args, offAir: true, boardArgs: [`-uart_link_txfile=${link}.up`, `-uart_link_rxfile=${link}.down`] });
+        playing[i] = -offAir.length;
+        onAir.push({ device: { image: o.pair.controller, args: [], boardArgs: [`-uart_link_txfile=${link}.down`, `-uart_link_rxfile=${link}.up`] }, at: at[i] });
+      } else {
+        playing[i] = onAir.length;
+        onAir.push({ device: { image, args }, at: at[i] });
+      }
+    });
+    const forArg = (o.args ?? []).indexOf('--for');
+    const tagFor = forArg >= 0 ? ['--for', (o.args ?? [])[forArg + 1]] : [];
+    for (const tag of tags) {
+      onAir.push({ device: { image, args: ['--world', world, '--tag', tag.name, ...tagFor] }, at: tag.at });
+    }
     // The distances of the scenario become BabbleSim's per-pair attenuation, the model's path
     // loss, so that RSSI and what is too far to hear are the scenario's on the real radios too.
-    const at = scriptPositions(o.script);
-    const attenuations = names.map((_, tx) => names.map((_, rx) => pathLossDb(at[tx], at[rx])));
-    const results = await runBsim([...devices, ...(o.extra ?? [])], o.lengthMs, { dumpDir: o.dumpDir, attenuations });
+    const attenuations = onAir.map((tx) => onAir.map((rx) => pathLossDb(tx.at, rx.at)));
+    const extraAt = onAir.length;
+    const all = [...onAir.map((d) => d.device), ...(o.extra ?? []), ...offAir];
+    const ran = await runBsim(all, o.lengthMs, { dumpDir: o.dumpDir, attenuations });
+    const results = names.map((_, i) => (playing[i] >= 0 ? ran[playing[i]] : ran[extraAt + (o.extra ?? []).length - playing[i] - 1]));
+    const tagFailures = ran.slice(onAir.length - tags.length, onAir.length)
+      .map((r, k) => (r.code === 0 ? '' : `tag ${tags[k].name}: exit ${r.code}\n${r.stderr}`)).join('');
     const read = (f: string): string => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '');
-    const statuses = results.slice(0, names.length).map((r) => r.code);
+    const statuses = results.map((r) => r.code);
     const stderr = mergeByWorldTime(files.map((f) => read(f.err))) +
-      results.slice(0, names.length).map((r) => (firmwareStatus(r.code) ? '' : r.stderr)).join('');
+      results.map((r) => (firmwareStatus(r.code) ? '' : r.stderr)).join('') + tagFailures;
     if (o.trace !== undefined) fs.writeFileSync(o.trace, mergeTraces(files.map((f) => read(f.trace))));
     return {
       status: Math.max(...statuses),
       statuses,
       stdout: mergeByWorldTime(files.map((f) => read(f.out))),
       stderr,
-      extraStderr: results.slice(names.length).map((r) => r.stderr),
+      extraStderr: ran.slice(extraAt, extraAt + (o.extra ?? []).length).map((r) => r.stderr),
     };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });

@@ -57,6 +57,23 @@ export async function ensureRigImage(opts: { onNote?: (line: string) => void } =
   return ensureBuilt(dir, path.join(dir, 'zephyr', 'zephyr.exe'), 'nrf52_bsim', ['--app-dir', path.join(repoRoot(), 'tests', 'rig-bsim')], opts);
 }
 
+/** The LTE beacon's two chips on BabbleSim (scripts/firmware.sh nrf52_bsim --hci-uart and
+ * --controller): the beacon firmware with Bluetooth over H:4 on uart1, and the chip that runs the
+ * workspace's HCI UART controller on the air, joined by src/port/zephyr/runner/uart_link_runner.c. */
+export interface PairImages {
+  host: string;
+  controller: string;
+}
+
+export async function ensurePairImages(engine: Engine, opts: { onNote?: (line: string) => void } = {}): Promise<PairImages> {
+  const zephyrDir = path.join(repoRoot(), 'build', 'zephyr');
+  const hostDir = path.join(zephyrDir, `nrf52_bsim-${engine}-hci-uart`);
+  const controllerDir = path.join(zephyrDir, 'nrf52_bsim-hci-controller');
+  const host = await ensureBuilt(hostDir, path.join(hostDir, 'zephyr', 'zephyr.exe'), 'nrf52_bsim', ['--engine', engine, '--hci-uart'], opts);
+  const controller = await ensureBuilt(controllerDir, path.join(controllerDir, 'zephyr', 'zephyr.exe'), 'nrf52_bsim', ['--controller'], opts);
+  return { host, controller };
+}
+
 async function ensureBuilt(dir: string, image: string, board: string, extra: string[], opts: { onNote?: (line: string) => void }): Promise<string> {
   if (ensured.has(dir)) return image;
   const engine = extra[0] === '--engine' ? (extra[1] as Engine) : undefined;
@@ -155,11 +172,16 @@ export interface BsimDevice {
   args: string[];
   /** The board's flash in this file (the NVMC model maps it), kept across runs. */
   flashFile?: string;
+  /** Off the air (-nosim): the LTE beacon's host chip, whose radio is unused; its clock is kept
+   * in step by its link to the controller chip instead. */
+  offAir?: boolean;
+  /** The board's own options besides -beacon_args (the link's FIFOs). */
+  boardArgs?: string[];
 }
 
 /**
  * Run nrf52_bsim devices on one simulated air: BabbleSim's 2.4 GHz physical layer and every
- * device, device i as -d=i. The simulation ends when the devices have left, or after lengthMs of
+ * device, the i-th on the air as -d=i (and the attenuations' index i). The simulation ends when the devices have left, or after lengthMs of
  * simulated time (when it ends, BabbleSim ends every device still in it). Resolves with each
  * device's exit status and stderr.
  */
@@ -196,10 +218,16 @@ export async function runBsim(devices: BsimDevice[], lengthMs: number, options: 
     // Devices beyond the matrix (a rig's scanner) are 60 dB from everyone, as on NtNcable.
     channel.push('-channel=multiatt', '-defmodem=BLE_simple', '-argschannel', '-at=60', `-file=${attFile}`, '-argsmain');
   }
-  const phyDone = runChild(phy, [`-s=${id}`, `-D=${devices.length}`, `-sim_length=${Math.round(lengthMs * 1000)}`, ...dump, ...channel], { cwd: bin, env });
-  const runs = devices.map((d, i) => {
+  const onAir = devices.filter((d) => !d.offAir).length;
+  const phyDone = runChild(phy, [`-s=${id}`, `-D=${onAir}`, `-sim_length=${Math.round(lengthMs * 1000)}`, ...dump, ...channel], { cwd: bin, env });
+  // The devices on the air are the phy's 0 to onAir - 1, in order; the others are numbered after.
+  let air = 0;
+  let off = onAir;
+  const runs = devices.map((d) => {
     const flash = d.flashFile !== undefined ? [`-flash=${path.resolve(d.flashFile)}`] : [];
-    return runChild(d.image, [`-s=${id}`, `-d=${i}`, ...flash, `-beacon_args=${d.args.join(' ')}`], { cwd: bin, env });
+    const where = d.offAir ? [`-d=${off++}`, '-nosim'] : [`-d=${air++}`];
+    const args = d.args.length > 0 ? [`-beacon_args=${d.args.join(' ')}`] : [];
+    return runChild(d.image, [`-s=${id}`, ...where, ...flash, ...(d.boardArgs ?? []), ...args], { cwd: bin, env });
   });
   try {
     const out = await Promise.all(runs);

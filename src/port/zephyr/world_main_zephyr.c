@@ -13,7 +13,7 @@
  *   [--for MS] [--utc MS | --no-utc] [--world SCRIPT] [--trace FILE] [--stdout FILE]
  *   [--stderr FILE] [--verbose] [--heap BYTES] [--cloud loopback|none|mqtt[s]://HOST:PORT]
  *   [--cloud-secret S] [--cloud-ca PEM] [--power-cut-after N] [--storage model|board] [--listen] [--air model|radio] [--play N]
- *   [app.bapp]
+ *   [--tag NAME] [app.bapp]
  *
  * A package given is installed through the device's app store (checked, written to the staging
  * slot, switched: rt_app_store.h), as an upload is, and runs from flash; without one the device
@@ -34,6 +34,8 @@
  * of its own on one air: the other devices' statements are left out (world_script_load_device),
  * and each line the app prints or logs starts with "@<world ms> [<device>] ", so that the host
  * merges the firmwares' outputs in the order of world time (bindings-ts/src/firmware/bsimWorld.ts).
+ * With --tag NAME the firmware runs no app: it plays the scenario's beacon NAME on its radio
+ * until --for (world_tag_zephyr.h), so that the scenario's tags are radios on the air too.
  *
  * Uploads: on a board with MCUmgr (nrf52_bsim: SMP over Bluetooth, smp_zephyr.c), the device
  * takes packages while it runs, as a device does; an install switches the world's device to the
@@ -60,6 +62,7 @@
 #include "world.h"
 #include "world_cloud.h"
 #include "world_script.h"
+#include "world_tag_zephyr.h"
 #include "world_zephyr.h"
 #if defined(CONFIG_MQTT_LIB)
 #include "world_cloud_zephyr.h"
@@ -70,7 +73,7 @@
 	"[--stdout FILE] [--stderr FILE] [--verbose] [--heap BYTES] "                               \
 	"[--cloud loopback|none|mqtt[s]://HOST:PORT] [--cloud-secret S] [--cloud-ca PEM] "          \
 	"[--power-cut-after N] [--storage model|board] [--listen] [--air model|radio] [--play N] "     \
-	"[app.bapp]"
+	"[--tag NAME] [app.bapp]"
 
 /* Without --utc the world starts at this UTC, 2026-01-01T00:00:00Z (the host's tools always
  * pass the host's clock). */
@@ -83,7 +86,7 @@ typedef struct {
 	uint64_t heap;
 	int64_t utc;
 	bool utc_given;
-	const char *world_path, *trace_path, *stdout_path, *stderr_path, *package;
+	const char *world_path, *trace_path, *stdout_path, *stderr_path, *package, *tag;
 	int cloud; /* world_cloud_mode_t */
 	const char *cloud_url, *cloud_secret, *cloud_ca; /* a real cloud (world_cloud_zephyr.h) */
 	uint64_t cut_after;
@@ -217,11 +220,8 @@ static int parse_options(int argc, char **argv, options_t *o)
 				return usage("--storage takes model or board");
 			}
 		} else if (strcmp(a, "--air") == 0 && has_value) {
-			const char *air = argv[++i];
-
-			if (strcmp(air, "radio") == 0 || strcmp(air, "model") == 0) {
-				o->radio = air[0] == 'r';
-			} else {
+			o->radio = strcmp(argv[++i], "radio") == 0;
+			if (!o->radio && strcmp(argv[i], "model") != 0) {
 				return usage("--air takes model or radio");
 			}
 		} else if (strcmp(a, "--play") == 0 && has_value) {
@@ -229,6 +229,8 @@ static int parse_options(int argc, char **argv, options_t *o)
 				return usage("--play takes a device index of the scenario");
 			}
 			o->play = (int64_t)v;
+		} else if (strcmp(a, "--tag") == 0 && has_value) {
+			o->tag = argv[++i];
 		} else if (strcmp(a, "--power-cut-after") == 0 && has_value) {
 			if (!world_script_parse_u64(argv[++i], &o->cut_after) || o->cut_after == 0) {
 				return usage("--power-cut-after takes a count from 1");
@@ -384,14 +386,21 @@ static int run(void)
 			err_printf("beacon firmware: cannot read %s\n", o.world_path);
 			return 2;
 		}
+		if (o.tag != NULL) {
+			char why[160];
+
+			return world_tag_play(script, script_len, o.tag, o.for_ms, why, sizeof(why)) == 0
+				       ? 0
+				       : usage(why);
+		}
 		if (world_script_device_count(script, script_len) > 1 && o.play < 0) {
 			err_printf("beacon firmware: the world has %u devices; the board is one (--play "
 				   "N makes it device N, beside firmwares playing the others)\n",
 				   (unsigned)world_script_device_count(script, script_len));
 			return 2;
 		}
-	} else if (o.play > 0) {
-		return usage("--play takes a scenario's device (--world) of several");
+	} else if (o.play > 0 || o.tag != NULL) {
+		return usage("--play and --tag take a scenario (--world)");
 	}
 	if (o.play >= 0 && o.for_ms == UINT64_MAX) {
 		return usage("--play needs --for: the firmwares of a scenario leave the air together");
@@ -520,17 +529,9 @@ static int run(void)
 	const world_device_t *d = &world.devices[0];
 
 	if (d->resets > 0) {
-		char causes[160] = "";
+		char causes[160];
 
-		for (int c = 0; c < RT_RESET_CAUSE_COUNT; c++) {
-			if (d->resets_by_cause[c]) {
-				size_t used = strlen(causes);
-
-				snprintf(causes + used, sizeof(causes) - used, "%s%s %u",
-					 used ? ", " : "", rt_reset_cause_name((rt_reset_cause_t)c),
-					 (unsigned)d->resets_by_cause[c]);
-			}
-		}
+		world_zephyr_reset_causes(d, causes, sizeof(causes));
 		err_printf("[beacon info] reset %u time%s (%s)%s\n", (unsigned)d->resets,
 			   d->resets == 1 ? "" : "s", causes,
 			   d->reset_record.app_stopped ? "; the reboot-loop guard stopped the app" : "");

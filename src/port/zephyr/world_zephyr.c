@@ -391,3 +391,17 @@ int world_zephyr_boot_package(const uint8_t **package, size_t *len, char *msg, s
 	return -1;
 }
 
+
+void world_zephyr_reset_causes(const world_device_t *d, char *out, size_t cap)
+{
+	out[0] = '\0';
+	for (int c = 0; c < RT_RESET_CAUSE_COUNT; c++) {
+		if (d->resets_by_cause[c]) {
+			size_t used = strlen(out);
+
+			snprintf(out + used, cap - used, "%s%s %u", used ? ", " : "",
+				 rt_reset_cause_name((rt_reset_cause_t)c),
+				 (unsigned)d->resets_by_cause[c]);
+		}
+	}
+}

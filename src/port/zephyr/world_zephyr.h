@@ -56,6 +56,8 @@ int world_zephyr_boot_package(const uint8_t **package, size_t *len, char *msg, s
 void world_zephyr_cut_after(uint64_t n, long report);
 /* The store's flash operations so far, as the cut counts them. */
 uint64_t world_zephyr_store_flash_ops(void);
+/* The device's resets by cause ("watchdog 2, app 1"), for the run's summary. */
+void world_zephyr_reset_causes(const world_device_t *d, char *out, size_t cap);
 
 
 #endif /* WORLD_ZEPHYR_H */

@@ -27,7 +27,7 @@ beacon_sources(world BEACON_WORLD_SOURCES BEACON_WORLD_INCLUDES)
 file(GLOB BEACON_PORT_SOURCES CONFIGURE_DEPENDS "${BEACON_ZEPHYR_PORT_DIR}/*.c")
 # What a device runs, and what a test board runs instead (CONFIG_BEACON_SIMULATED_WORLD): the
 # world's models of the hardware (src/world) behind the HAL, with the board's host link.
-set(BEACON_WORLD_PORT_FILES world_main_zephyr.c world_zephyr.c world_cloud_zephyr.c host_link_bsim.c host_link_semihost.c
+set(BEACON_WORLD_PORT_FILES world_main_zephyr.c world_zephyr.c world_cloud_zephyr.c world_tag_zephyr.c host_link_bsim.c host_link_semihost.c
                             host_sockets_bsim.c)
 # The OS side the world keeps from the device's port: lock, CRC, cryptography, flash, the app
 # store, the upload service and the BLE radio (under the world's device with --air radio).
