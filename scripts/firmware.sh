@@ -61,6 +61,10 @@ variant_name="$engine"
 [ -n "$app_dir" ] && variant_name="$(basename "$app_dir")"
 $controller && variant_name=hci-controller
 $hci_uart && variant_name="$engine-hci-uart"
+if $hci_uart && $controller; then
+	echo "firmware: --hci-uart (the host chip) and --controller (the controller chip) are two images: build them one at a time" >&2
+	exit 2
+fi
 if $hci_uart && [ "$board" != nrf52_bsim ]; then
 	echo "firmware: --hci-uart is the LTE beacon's host chip on nrf52_bsim (the nRF9160 DK's image has it by itself)" >&2
 	exit 2

@@ -162,10 +162,12 @@ export async function runBsimWorld(image: string, o: BsimWorldOptions): Promise<
     }
     const profiles = scriptProfiles(o.script);
     const at = scriptPositions(o.script);
-    // The devices on the air, in the phy's order, with where each is; then the hosts off it.
-    const onAir: { device: BsimDevice; at: [number, number, number] }[] = [];
-    const offAir: BsimDevice[] = [];
-    const playing: number[] = []; // the index in runBsim's results of each scenario device
+    // One list for runBsim, whose devices on the air are the phy's in list order: the scenario's
+    // devices first (device i at i; an LTE beacon's host chip off the air there), then the
+    // controller chips and the tags, which have positions like the devices, then the extras.
+    type Entry = { device: BsimDevice; at?: [number, number, number] };
+    const played: Entry[] = [];
+    const controllers: Entry[] = [];
     names.forEach((_, i) => {
       const args = [
         '--stdout', files[i].out, '--stderr', files[i].err,
@@ -177,27 +179,26 @@ export async function runBsimWorld(image: string, o: BsimWorldOptions): Promise<
       if (o.pair !== undefined && profiles[i] === PAIR_PROFILE) {
         // The H:4 link's two FIFOs, crossed between the chips.
         const link = path.join(work, `link-${i}`);
-        offAir.push({ image: o.pair.host, args, offAir: true, boardArgs: [`-uart_link_txfile=${link}.up`, `-uart_link_rxfile=${link}.down`] });
-        playing[i] = -offAir.length;
-        onAir.push({ device: { image: o.pair.controller, args: [], boardArgs: [`-uart_link_txfile=${link}.down`, `-uart_link_rxfile=${link}.up`] }, at: at[i] });
+        played.push({ device: { image: o.pair.host, args, offAir: true, boardArgs: [`-uart_link_txfile=${link}.up`, `-uart_link_rxfile=${link}.down`] } });
+        controllers.push({ device: { image: o.pair.controller, args: [], boardArgs: [`-uart_link_txfile=${link}.down`, `-uart_link_rxfile=${link}.up`] }, at: at[i] });
       } else {
-        playing[i] = onAir.length;
-        onAir.push({ device: { image, args }, at: at[i] });
+        played.push({ device: { image, args }, at: at[i] });
       }
     });
     const forArg = (o.args ?? []).indexOf('--for');
     const tagFor = forArg >= 0 ? ['--for', (o.args ?? [])[forArg + 1]] : [];
-    for (const tag of tags) {
-      onAir.push({ device: { image, args: ['--world', world, '--tag', tag.name, ...tagFor] }, at: tag.at });
-    }
+    const tagEntries: Entry[] = tags.map((tag) => ({ device: { image, args: ['--world', world, '--tag', tag.name, ...tagFor] }, at: tag.at }));
+    const extras: Entry[] = (o.extra ?? []).map((device) => ({ device }));
+    const entries = [...played, ...controllers, ...tagEntries, ...extras];
     // The distances of the scenario become BabbleSim's per-pair attenuation, the model's path
     // loss, so that RSSI and what is too far to hear are the scenario's on the real radios too.
-    const attenuations = onAir.map((tx) => onAir.map((rx) => pathLossDb(tx.at, rx.at)));
-    const extraAt = onAir.length;
-    const all = [...onAir.map((d) => d.device), ...(o.extra ?? []), ...offAir];
-    const ran = await runBsim(all, o.lengthMs, { dumpDir: o.dumpDir, attenuations });
-    const results = names.map((_, i) => (playing[i] >= 0 ? ran[playing[i]] : ran[extraAt + (o.extra ?? []).length - playing[i] - 1]));
-    const tagFailures = ran.slice(onAir.length - tags.length, onAir.length)
+    // (The extras, last on the air, are beyond the matrix.)
+    const placed = entries.filter((e) => !e.device.offAir && e.at !== undefined).map((e) => e.at!);
+    const attenuations = placed.map((tx) => placed.map((rx) => pathLossDb(tx, rx)));
+    const ran = await runBsim(entries.map((e) => e.device), o.lengthMs, { dumpDir: o.dumpDir, attenuations });
+    const results = ran.slice(0, names.length);
+    const tagsAt = played.length + controllers.length;
+    const tagFailures = ran.slice(tagsAt, tagsAt + tags.length)
       .map((r, k) => (r.code === 0 ? '' : `tag ${tags[k].name}: exit ${r.code}\n${r.stderr}`)).join('');
     const read = (f: string): string => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '');
     const statuses = results.map((r) => r.code);
@@ -209,7 +210,7 @@ export async function runBsimWorld(image: string, o: BsimWorldOptions): Promise<
       statuses,
       stdout: mergeByWorldTime(files.map((f) => read(f.out))),
       stderr,
-      extraStderr: ran.slice(extraAt, extraAt + (o.extra ?? []).length).map((r) => r.stderr),
+      extraStderr: ran.slice(entries.length - extras.length).map((r) => r.stderr),
     };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });

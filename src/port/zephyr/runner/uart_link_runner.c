@@ -216,7 +216,6 @@ static void do_barrier(uint64_t now)
 	}
 	if (peer.leaving) {
 		peer_left = true;
-		bs_trace_raw_time(3, "uart link: the other chip's run ended\n");
 		bs_trace_exit_time_line("uart link: the other chip's run ended, so does this one's\n");
 	}
 	if (peer.next_event < g) {
