@@ -10,6 +10,9 @@
 #                                      simulated time, joined by uart_link_runner.c
 #   pair_fifo_minute_wall_s            the same joined by nrf_hw_models' FIFO backend
 #                                      (-uart1_fifob_*), which Zephyr's hci_uart tests use
+#   pair_gnss_wall_s_per_sim_hour      an app that takes a fix a second (tests/apps/location-walk's
+#                                      world) for 10 min on the pair, each fix's RMC and GGA through
+#                                      uart0 and Zephyr's NMEA driver, whole run
 #
 # Wall times are this machine's (noisy: compare within one run).
 set -euo pipefail
@@ -50,3 +53,10 @@ pair() {
 }
 echo "pair_link_minute_wall_s: $(pair link uart_link_) s"
 echo "pair_fifo_minute_wall_s: $(pair fifo uart1_fifob_) s"
+
+echo "location.startUpdates(function (p) { print(p.ts + ' ' + p.lat); }, { minInterval: 1 });" >"$work/fixes.js"
+$beacon build "$work/fixes.js" --engine jerryscript -o "$work/fixes.bapp" >"$work/build.log" 2>&1 || { cat "$work/build.log" >&2; exit 1; }
+start=$(date +%s.%N)
+$beacon run "$work/fixes.bapp" --world tests/apps/location-walk.world.json --target bsim --air radio --for 10m >"$work/fixes.out" 2>"$work/fixes.err"
+[ "$(wc -l <"$work/fixes.out")" -ge 590 ] || { cat "$work/fixes.out" "$work/fixes.err" >&2; exit 1; }
+echo "pair_gnss_wall_s_per_sim_hour: $(echo "($(date +%s.%N) - $start) * 6" | bc | xargs printf '%.1f') s"

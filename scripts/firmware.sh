@@ -108,12 +108,14 @@ if [ "$board" = nrf52_bsim ] && { $controller || $hci_uart; }; then
 	# The link between the two processes (src/port/zephyr/runner/uart_link_runner.c).
 	args+=(-DZEPHYR_EXTRA_MODULES="$ROOT/src/port/zephyr/runner")
 fi
-$hci_uart && overlays+=("$ROOT/boards/hci-uart-host-nrf52_bsim.overlay")
+# The host chip is the LTE beacon's application chip: its GNSS receiver is on uart0, read through
+# Zephyr's GNSS subsystem (boards/gnss-uart-nrf52_bsim.overlay, gnss-uart.conf).
+$hci_uart && overlays+=("$ROOT/boards/hci-uart-host-nrf52_bsim.overlay" "$ROOT/boards/gnss-uart-nrf52_bsim.overlay")
 if [ ${#overlays[@]} -gt 0 ]; then
 	overlay_list="${overlays[*]}"
 	args+=("-DEXTRA_DTC_OVERLAY_FILE=${overlay_list// /;}")
 fi
-$hci_uart && args+=(-DEXTRA_CONF_FILE="$ROOT/hci-host.conf")
+$hci_uart && args+=(-DEXTRA_CONF_FILE="$ROOT/hci-host.conf;$ROOT/gnss-uart.conf")
 if $controller; then
 	args+=(-DEXTRA_CONF_FILE="$ROOT/hci-controller.conf")
 elif [ -n "$app_dir" ]; then

@@ -197,6 +197,8 @@ typedef struct world {
 	const world_radio_t *radio;
 	/* Devices that follow a GNSS track (their positions move with time). */
 	uint32_t gnss_tracks;
+	/* A receiver outside the world that takes the devices' fixes (world_gnss_use_wire). */
+	world_gnss_wire_t gnss_wire;
 	/* UWB ranging: the model (seed) and how often initiators poll. */
 	rt_uwb_model_t uwb_model;
 	uint32_t uwb_interval_ms;

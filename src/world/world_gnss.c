@@ -250,9 +250,18 @@ void world_gnss_fix_event(world_t *w, world_device_t *d, const world_event_t *e)
 		.hdop = (float)fix.hdop,
 		.sat = fix.sat,
 	};
-	rt_location_post_fix(&d->rt, &out);
-	world_wake(w, d);
+	if (w->gnss_wire != NULL) {
+		w->gnss_wire(d, &out);
+	} else {
+		rt_location_post_fix(&d->rt, &out);
+		world_wake(w, d);
+	}
 	schedule_fix(w, d, (int64_t)w->now + WORLD_GNSS_FIX_PERIOD_MS);
+}
+
+void world_gnss_use_wire(world_t *w, world_gnss_wire_t wire)
+{
+	w->gnss_wire = wire;
 }
 
 void world_gnss_reset(world_t *w, world_device_t *d)

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hal_gnss.h"
 #include "rt_gnss_track.h"
 
 struct world;
@@ -59,6 +60,13 @@ int world_gnss_finish(struct world *w, char *err, size_t cap);
 void world_gnss_follow(struct world *w);
 /* The receiver's fix event (WORLD_IN_GNSS_FIX). */
 void world_gnss_fix_event(struct world *w, struct world_device *d, const struct world_event *e);
+/* A receiver outside the world's devices: a test board's GNSS UART, whose firmware reads the
+ * fixes through its own driver (world_zephyr.c: NMEA sentences into Zephyr's GNSS subsystem).
+ * Each fix of a device is then handed to the wire instead of posted to the device's runtime; the
+ * board's driver posts it (rt_location_post_fix) when it has read it, and the host wakes the
+ * device (world_wake_posted). NULL: the world posts. */
+typedef void (*world_gnss_wire_t)(struct world_device *d, const hal_gnss_fix_t *fix);
+void world_gnss_use_wire(struct world *w, world_gnss_wire_t wire);
 /* The device resets: its receiver is off. */
 void world_gnss_reset(struct world *w, struct world_device *d);
 /* GNSS on-time up to now, ms. */

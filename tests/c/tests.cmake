@@ -127,6 +127,8 @@ foreach(_pure test_geo test_gnss_track test_location_filter test_ndef test_uwb_m
     beacon_c_test(${_pure} duktape "${CMAKE_CURRENT_LIST_DIR}/${_pure}.c" LIBS beacon_runtime m)
   endif()
 endforeach()
+# The simulated receiver's NMEA 0183 sentences and the calendar dates under them.
+beacon_c_test(test_nmea duktape "${CMAKE_CURRENT_LIST_DIR}/test_nmea.c" LIBS beacon_world beacon_runtime m)
 # rt_geo against GeographicLib (Karney's algorithm) on random lines; GeographicLib's API is C++,
 # so this one test is C++. Without a C++ compiler or libgeographiclib-dev it is left out, loudly.
 include(CheckLanguage)

@@ -13,6 +13,7 @@
 #include <zephyr/kernel.h>
 
 #include "rt_location.h"
+#include "rt_utc.h"
 
 #if defined(CONFIG_NRF_MODEM_LIB)
 #include <modem/lte_lc.h>
@@ -20,17 +21,6 @@
 
 static struct rt_device *target;
 static bool running;
-
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian), for the fix's UTC. */
-static int64_t days_from_civil(int y, unsigned m, unsigned d)
-{
-	y -= m <= 2;
-	const int era = (y >= 0 ? y : y - 399) / 400;
-	const unsigned yoe = (unsigned)(y - era * 400);
-	const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return (int64_t)era * 146097 + (int64_t)doe - 719468;
-}
 
 static void on_gnss(int event)
 {
@@ -49,11 +39,18 @@ static void on_gnss(int event)
 		}
 	}
 	const struct nrf_modem_gnss_datetime *t = &pvt.datetime;
-	int64_t days = days_from_civil(t->year, t->month, t->day);
+	const rt_utc_parts_t utc = {
+		.year = t->year,
+		.month = t->month,
+		.day = t->day,
+		.hour = t->hour,
+		.minute = t->minute,
+		.ms = (uint16_t)(t->seconds * 1000 + t->ms),
+	};
 	hal_gnss_fix_t fix = {
 		.lat = pvt.latitude,
 		.lon = pvt.longitude,
-		.utc_ms = ((days * 24 + t->hour) * 60 + t->minute) * 60000 + t->seconds * 1000 + t->ms,
+		.utc_ms = rt_utc_join(&utc),
 		.alt = pvt.altitude,
 		.speed_kmh = pvt.speed * 3.6f,
 		.head_deg = pvt.heading,

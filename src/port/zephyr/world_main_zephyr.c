@@ -504,6 +504,7 @@ static int run(void)
 		err_printf("beacon firmware: --air radio: this board has no BLE radio to use\n");
 		return 2;
 	}
+	world_zephyr_use_gnss_receiver(&world);
 	world_device_package(&world, 0, package, package_len);
 	/* On the scenario's air (--air radio) the upload service is offered only when an upload is
 	 * awaited (--listen): the simulator's air model has no such advertisement, and scanning apps

@@ -47,6 +47,11 @@ static void wake(void *ctx)
 	k_sem_give(&wake_sem);
 }
 
+void world_zephyr_wake(void)
+{
+	k_sem_give(&wake_sem);
+}
+
 static void trace_heard(world_t *world);
 
 world_end_t world_zephyr_run(world_t *world, uint64_t until, bool listen)

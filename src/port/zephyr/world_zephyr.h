@@ -23,6 +23,18 @@ world_end_t world_zephyr_run(world_t *world, uint64_t until, bool listen);
  * the scenario device's address and name. Before world_zephyr_uploads (Bluetooth is not enabled
  * yet). False on a board without Bluetooth. */
 bool world_zephyr_use_radio(world_t *world);
+/* Wake the world's thread from a driver's (after it posted to device 0: a fix, a reception). */
+void world_zephyr_wake(void);
+/* Put the world's GNSS receiver on the board's UART (world_gnss_zephyr.c), where the firmware
+ * reads it through Zephyr's GNSS subsystem; nothing on a board without one. */
+#if defined(CONFIG_BEACON_GNSS_RECEIVER_UART)
+void world_zephyr_use_gnss_receiver(world_t *world);
+#else
+static inline void world_zephyr_use_gnss_receiver(world_t *world)
+{
+	(void)world;
+}
+#endif
 /* Receptions of the radio that reached the app but not the trace (its queue was full). */
 uint32_t world_zephyr_untraced_receptions(void);
 

@@ -28,22 +28,29 @@ file(GLOB BEACON_PORT_SOURCES CONFIGURE_DEPENDS "${BEACON_ZEPHYR_PORT_DIR}/*.c")
 # What a device runs, and what a test board runs instead (CONFIG_BEACON_SIMULATED_WORLD): the
 # world's models of the hardware (src/world) behind the HAL, with the board's host link.
 set(BEACON_WORLD_PORT_FILES world_main_zephyr.c world_zephyr.c world_cloud_zephyr.c world_tag_zephyr.c host_link_bsim.c host_link_semihost.c
-                            host_sockets_bsim.c)
+                            host_sockets_bsim.c world_gnss_zephyr.c)
 # The OS side the world keeps from the device's port: lock, CRC, cryptography, flash, the app
 # store, the upload service and the BLE radio (under the world's device with --air radio).
 set(BEACON_WORLD_KEEPS hal_lock_zephyr.c rt_crc32_zephyr.c hal_crypto_zephyr.c hal_flash_zephyr.c
-                       app_store_zephyr.c smp_zephyr.c upload_service_zephyr.c ble_radio_zephyr.c)
+                       app_store_zephyr.c smp_zephyr.c upload_service_zephyr.c ble_radio_zephyr.c
+                       gnss_receiver_zephyr.c)
 set(_beacon_port_selected "")
 foreach(_source IN LISTS BEACON_PORT_SOURCES)
   get_filename_component(_name "${_source}" NAME)
   list(FIND BEACON_WORLD_PORT_FILES "${_name}" _world_file)
   list(FIND BEACON_WORLD_KEEPS "${_name}" _kept)
+  # Fixes through Zephyr's GNSS subsystem, with a receiver in the devicetree (gnss-uart.conf).
+  if(_name STREQUAL "gnss_receiver_zephyr.c" AND NOT CONFIG_GNSS)
+    continue()
+  endif()
   if(CONFIG_BEACON_SIMULATED_WORLD)
     if(_name STREQUAL "host_link_bsim.c" AND NOT CONFIG_SOC_POSIX)
       continue()
     elseif(_name STREQUAL "host_link_semihost.c" AND NOT CONFIG_SEMIHOST)
       continue()
     elseif(_name STREQUAL "host_sockets_bsim.c" AND NOT CONFIG_BEACON_HOST_SOCKETS)
+      continue()
+    elseif(_name STREQUAL "world_gnss_zephyr.c" AND NOT CONFIG_BEACON_GNSS_RECEIVER_UART)
       continue()
     elseif(_name MATCHES "^(hal_cloud_zephyr|world_cloud_zephyr)\\.c$" AND NOT CONFIG_MQTT_LIB)
       continue()
