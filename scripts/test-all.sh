@@ -122,22 +122,23 @@ fi
 step "TypeScript: codegen, compiler, CLI, micro-apps on the simulator, on the emulated core and on the Zephyr firmware, the studio in chromium, engine parity (probes, generated programs, apps and examples on both engines and twice)"
 node --test --test-concurrency=2 bindings-ts/dist/test/
 
-step "Conformance suite (tests/rig) on each engine, and the engines' traces compared"
+step "Conformance suite (tests/rig) and the LTE beacon among tags (tests/radio) on each engine, and the engines' traces compared"
 # Each run keeps the trace of every world it simulates (BEACON_TEST_RECORD); the two engines'
 # traces must be the same, byte for byte (docs/compiler.md, "Two engines, one language").
 records="$(mktemp -d)"
-BEACON_TEST_RECORD="$records/duktape" node bindings-ts/bin/beacon.js test tests/rig examples/testing --engine duktape
+BEACON_TEST_RECORD="$records/duktape" node bindings-ts/bin/beacon.js test tests/rig tests/radio examples/testing --engine duktape
 if why="$(beacon_ws_need jerryscript)"; then
-	BEACON_TEST_RECORD="$records/jerryscript" node bindings-ts/bin/beacon.js test tests/rig examples/testing --engine jerryscript
+	BEACON_TEST_RECORD="$records/jerryscript" node bindings-ts/bin/beacon.js test tests/rig tests/radio examples/testing --engine jerryscript
 	node scripts/compare-traces.js "$records/duktape" "$records/jerryscript"
 else
 	skip "conformance on JerryScript, and the two engines' traces compared" "$why"
 fi
 rm -rf "$records"
 
-step "Conformance suite (tests/rig) on the firmware built by Zephyr, on nrf52_bsim"
+step "Conformance suite (tests/rig) on the firmware built by Zephyr, on nrf52_bsim, and the LTE beacon among tags (tests/radio) on its two chips on BabbleSim's air"
 if why="$(beacon_ws_need zephyr jerryscript bsim)"; then
 	node bindings-ts/bin/beacon.js test tests/rig --device bsim --engine jerryscript
+	node bindings-ts/bin/beacon.js test tests/radio --device bsim --air radio --engine jerryscript
 else
-	skip "conformance on nrf52_bsim" "$why"
+	skip "conformance on nrf52_bsim, and tests/radio on the LTE beacon's two chips" "$why"
 fi

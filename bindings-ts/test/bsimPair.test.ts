@@ -156,3 +156,53 @@ test('location on the LTE beacon\'s host chip comes through Zephyr\'s NMEA drive
   });
   assert.ok(differ > 0, 'every position is the simulator\'s to the last digit: the fixes did not come through NMEA');
 });
+
+// beacon-tools/testing on BabbleSim's air alone (`beacon test --device bsim --air radio`): an
+// lte-beacon device of a test's world runs as the two chips, beside the other devices' firmwares.
+test('beacon-tools/testing with device bsim and air radio: the LTE beacon of a world runs as its two chips', { skip: missing }, async () => {
+  const { world } = await import('../src/testing');
+  const make = (device: string | null) => {
+    const w = world(undefined, { device, air: 'radio', engine: 'jerryscript', origin: { lat: 60, long: 24 } });
+    w.device('tag', { profile: 'ble-beacon', app: { source: "ble.advertise(ble.build.iBeacon('e2c56db5dffb48d2b060d0f5a71096e0', 4, 2, -59)).interval(100);" } });
+    w.device('tracker', {
+      profile: 'lte-beacon',
+      // Walking north from beside the tag at 1 m/s.
+      gnss: { ttff: { cold: '5s' }, track: [{ at: 0, x: 3, y: 1 }, { at: '60s', x: 3, y: 61 }] },
+      app: {
+        source: [
+          'let n = 0;',
+          "ble.startScan((r) => { const p = ble.parse(r); if (p && p.type === 'iBeacon') n++; }, 2000, { passive: true })",
+          "  .then(() => print('iBeacons heard: ' + (n > 5)));",
+          "location.startUpdates((p) => print('fix ' + app.getUptime() + ' ' + p.lat + ' ' + p.long), { minInterval: 1 });",
+        ].join('\n'),
+      },
+    });
+    return w.run('10s');
+  };
+  const [fw, sim] = [await make('bsim'), await make(null)];
+  assert.equal(fw.exitCode, 0, fw.stderr);
+  fw.device('tracker').printed('iBeacons heard: true');
+  fw.device('tracker').traced({ ev: 'ble-rx', from: 'c05eac0b0000', kind: 'adv' });
+  // The fixes came through the host chip's GNSS UART and Zephyr's NMEA driver: at the
+  // simulator's times, within NMEA's resolution, not all with the simulator's digits.
+  const fixes = (r: typeof fw): number[][] => r.device('tracker').console.filter((l) => l.startsWith('fix ')).map((l) => l.split(' ').slice(1).map(Number));
+  const mine = fixes(fw);
+  const theirs = fixes(sim);
+  // From the cold start's 5 s to the run's end; the last one, at 10 s, reaches the firmware's
+  // runtime after the run has ended.
+  assert.deepEqual(theirs.map((f) => f[0]), [5000, 6000, 7000, 8000, 9000, 10000]);
+  assert.deepEqual(mine.map((f) => f[0]), theirs.slice(0, -1).map((f) => f[0]));
+  mine.forEach((f, i) => [1, 2].forEach((k) => assert.ok(Math.abs(f[k] - theirs[i]![k]) <= 1e-7 + 1e-12, `${f} against ${theirs[i]}`)));
+  assert.ok(mine.some((f, i) => f[1] !== theirs[i]![1] || f[2] !== theirs[i]![2]), 'the fixes are the simulator\'s to the last digit: they did not come through NMEA');
+});
+
+test('beacon test --air radio is for the firmwares on BabbleSim', async () => {
+  const file = path.join(tempDir, 'none.test.js');
+  fs.writeFileSync(file, "require('node:test').test('nothing', () => {});\n");
+  const noDevice = await beacon(['test', file, '--air', 'radio']);
+  assert.equal(noDevice.status, 2);
+  assert.match(noDevice.stderr, /--air radio: only the firmwares on BabbleSim share a radio air \(--device bsim\)/);
+  const bad = await beacon(['test', file, '--device', 'bsim', '--air', 'water']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--air: 'water' is not model or radio/);
+});

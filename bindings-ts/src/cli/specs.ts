@@ -196,10 +196,11 @@ export const testSpec: CommandSpec = {
   summary:
     'Run test files written with beacon-tools/testing on node\'s test runner (docs/testing.md). TypeScript tests are compiled first; JavaScript tests run as they are. ' +
     'Without --device the tests\' worlds run on the simulator; with it, on the device at that address: apps are installed over SMP and the console read over serial, and tests needing what the rig cannot do (button presses, motion, power, the trace) are reported skipped. ' +
-    'With --device bsim or zephyr-qemu, each world runs on the firmware built by Zephyr for nrf52_bsim or mps2/an521, whose test configuration has the world\'s models of the device\'s parts: the scenario, the console and the trace as on the simulator. On bsim a world of several devices runs as several firmwares whose BLE radios share BabbleSim\'s air; on zephyr-qemu it is skipped.',
+    'With --device bsim or zephyr-qemu, each world runs on the firmware built by Zephyr for nrf52_bsim or mps2/an521, whose test configuration has the world\'s models of the device\'s parts: the scenario, the console and the trace as on the simulator. On bsim a world of several devices runs as several firmwares whose BLE radios share BabbleSim\'s air; on zephyr-qemu it is skipped. With --air radio, every world on bsim runs on BabbleSim\'s air alone, a device whose profile is lte-beacon as its two chips (the firmware with Bluetooth over H:4 and the HCI UART controller).',
   positionals: [{ name: 'files', help: 'test files (*.test.ts, *.test.js) or directories holding them (default: the current directory)', optional: true, variadic: true }],
   options: [
     { name: 'device', value: '<address>', help: 'run on this device: udp:HOST[:PORT] or serial:/dev/tty..., or on the firmware on a test board: bsim or zephyr-qemu' },
+    { name: 'air', value: '<model|radio>', help: "with --device bsim: radio runs every world on BabbleSim's air alone, each device a firmware (an lte-beacon as its two chips); model (the default) runs a world of one device with the firmware's model of the air. A world's own `air` option wins" },
     { ...engineOption, help: 'engine the apps are built for (default duktape; a real device runs jerryscript)' },
     { ...apiOption, help: 'API version apps from source are built for (default: the newest)' },
   ],

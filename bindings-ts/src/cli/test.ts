@@ -1,11 +1,11 @@
-// `beacon test [files or directories...] [--device udp:...|serial:...|bsim|zephyr-qemu] [--engine E] [--api V]`
+// `beacon test [files or directories...] [--device udp:...|serial:...|bsim|zephyr-qemu] [--air model|radio] [--engine E] [--api V]`
 //
 // Runs test files written with beacon-tools/testing on node's test runner. TypeScript files are
 // compiled with the project's TypeScript (transpiled to CommonJS, one file at a time: the runner
 // reports type errors as the author's editor does, not as a gate) into a scratch directory where
 // `beacon-tools/testing` resolves to these tools; JavaScript files run where they are. The options
-// reach the library through the environment: BEACON_TEST_DEVICE, BEACON_TEST_ENGINE,
-// BEACON_TEST_API.
+// reach the library through the environment: BEACON_TEST_DEVICE, BEACON_TEST_AIR,
+// BEACON_TEST_ENGINE, BEACON_TEST_API.
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -93,6 +93,10 @@ export async function testCommand(args: ParsedArgs, io: CliIo): Promise<number> 
       throw err;
     }
   }
+  // --air radio (bsim): every world on BabbleSim's air alone, an lte-beacon as its two chips.
+  const air = stringOption(args, 'air');
+  if (air !== undefined && air !== 'model' && air !== 'radio') throw new UsageError(`--air: '${air}' is not model or radio`);
+  if (air === 'radio' && device !== 'bsim') throw new UsageError('--air radio: only the firmwares on BabbleSim share a radio air (--device bsim)');
   const engine = engineOption(args);
   const api = stringOption(args, 'api') === undefined ? undefined : apiOption(args);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-test-run-'));
@@ -107,9 +111,10 @@ export async function testCommand(args: ParsedArgs, io: CliIo): Promise<number> 
     delete env.NODE_TEST_CONTEXT;
     env.NODE_PATH = [path.join(dir, 'node_modules'), process.env.NODE_PATH].filter(Boolean).join(path.delimiter);
     if (device !== undefined) env.BEACON_TEST_DEVICE = device;
+    if (air !== undefined) env.BEACON_TEST_AIR = air;
     if (engine !== undefined) env.BEACON_TEST_ENGINE = engine;
     if (api !== undefined) env.BEACON_TEST_API = api;
-    io.err(`beacon test: ${files.length} file${files.length === 1 ? '' : 's'} on ${device ?? 'the simulator'} (${engine ?? env.BEACON_TEST_ENGINE ?? 'duktape'})\n`);
+    io.err(`beacon test: ${files.length} file${files.length === 1 ? '' : 's'} on ${device ?? 'the simulator'}${air === 'radio' ? ' (radio air)' : ''} (${engine ?? env.BEACON_TEST_ENGINE ?? 'duktape'})\n`);
     return await new Promise<number>((resolve, reject) => {
       // One file at a time: tests that start devices share the CPU and the host tools' build.
       const child = spawn(process.execPath, ['--test', '--test-concurrency=1', ...run], { stdio: ['ignore', 'pipe', 'pipe'], env });

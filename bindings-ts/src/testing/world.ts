@@ -55,6 +55,14 @@ export interface WorldOptions {
   origin?: { lat: number; long: number };
   /** A rig device address (udp:..., serial:...); default $BEACON_TEST_DEVICE; null: simulate. */
   device?: string | null;
+  /**
+   * On the firmware on nrf52_bsim (device 'bsim'), the air the world runs on: 'radio' puts it on
+   * BabbleSim's air alone, every device a firmware and a device whose profile is lte-beacon the
+   * LTE beacon's two chips (the firmware with Bluetooth over H:4 beside the HCI UART controller,
+   * docs/firmware.md); 'model' (the default) runs a world of one device with the firmware's model
+   * of the air. Elsewhere the air is the simulator's model. Default $BEACON_TEST_AIR.
+   */
+  air?: 'model' | 'radio';
 }
 
 export interface TraceRecord {
@@ -224,6 +232,11 @@ export class World {
     return this.opts.device ?? (process.env.BEACON_TEST_DEVICE || undefined);
   }
 
+  /** Whether the world runs on BabbleSim's air alone (on bsim only). */
+  private get radioAir(): boolean {
+    return (this.opts.air ?? process.env.BEACON_TEST_AIR) === 'radio';
+  }
+
   /** The engine asked for (option, then $BEACON_TEST_ENGINE), or undefined. */
   private get engineAsked(): Engine | undefined {
     const e = this.opts.engine ?? process.env.BEACON_TEST_ENGINE;
@@ -348,7 +361,7 @@ export class World {
     fs.writeFileSync(script, lowered.script);
     const traceFile = path.join(dir, 'trace.jsonl');
     const args = ['--for', String(ms), '--world', script, '--trace', traceFile, ...this.devices.map((d) => packages.get(d.name)!)];
-    const { code, stderr } = firmware === 'bsim' && this.devices.length > 1
+    const { code, stderr } = firmware === 'bsim' && (this.devices.length > 1 || this.radioAir)
       ? await this.runFirmwares(lowered.script, this.devices.map((d) => packages.get(d.name)!), ms, traceFile)
       : firmware !== undefined
       ? await this.runFirmware(firmware, args)
@@ -377,7 +390,8 @@ export class World {
         if (!this.devices.some((d) => d.name === name)) throw new Error(`no device '${name}' in this world (${this.devices.map((d) => d.name).join(', ')})`);
         const mine = records.filter((r) => r.dev === name);
         const lines = mine.filter((r) => r.ev === 'print').map((r) => String(r.text));
-        return new DeviceResult(name, lines, mine, skip, firmware !== undefined ? `the firmware on ${firmware}` : 'the simulator');
+        const where = firmware === undefined ? 'the simulator' : `the firmware on ${firmware}${firmware === 'bsim' && this.radioAir ? ' (radio air)' : ''}`;
+        return new DeviceResult(name, lines, mine, skip, where);
       },
     };
   }
@@ -391,12 +405,15 @@ export class World {
     return { code: r.status, stderr: r.stderr };
   }
 
-  /** A world of several devices on nrf52_bsim: a firmware per device, their radios on one air. */
+  /** A world of several devices on nrf52_bsim: a firmware per device, their radios on one air;
+   * on the radio air alone, an LTE beacon as its two chips. */
   private async runFirmwares(script: string, packages: string[], ms: number, trace: string): Promise<{ code: number; stderr: string }> {
     const fw = await import('../firmware/zephyr');
-    const { runBsimWorld } = await import('../firmware/bsimWorld');
+    const { runBsimWorld, scriptProfiles, PAIR_PROFILE } = await import('../firmware/bsimWorld');
     const image = await fw.ensureZephyrImage('bsim', this.engine);
-    const r = await runBsimWorld(image, { script, packages, args: ['--for', String(ms)], lengthMs: ms + 1000, trace });
+    const radio = this.radioAir;
+    const pair = radio && scriptProfiles(script).includes(PAIR_PROFILE) ? await fw.ensurePairImages(this.engine) : undefined;
+    const r = await runBsimWorld(image, { pair, tagsOnAir: radio, script, packages, args: ['--for', String(ms)], lengthMs: ms + 1000, trace });
     return { code: r.status, stderr: r.stderr };
   }
 

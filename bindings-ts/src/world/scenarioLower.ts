@@ -147,7 +147,9 @@ export function lowerScenario(s: Scenario, file: string): LoweredWorld {
     if (d.temperature !== undefined) keys.push(`temperature=${num(d.temperature)}`);
     const g = d.accel ?? (d.orientation ? ORIENTATION_G[d.orientation] : undefined);
     if (g) keys.push(`accel=${g.map(num).join(',')}`);
-    if (d.position) keys.push(`position=${positionArgs(d.position, origin).replace(/ /g, ',')}`);
+    // Without a position a device stands at the origin: the point the scenario's x and y start from.
+    const at = d.position ?? (s.origin ? { x: 0, y: 0 } : undefined);
+    if (at) keys.push(`position=${positionArgs(at, origin).replace(/ /g, ',')}`);
     lines.push(['device', i, names[i], d.profile ?? DEFAULT_PROFILE, ...keys].join(' '));
   });
   devices.forEach((d, i) => {
