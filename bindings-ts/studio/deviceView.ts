@@ -1,11 +1,13 @@
-// The device panel, one per device of the world: the LED ring and buttons, power, temperature and
-// motion controls, preview charts, the GNSS track, the cloud's events and messages, and the trace
-// records of the device that no other panel draws.
+// The device panel, one per device of the world: the LED ring and buttons, the energy panel
+// (energyView.ts), power, temperature and motion controls, preview charts, the GNSS track, the
+// cloud's events and messages, and the trace records of the device that no other panel draws.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { CloudModel, layoutTrack, LocationModel, TraceRecord } from '../src/studio/records';
 import { DeviceInfo, INPUT } from '../src/studio/world';
 import { mapLocations } from './consoleView';
+import { EnergyView } from './energyView';
+import { ENERGY_PERIOD_MS } from './energyWorld';
 import { el, state } from './page';
 import type { SimWorker } from './simWorker';
 import type { DeviceStart } from './worker';
@@ -46,6 +48,7 @@ export class DeviceView {
   private data: number[][] = [[]];
   private chartDirty = false;
   private readonly controls: Record<string, HTMLInputElement | HTMLSelectElement> = {};
+  readonly energyView: EnergyView;
 
   constructor(
     readonly info: DeviceInfo,
@@ -109,11 +112,13 @@ export class DeviceView {
     this.gnssStatus = el('div', { class: 'gnss-status', id: `gnss-${i}` });
     this.cloudBox = el('div', { class: 'cloud', id: `cloud-${i}` });
     this.chartBox = el('div', { class: 'chart', id: `chart-${i}` });
+    this.energyView = new EnergyView(i, start.battery, start.capacityMah, ENERGY_PERIOD_MS);
     this.root = el(
       'div',
       { class: 'device', id: `device-${i}`, 'data-app': appName },
       el('h3', {}, `${info.name} `, el('small', {}, `${info.profile} · ${appName}`)),
       el('div', { class: 'device-top' }, ring, el('div', {}, buttons, this.status)),
+      this.energyView.root,
       el(
         'fieldset',
         {},
@@ -166,6 +171,7 @@ export class DeviceView {
         break;
       case 'battery':
         this.controlValues.set('battery', String(r.percent));
+        this.energyView.model.setPercent(r.percent as number, r.t);
         break;
       case 'power':
         this.controlValues.set('external', r.external === true);
@@ -187,6 +193,11 @@ export class DeviceView {
         this.otherDirty = true;
         break;
     }
+  }
+
+  /** An energy record of the device (they come beside the trace, not in it: worker.ts). */
+  energy(r: TraceRecord): void {
+    this.energyView.add(r);
   }
 
   /** Numbers in preview data become series: a number, or the numeric fields of an object. */
@@ -243,6 +254,7 @@ export class DeviceView {
     }
     if (this.location.version !== this.locationDrawn) this.drawTrack();
     if (this.cloud.version !== this.cloudDrawn) this.drawCloud();
+    this.energyView.flush();
     if (!this.chartDirty) return;
     this.chartDirty = false;
     if (!this.chart) {

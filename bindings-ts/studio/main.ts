@@ -7,10 +7,10 @@
 // `beacon studio` on 127.0.0.1: the page asks nothing of any other host.
 //
 // The page's panels are modules of their own: the editor (editor.ts), the console
-// (consoleView.ts), the devices (deviceView.ts), the air and the trace (tracePanels.ts); the world
-// runs in a worker (simWorker.ts, worker.ts); page.ts holds what they share. This module builds,
-// runs, loads and saves, and starts the page.
-import { scriptTracks } from '../src/studio/records';
+// (consoleView.ts), the devices (deviceView.ts, energyView.ts), the air and the trace
+// (tracePanels.ts); the world runs in a worker (simWorker.ts, worker.ts, energyWorld.ts); page.ts
+// holds what they share. This module builds, runs, loads and saves, and starts the page.
+import { scriptTracks, TraceRecord } from '../src/studio/records';
 import { DeviceInfo, Speed, WorldEnd } from '../src/studio/world';
 import { clearConsole, consoleLine, flushConsole, onOutput } from './consoleView';
 import { DeviceView } from './deviceView';
@@ -125,7 +125,13 @@ async function run(): Promise<void> {
 
 /** A slice of the world's run: its output and trace, drawn at the next animation frame. */
 function onBatch(b: Extract<FromWorker, { op: 'batch' }>): void {
-  if (b.run !== state.runId || !state.running) return;
+  if (b.run !== state.runId) return;
+  if (b.energy.length > 0) onEnergy(b.energy);
+  if (!state.running) {
+    // The energy records of a run the page stopped come after the stop: drawn now.
+    for (const v of state.views) v.flush();
+    return;
+  }
   for (const l of b.output) onOutput(l);
   for (const t of b.trace) onTrace(t);
   state.now = b.now;
@@ -136,6 +142,19 @@ function onBatch(b: Extract<FromWorker, { op: 'batch' }>): void {
     return;
   }
   requestDraw();
+}
+
+/**
+ * The world's energy records, to their devices' panels. Not in state.trace nor the trace panel:
+ * the page's trace stays `beacon run`'s. At most one a device per 10 s of device time, so they
+ * are parsed here rather than a frame later as the trace is.
+ */
+function onEnergy(lines: string[]): void {
+  const byName = new Map(state.views.map((v) => [v.info.name, v]));
+  for (const line of lines) {
+    const r = JSON.parse(line) as TraceRecord;
+    byName.get(r.dev ?? '')?.energy(r);
+  }
 }
 
 function changeSpeed(): void {

@@ -4,6 +4,7 @@
 // per animation frame, on its own thread, from the latest state), and a click still reaches the
 // world within one slice: a fast run costs little more than the module's own work.
 import { DeviceInfo, OutputLine, Pacer, SimFactory, Speed, WasmWorld, WorldEnd } from '../src/studio/world';
+import { ENERGY_PERIOD_MS, isEnergyRecord, WorldEnergy } from './energyWorld';
 
 /** The state a device's controls start from. */
 export interface DeviceStart {
@@ -12,6 +13,8 @@ export interface DeviceStart {
   charging: boolean;
   temperature: number;
   moving: boolean;
+  /** The battery's capacity, mAh (the energy gauge's time left). */
+  capacityMah: number;
 }
 
 export type ToWorker =
@@ -27,7 +30,9 @@ export type ToWorker =
 export type FromWorker =
   | { op: 'loaded' }
   | { op: 'reply'; id: number; error?: string; devices?: DeviceInfo[]; starts?: DeviceStart[]; failed?: { index: number; reason: string }[] }
-  | { op: 'batch'; run: number; now: number; output: OutputLine[]; trace: string[]; end?: WorldEnd; busyMs: number };
+  /** energy: the world's energy records (energyWorld.ts), beside the trace; also in the last
+   *  batch of a run the page stopped, which has nothing else. */
+  | { op: 'batch'; run: number; now: number; output: OutputLine[]; trace: string[]; energy: string[]; end?: WorldEnd; busyMs: number };
 
 interface WorkerScope {
   postMessage(m: FromWorker): void;
@@ -41,6 +46,8 @@ let pacer: Pacer | undefined;
 let run = -1;
 let output: OutputLine[] = [];
 let trace: string[] = [];
+let energy: string[] = [];
+const worldEnergy = new WorldEnergy();
 let lastNow = -1;
 /** Real time the world's work took in this run (the benchmark compares it with the whole Run). */
 let busyMs = 0;
@@ -57,13 +64,15 @@ function flush(end?: WorldEnd, now = world?.now() ?? 0): void {
   if (run === WARM_RUN) {
     output = [];
     trace = [];
+    energy = [];
     return;
   }
-  if (output.length === 0 && trace.length === 0 && now === lastNow && end === undefined) return;
+  if (output.length === 0 && trace.length === 0 && energy.length === 0 && now === lastNow && end === undefined) return;
   lastNow = now;
-  scope.postMessage({ op: 'batch', run, now, output, trace, busyMs, ...(end !== undefined ? { end } : {}) });
+  scope.postMessage({ op: 'batch', run, now, output, trace, energy, busyMs, ...(end !== undefined ? { end } : {}) });
   output = [];
   trace = [];
+  energy = [];
 }
 
 let warmUntil = 0;
@@ -84,6 +93,7 @@ function step(forRun: number): void {
     // beacon-sim frees the world when the run ends, and the apps' ends (advertisers stopping,
     // the NFC tag's message) are in its trace: so they are in the page's.
     const now = world!.now();
+    worldEnergy.finish();
     world!.close();
     flush(end, now);
     pacer = undefined;
@@ -108,8 +118,8 @@ function reply(id: number, r: Omit<Extract<FromWorker, { op: 'reply' }>, 'op' | 
  */
 async function load(engine: string, bytes: ArrayBuffer): Promise<void> {
   const factory = scope[`createBeaconSim_${engine}`] as SimFactory;
-  world = await WasmWorld.create(factory, bytes);
-  world.listen({ output: (l) => output.push(l), trace: (json) => trace.push(json) });
+  world = await WasmWorld.create(worldEnergy.wrap(factory), bytes);
+  world.listen({ output: (l) => output.push(l), trace: (json) => (isEnergyRecord(json) ? energy : trace).push(json) });
   scope.postMessage({ op: 'loaded' });
 }
 
@@ -123,6 +133,7 @@ function open(m: Extract<ToWorker, { op: 'open' }>): void {
   run = m.run;
   output = [];
   trace = [];
+  energy = [];
   lastNow = -1;
   busyMs = 0;
   const t0 = performance.now();
@@ -133,6 +144,8 @@ function open(m: Extract<ToWorker, { op: 'open' }>): void {
     reply(m.id, { error: (err as Error).message });
     return;
   }
+  // On before the devices boot: a device's first period starts when it powers on.
+  worldEnergy.start(ENERGY_PERIOD_MS);
   for (const d of devices) w.setPackage(d.index, m.packages[Math.min(d.index, m.packages.length - 1)]);
   const starts = devices.map((d) => ({
     battery: w.value(d.index, 'battery'),
@@ -140,6 +153,7 @@ function open(m: Extract<ToWorker, { op: 'open' }>): void {
     charging: w.value(d.index, 'charging') !== 0,
     temperature: w.value(d.index, 'temperature'),
     moving: w.value(d.index, 'moving') !== 0,
+    capacityMah: worldEnergy.capacityMah(d.index),
   }));
   const failed = w.start();
   busyMs = performance.now() - t0;
@@ -209,10 +223,20 @@ scope.onmessage = (e: MessageEvent<ToWorker>) => {
       if (m.run === run) {
         if (timer !== undefined) clearTimeout(timer);
         timer = undefined;
-        if (pacer) world?.close();
-        pacer = undefined;
+        if (pacer && world) {
+          // The page stopped the run: its output and trace end with the click, but the energy
+          // panel still gets each device's last period and summary, as at the end of a run.
+          worldEnergy.finish();
+          const now = world.now();
+          world.close();
+          // What closing traced (the apps' ends) is not sent: the page's output ended at Stop.
+          output = [];
+          trace = [];
+          flush(undefined, now);
+        }
         output = [];
         trace = [];
+        pacer = undefined;
       }
       break;
     case 'check': {

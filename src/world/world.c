@@ -6,6 +6,7 @@
 #include "world_cloud.h"
 
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,7 +173,7 @@ static void device_defaults(world_device_t *d, const world_profile_t *profile)
 	d->accel[1] = 0.0f;
 	d->accel[2] = 1.0f;
 	d->battery_percent = 100.0f;
-	d->current_ma = profile->idle_current_ma;
+	d->current_ma = NAN; /* the energy model's, unless the scenario gives a constant current */
 	d->temp_history[0] = 22.0f;
 	d->temp_since[0] = 0;
 	d->temp_count = 1;
@@ -334,7 +335,13 @@ world_end_t world_run(world_t *world, uint64_t until, uint32_t *failed)
 
 world_end_t world_run_until(world_t *world, uint64_t until)
 {
-	world->until = until;
+	if (until != world->until) {
+		world->until = until;
+		/* The batteries that run out (or fill) within the new time get their check. */
+		for (uint32_t i = 0; i < world->device_count; i++) {
+			world_energy_plan(world, &world->devices[i]);
+		}
+	}
 	/* Beacons, and advertisers when the trace is read, are on the air from the start. */
 	world_air_wake(world);
 	for (;;) {

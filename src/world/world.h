@@ -24,6 +24,7 @@
 #include "rt_reset.h"
 #include "sim_flash.h"
 #include "world_air.h"
+#include "world_energy.h"
 #include "rt_uwb_model.h"
 #include "world_gnss.h"
 #include "world_modem.h"
@@ -49,6 +50,8 @@ typedef struct {
 	void (*verbose)(void *ctx, const char *text);
 	/* Real-time mode: return when world time `at` (ms) has come (NULL: virtual time). */
 	void (*wait_until)(void *ctx, uint64_t at);
+	/* One energy record (world_energy_records; NULL: none), as the trace also gets it. */
+	void (*energy)(void *ctx, const char *json, size_t len);
 } world_io_t;
 
 typedef struct {
@@ -113,8 +116,9 @@ typedef struct world_device {
 	uint64_t motion_change_seq;
 	/* Power. */
 	float battery_percent;
-	float current_ma;     /* average drawn when not charging */
+	float current_ma;     /* a constant current the scenario set (world_energy.h: fixed) */
 	bool external, charging;
+	world_energy_t energy;
 	/* Temperature: the ambient value over time and what the sensor last measured. */
 	float temp_history[8];
 	uint64_t temp_since[8];
@@ -197,6 +201,8 @@ typedef struct world {
 	const world_radio_t *radio;
 	/* Devices that follow a GNSS track (their positions move with time). */
 	uint32_t gnss_tracks;
+	/* --energy: a record of each device's draw this often, ms (0: none). */
+	uint32_t energy_period_ms;
 	/* A receiver outside the world that takes the devices' fixes (world_gnss_use_wire). */
 	world_gnss_wire_t gnss_wire;
 	/* UWB ranging: the model (seed) and how often initiators poll. */
@@ -286,6 +292,12 @@ void world_device_identity(world_t *world, uint32_t index, uint32_t identity);
  * memory, the watchdog, a failed assertion): the simulated device resets (see rt_reset.h) and the
  * world goes on. Called from the device's code (through hal_device_fatal); does not return. */
 void world_fault(rt_reset_cause_t cause, const char *detail) __attribute__((noreturn));
+
+/* The battery of device d is empty: the device is off until external power comes (trace
+ * "battery-empty", a log line). */
+void world_device_battery_empty(world_t *world, world_device_t *d);
+/* External power came to a device whose battery is empty: it starts again. */
+void world_device_power_restored(world_t *world, world_device_t *d);
 
 /* Run device code outside the scheduler (a test driving a device): fault handling as in the
  * scheduler. Returns false when the device reset while fn ran (it has rebooted since). */

@@ -356,6 +356,7 @@ static void hear(world_t *w, uint32_t source, const world_adv_set_t *set, world_
 	if (sr_len == 0) {
 		return;
 	}
+	world_energy_scan_request(w, rx, source < w->device_count ? &w->devices[source] : NULL, sr_len, set->power);
 	if (source < w->device_count) {
 		world_device_t *adv = &w->devices[source];
 		if (adv->scan.on && adv->scan.p.scan_requests) {

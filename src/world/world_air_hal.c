@@ -120,6 +120,7 @@ bool hal_ble_adv_start(uint32_t set, const uint8_t *ad, size_t len, uint32_t int
 		s->nominal = w->now;
 	}
 	trace_set(w, d, "ble-adv-start", set);
+	world_energy_radio(w, d);
 	if (world_air_listening(w)) {
 		world_air_wake_set(w, d->rt.index, set, s);
 	}
@@ -137,6 +138,7 @@ bool hal_ble_adv_update(uint32_t set, const uint8_t *ad, size_t len)
 	}
 	memcpy(d->adv[set].ad, ad, len);
 	d->adv[set].len = (uint8_t)len;
+	world_energy_radio(d->world, d);
 	return true;
 }
 
@@ -153,6 +155,7 @@ void hal_ble_adv_stop(uint32_t set)
 	d->adv[set].gen++;
 	d->adv[set].scheduled = false;
 	trace_set(d->world, d, "ble-adv-stop", set);
+	world_energy_radio(d->world, d);
 }
 
 bool hal_ble_scan_start(const hal_ble_scan_t *params)
@@ -184,6 +187,7 @@ bool hal_ble_scan_start(const hal_ble_scan_t *params)
 		world_trace_bool(&w->json, "passive", params->passive);
 		world_trace_end(&w->json, w);
 	}
+	world_energy_radio(w, d);
 	world_air_wake(w);
 	return true;
 }
@@ -203,6 +207,7 @@ void hal_ble_scan_stop(void)
 		world_trace_begin(&d->world->json, d->world, d, "ble-scan-stop");
 		world_trace_end(&d->world->json, d->world);
 	}
+	world_energy_radio(d->world, d);
 }
 
 void hal_ble_address(uint8_t addr[HAL_BLE_ADDR_LEN])

@@ -347,6 +347,105 @@ static void lb_disconnect(void *ctx)
 	}
 }
 
+/* ------------------------------------------------------------------ the modem's meter */
+
+/*
+ * Whichever cloud a device syncs with (the loopback model or the host's broker), its bytes cross
+ * the LTE modem: the energy model charges them (world_energy_modem_data). On the wire each MQTT
+ * packet also carries its TCP/IP headers (40 bytes) and a TLS record's (29 bytes, AES-128-GCM), and
+ * each connection a TLS handshake: 520 bytes up and 1,490 down, as the firmware's measured
+ * (bench/RESULTS.md, "The firmware's cloud client against a real cloud").
+ */
+#define PACKET_OVERHEAD 69u
+#define HANDSHAKE_TX 520u
+#define HANDSHAKE_RX 1490u
+
+typedef struct {
+	world_device_t *d;
+	const hal_cloud_transport_t *inner;
+	hal_cloud_receive_fn fn;
+	void *fn_ctx;
+} meter_t;
+
+static meter_t meter;
+
+static int meter_connect(void *ctx, const char *device_id, uint32_t timeout_ms)
+{
+	meter_t *m = ctx;
+	int rc = m->inner->connect(m->inner->ctx, device_id, timeout_ms);
+	if (rc == HAL_CLOUD_OK) {
+		m->d->energy.syncs++;
+		world_energy_modem_data(m->d->world, m->d, HANDSHAKE_TX + PACKET_OVERHEAD + strlen(device_id),
+					HANDSHAKE_RX + PACKET_OVERHEAD);
+	}
+	return rc;
+}
+
+static int meter_subscribe(void *ctx, const char *const *topics, size_t count, uint32_t timeout_ms)
+{
+	meter_t *m = ctx;
+	size_t bytes = PACKET_OVERHEAD;
+	for (size_t i = 0; i < count; i++) {
+		bytes += strlen(topics[i]) + 3;
+	}
+	world_energy_modem_data(m->d->world, m->d, bytes, PACKET_OVERHEAD);
+	return m->inner->subscribe(m->inner->ctx, topics, count, timeout_ms);
+}
+
+static int meter_publish(void *ctx, const char *topic, const uint8_t *payload, size_t len)
+{
+	meter_t *m = ctx;
+	world_energy_modem_data(m->d->world, m->d, PACKET_OVERHEAD + 4 + strlen(topic) + len, 0);
+	return m->inner->publish(m->inner->ctx, topic, payload, len);
+}
+
+static void meter_received(void *ctx, const char *topic, const uint8_t *payload, size_t len)
+{
+	meter_t *m = ctx;
+	world_energy_modem_data(m->d->world, m->d, 0, PACKET_OVERHEAD + 4 + strlen(topic) + len);
+	m->fn(m->fn_ctx, topic, payload, len);
+}
+
+static int meter_poll(void *ctx, uint32_t timeout_ms, hal_cloud_receive_fn fn, void *fn_ctx)
+{
+	meter_t *m = ctx;
+	m->fn = fn;
+	m->fn_ctx = fn_ctx;
+	return m->inner->poll(m->inner->ctx, timeout_ms, meter_received, m);
+}
+
+static int meter_flush(void *ctx, uint32_t timeout_ms)
+{
+	meter_t *m = ctx;
+	return m->inner->flush(m->inner->ctx, timeout_ms);
+}
+
+static void meter_disconnect(void *ctx)
+{
+	meter_t *m = ctx;
+	m->inner->disconnect(m->inner->ctx);
+}
+
+/* The device's transport through the meter (one device syncs at a time: the world is one thread). */
+static const hal_cloud_transport_t *metered(world_device_t *d, const hal_cloud_transport_t *inner)
+{
+	static hal_cloud_transport_t t = {
+		.connect = meter_connect,
+		.subscribe = meter_subscribe,
+		.publish = meter_publish,
+		.poll = meter_poll,
+		.flush = meter_flush,
+		.disconnect = meter_disconnect,
+		.ctx = &meter,
+	};
+	if (inner == NULL || d->energy.fig == NULL) {
+		return inner;
+	}
+	meter.d = d;
+	meter.inner = inner;
+	return &t;
+}
+
 /* ------------------------------------------------------------------ HAL */
 
 const hal_cloud_transport_t *hal_cloud_transport(void)
@@ -367,10 +466,10 @@ const hal_cloud_transport_t *hal_cloud_transport(void)
 	case WORLD_CLOUD_NONE:
 		return NULL;
 	case WORLD_CLOUD_HOST:
-		return d->cloud_down ? NULL : d->world->cloud_transport;
+		return metered(d, d->cloud_down ? NULL : d->world->cloud_transport);
 	default:
 		loopback.ctx = d;
-		return &loopback;
+		return metered(d, &loopback);
 	}
 }
 

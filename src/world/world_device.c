@@ -35,6 +35,10 @@ static void boot(world_t *w, world_device_t *d)
 	d->boot_at = w->now;
 	d->booted = true;
 	d->boots++;
+	if (!d->energy.ready) {
+		world_energy_init(w, d);
+	}
+	world_energy_power(w, d, true);
 	if (world_tracing(w)) {
 		world_trace_begin(&w->json, w, d, "boot");
 		world_trace_strz(&w->json, "profile", d->profile->name);
@@ -64,6 +68,11 @@ static void hardware_reset(world_t *w, world_device_t *d)
 	d->crash_pending = false;
 	d->power_cut_pending = false;
 	world_air_device_reset(d->world, d);
+	/* The parts' currents follow: LEDs dark, radio idle, receiver off, modem to attach again. */
+	world_energy_leds(w, d);
+	world_energy_radio(w, d);
+	world_energy_gnss(w, d);
+	world_energy_modem_detach(w, d);
 }
 
 static bool start_app(world_t *w, world_device_t *d);
@@ -237,6 +246,7 @@ static void run_step(world_t *w, world_device_t *d, void *context)
 	uint64_t next = HAL_CLOCK_FOREVER;
 	rt_run_result_t r = rt_app_step(&next);
 	w->steps++;
+	world_energy_turn(w, d);
 	world_verbose_ring(w, d);
 	switch (r) {
 	case RT_RUN_CONTINUE:
@@ -262,7 +272,35 @@ static void run_step(world_t *w, world_device_t *d, void *context)
 
 void world_device_step(world_t *w, world_device_t *d)
 {
+	if (d->energy.empty) {
+		return; /* off until external power comes (world_device_battery_empty) */
+	}
 	guard(w, d, run_step, NULL);
+}
+
+void world_device_battery_empty(world_t *w, world_device_t *d)
+{
+	hardware_reset(w, d);
+	world_energy_power(w, d, false);
+	d->energy.empty = true;
+	world_set_wake(w, d, WORLD_FOREVER);
+	if (world_tracing(w)) {
+		world_trace_begin(&w->json, w, d, "battery-empty");
+		world_trace_num(&w->json, "uptime", (double)(w->now - d->boot_at));
+		world_trace_end(&w->json, w);
+	}
+	if (w->io.log) {
+		w->io.log(w->io.ctx, d->name, w->device_count > 1, HAL_LOG_WARN,
+			  "battery empty: the device is off until external power comes");
+	}
+}
+
+void world_device_power_restored(world_t *w, world_device_t *d)
+{
+	/* It starts again as from a power cut: nothing of the run before the battery died. */
+	d->energy.empty = false;
+	d->power_cut_pending = true;
+	world_wake(w, d);
 }
 
 const char *world_app_state_name(const world_t *world, uint32_t index)

@@ -40,6 +40,7 @@ static int flash_program(void *ctx, uint32_t offset, const void *src, size_t len
 	if (d->flash_fault != 0) {
 		return take_fault(d);
 	}
+	world_energy_flash(d->world, d, (len + 3) / 4, 0);
 	int rc = cut_check(d, d->flash->flash.ops->program(d->flash->flash.ctx, offset, src, len));
 	if (rc == HAL_FLASH_OK && d->storage_backing != NULL) {
 		rc = hal_flash_program(d->storage_backing, offset, src, len);
@@ -53,6 +54,7 @@ static int flash_erase(void *ctx, uint32_t page)
 	if (d->flash_fault != 0) {
 		return take_fault(d);
 	}
+	world_energy_flash(d->world, d, 0, 1);
 	int rc = cut_check(d, d->flash->flash.ops->erase(d->flash->flash.ctx, page));
 	if (rc == HAL_FLASH_OK && d->storage_backing != NULL) {
 		rc = hal_flash_erase(d->storage_backing, page);

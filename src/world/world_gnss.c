@@ -185,6 +185,7 @@ static void switch_off(world_t *w, world_device_t *d)
 	g->generation++;
 	g->on_total_ms += on_for;
 	trace_switch(w, d, false, on_for);
+	world_energy_gnss(w, d);
 }
 
 bool hal_gnss_set(bool on)
@@ -209,6 +210,7 @@ bool hal_gnss_set(bool on)
 	g->generation++;
 	g->starts++;
 	trace_switch(w, d, true, 0);
+	world_energy_gnss(w, d);
 	schedule_fix(w, d, (int64_t)w->now);
 	return true;
 }
@@ -226,6 +228,7 @@ void world_gnss_fix_event(world_t *w, world_device_t *d, const world_event_t *e)
 			world_trace_end(&w->json, w);
 		}
 		g->fixing = false;
+		world_energy_gnss(w, d);
 		schedule_fix(w, d, (int64_t)w->now);
 		return;
 	}
@@ -239,6 +242,7 @@ void world_gnss_fix_event(world_t *w, world_device_t *d, const world_event_t *e)
 		world_trace_end(&w->json, w);
 	}
 	g->fixing = true;
+	world_energy_gnss(w, d);
 	g->last_fix = (int64_t)w->now;
 	hal_gnss_fix_t out = {
 		.lat = fix.lat,

@@ -265,6 +265,7 @@ void hal_led_show(uint32_t index, bool on, const float rgb[3], float brightness)
 		return;
 	}
 	world_t *w = d->world;
+	world_energy_leds(w, d);
 	if (world_tracing(w)) {
 		world_trace_begin(&w->json, w, d, "led");
 		world_trace_num(&w->json, "led", index);
@@ -355,12 +356,14 @@ void hal_power_read(hal_power_t *power)
 	if (d == NULL) {
 		return;
 	}
+	/* The battery as the energy model has drained (or charged) it up to now. */
+	double avg_ma = world_energy_avg_ma(d->world, d);
 	power->percent = d->battery_percent;
 	power->capacity_mah = d->profile->capacity_mah;
 	power->external = d->external;
 	/* A full battery stops charging even on external power (the spec's isCharging note). */
 	power->charging = d->charging && d->battery_percent < 100.0f;
-	power->current_ma = power->charging ? -d->profile->charge_current_ma : d->current_ma;
+	power->current_ma = power->charging ? -d->profile->charge_current_ma : (float)avg_ma;
 	/* The charger lifts the terminal voltage a little above the cell's. */
 	power->voltage = rt_battery_cell_voltage(d->battery_percent) +
 			 (power->charging ? RT_BATTERY_CHARGING_LIFT_V : 0.0f);

@@ -160,6 +160,7 @@ static void imu_event(world_t *w, world_device_t *d, const world_event_t *e)
 static void power_change(world_t *w, world_device_t *d, bool external, bool charging)
 {
 	bool changed = external != d->external || charging != d->charging;
+	world_energy_update(w, d);
 	d->external = external;
 	d->charging = charging;
 	if (world_tracing(w)) {
@@ -168,7 +169,10 @@ static void power_change(world_t *w, world_device_t *d, bool external, bool char
 		world_trace_bool(&w->json, "charging", charging);
 		world_trace_end(&w->json, w);
 	}
-	if (changed) {
+	world_energy_plan(w, d);
+	if (external && d->energy.empty) {
+		world_device_power_restored(w, d);
+	} else if (changed) {
 		rt_sensors_post_power(&d->rt);
 		world_wake(w, d);
 	}
@@ -243,11 +247,11 @@ void world_apply_input(world_t *w, world_device_t *d, const world_event_t *e)
 		imu_event(w, d, e);
 		return;
 	case WORLD_IN_BATTERY:
-		d->battery_percent = (float)e->value[0];
+		world_energy_set_percent(w, d, e->value[0]);
 		trace_values(w, d, "battery", "percent", &d->battery_percent, 1);
 		return;
 	case WORLD_IN_CURRENT:
-		d->current_ma = (float)e->value[0];
+		world_energy_set_current(w, d, e->value[0]);
 		trace_values(w, d, "current", "mA", &d->current_ma, 1);
 		return;
 	case WORLD_IN_POWER:
@@ -337,6 +341,9 @@ void world_apply_input(world_t *w, world_device_t *d, const world_event_t *e)
 		return;
 	case WORLD_IN_UWB_ROUND:
 		world_uwb_round_event(w, d, e);
+		return;
+	case WORLD_IN_ENERGY:
+		world_energy_event(w, d, e);
 		return;
 	case WORLD_IN_IMU_FAULT:
 		d->imu_fault = e->value[0] != 0;

@@ -43,6 +43,9 @@ typedef enum {
 	WORLD_IN_MODEM_DONE,
 	/* Internal: a UWB initiator's ranging round (value[0]: generation, world_uwb.h). */
 	WORLD_IN_UWB_ROUND,
+	/* Internal: the energy model's check (value[0]: battery or RRC release, value[1]: its
+	 * time, world_energy.c). */
+	WORLD_IN_ENERGY,
 } world_input_kind_t;
 
 /* The event name of an imu-event input ("double-tap") as hal_imu_event_t, or -1. */

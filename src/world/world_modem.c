@@ -116,6 +116,7 @@ bool hal_modem_query(hal_modem_query_t query)
 		return false;
 	}
 	trace_query(w, d, query, "start");
+	world_energy_modem_search(w, d, m->scan_ms[query]);
 	return true;
 }
 
@@ -195,6 +196,7 @@ void hal_modem_airplane(bool on)
 	world_modem_t *m = &d->modem;
 	m->airplane = on;
 	if (on) {
+		world_energy_modem_detach(d->world, d);
 		for (int q = 0; q < HAL_MODEM_QUERY_COUNT; q++) {
 			m->running[q] = false;
 			m->generation[q]++;

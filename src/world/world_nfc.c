@@ -147,6 +147,7 @@ void world_nfc_input(world_t *w, world_device_t *d, const world_event_t *e)
 			return;
 		}
 		n->field = field;
+		world_energy_nfc_field(w, d, field);
 		rt_nfc_post_field(&d->rt, field);
 		world_wake(w, d);
 		return;

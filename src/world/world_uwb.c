@@ -126,6 +126,9 @@ void world_uwb_round_event(world_t *w, world_device_t *d, const world_event_t *e
 			world_trace_num(&w->json, "lqi", m.lqi);
 			world_trace_end(&w->json, w);
 		}
+		/* Both radios take part in the exchange. */
+		world_energy_ranging(w, d);
+		world_energy_ranging(w, r);
 		rt_uwb_post_measurement(&d->rt, id, m.dist_m, m.lqi);
 		world_wake(w, d);
 		/* Two-way ranging leaves the distance on both sides: the responder's callback (if

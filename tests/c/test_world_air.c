@@ -87,7 +87,7 @@ static void quiet_log(void *ctx, const char *device, bool several, hal_log_level
 static void run(const char *script, const hal_ble_scan_t *params, uint64_t until, bool trace, world_t *w)
 {
 	memset(&cap, 0, sizeof(cap));
-	world_io_t io = {NULL, quiet_print, quiet_log, trace ? on_trace : NULL, NULL, NULL};
+	world_io_t io = {NULL, quiet_print, quiet_log, trace ? on_trace : NULL, NULL, NULL, NULL};
 	uint32_t n = world_script_device_count(script, strlen(script));
 	assert_int_equal(world_init(w, n, &io), 0);
 	char err[200];

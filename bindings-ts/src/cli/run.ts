@@ -1,7 +1,7 @@
 // `beacon run [<app.ts|app.js|app.bapp>...] [--world scenario.json] [--trace FILE] [--verbose]
 //  [--heap N] [--flash DIR] [--for I] [--api V] [--engine E] [--realtime] [--utc T] [--trust key.pub]...
 //  [--cloud loopback|none|embedded|mqtt://HOST:PORT [--cloud-secret S]] [--cloud-db FILE] [--cloud-port P]
-//  [--target sim|qemu|bsim|zephyr-qemu] [--air model|radio]`
+//  [--target sim|qemu|bsim|zephyr-qemu] [--air model|radio] [--air-dump DIR]`
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -30,6 +30,8 @@ export interface SimOptions {
   /** World script file (lowered scenario). */
   world?: string;
   trace?: string;
+  /** The energy model's records (beacon-sim --energy). */
+  energy?: string;
   verbose?: boolean;
   /** JS heap of every device, bytes. */
   heap?: number;
@@ -64,6 +66,7 @@ export function simArgs(pkgs: string | string[], o: SimOptions): string[] {
   for (const key of o.trust ?? []) args.push('--trust', key);
   if (o.world !== undefined) args.push('--world', o.world);
   if (o.trace !== undefined) args.push('--trace', o.trace);
+  if (o.energy !== undefined) args.push('--energy', o.energy);
   if (o.verbose) args.push('--verbose');
   if (o.heap !== undefined) args.push('--heap', String(o.heap));
   if (o.flash !== undefined) args.push('--flash', o.flash);
@@ -154,9 +157,9 @@ function mappedStderr(maps: PackageMap[], rewrite: (text: string, map: PackageMa
  * passes through mappedStderr. An interrupt from the terminal reaches the simulator (same
  * process group); this process waits for it to finish and then cleans up.
  */
-function runSimulator(sim: string, args: string[], onStderr: (chunk: Buffer | null) => void): Promise<number> {
+function runSimulator(sim: string, args: string[], onStderr: (chunk: Buffer | null) => void, quiet = false): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(sim, args, { stdio: ['inherit', 'inherit', 'pipe'] });
+    const child = spawn(sim, args, { stdio: ['inherit', quiet ? 'ignore' : 'inherit', 'pipe'] });
     child.stderr?.on('data', (b: Buffer) => onStderr(b));
     const ignore = (): void => {};
     const forward = (sig: NodeJS.Signals) => (): void => {
@@ -238,6 +241,11 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   }
   const target = targetText as RunTarget;
   const onBoard = ON_BOARD.includes(target);
+  // --energy: the simulator's energy model, reported after the run (energyReport.ts).
+  const energy = flagOption(args, 'energy');
+  const energyJson = flagOption(args, 'json');
+  if (energyJson && !energy) throw new UsageError('--json: with --energy (the report as JSON)');
+  if (energy && target !== 'sim') throw new UsageError(`--energy: the simulator's energy model (--target sim); on ${target} the battery is the firmware's`);
   // --air radio (bsim): the whole scenario on BabbleSim's air, every device a firmware (an LTE
   // beacon as its two chips) and every scripted beacon a tag firmware; --air model, the default
   // for one device, keeps the scenario's air in the firmware's model.
@@ -245,6 +253,11 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   if (airText !== undefined && airText !== 'model' && airText !== 'radio') throw new UsageError(`--air: '${airText}' is not model or radio`);
   if (airText === 'radio' && target !== 'bsim') throw new UsageError('--air radio: only the firmwares on BabbleSim share a radio air (--target bsim)');
   const airRadio = airText === 'radio';
+  // --air-dump (bsim): BabbleSim's physical layer records every packet and every listen; the
+  // files, and air.pcap made from them, stay in DIR (firmware/airDump.ts).
+  const airDumpText = stringOption(args, 'air-dump');
+  if (airDumpText !== undefined && target !== 'bsim') throw new UsageError('--air-dump: only BabbleSim records the air (--target bsim)');
+  const airDump = airDumpText !== undefined ? path.resolve(airDumpText) : undefined;
   if (sim.cloud?.startsWith('mqtts://') && target !== 'bsim') {
     throw new UsageError(`--cloud mqtts://: TLS is the firmware's (--target bsim); ${target === 'sim' ? 'the simulator reaches a broker on plain mqtt:// (loopback)' : `the firmware on ${target} has no network`}`);
   }
@@ -389,6 +402,8 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       const image = await fw.ensureZephyrImage(target, engine, { onNote: (line) => io.err(`beacon: ${line}\n`) });
       // The firmware on bsim syncs over TLS, as a device does, with the cloud's certificate.
       if (target === 'bsim' && embeddedWanted) await startEmbedded(true);
+      const airDumpFiles = airDump !== undefined ? await import('../firmware/airDump') : undefined;
+      airDumpFiles?.clearAirDump(airDump!);
       // What the firmware printed: its output as it is, its messages with the apps' locations.
       const report = (r: { status: number; stdout: string; stderr: string }, pkgs: string[]): number => {
         io.out(r.stdout);
@@ -418,8 +433,10 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
           args: simArgs([], { ...sim, forMs: sim.forMs ?? 60_000, trace: undefined }),
           lengthMs: (sim.forMs ?? 60_000) + 1_000,
           trace: sim.trace,
+          dumpDir: airDump,
         });
         const status = report(r, perDevice);
+        if (airDumpFiles) io.err(`beacon: ${airDumpFiles.finishAirDump(airDump!, r.airDevices)}\n`);
         await reportCloud();
         return status;
       }
@@ -428,8 +445,11 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
         fs.writeFileSync(sim.world, script);
       }
       const pkgs = [...new Set(apps)].map((a) => path.resolve(packages.get(a)!));
-      const r = await fw.runZephyrFirmware(target, image, simArgs(pkgs, sim), { forMs: sim.forMs });
+      const r = await fw.runZephyrFirmware(target, image, simArgs(pkgs, sim), { forMs: sim.forMs, dumpDir: airDump });
       const status = report(r, pkgs);
+      // One firmware: BabbleSim's device 0 (on the model's air its radio carries only the upload
+      // service's advertising; the app's packets stay in the model).
+      if (airDumpFiles) io.err(`beacon: ${airDumpFiles.finishAirDump(airDump!, [deviceNames?.[0] ?? 'd0'])}\n`);
       await reportCloud();
       return status;
     }
@@ -469,8 +489,15 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       const { qemuArgs } = await import('../compiler/qemuImage');
       return await runSimulator('qemu-system-arm', qemuArgs(simTool, simArgs(pkgArgs.map((p) => path.resolve(p)), sim)), stderr);
     }
-    const status = await runSimulator(simTool, simArgs(pkgArgs, sim), stderr);
+    if (energy) sim.energy = path.join(workDir, 'energy.jsonl');
+    const status = await runSimulator(simTool, simArgs(pkgArgs, sim), stderr, energyJson);
     await reportCloud();
+    if (energy) {
+      const { readEnergy, formatEnergy } = await import('./energyReport');
+      const report = readEnergy(sim.energy!);
+      if (energyJson) io.out(JSON.stringify({ devices: report }) + '\n');
+      else for (const line of formatEnergy(report)) io.err(line + '\n');
+    }
     return status;
   } catch (err) {
     if (scenario && err instanceof scenario.ScenarioError) {

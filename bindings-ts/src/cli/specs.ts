@@ -54,6 +54,8 @@ export const runSpec: CommandSpec = {
     { name: 'world', value: '<scenario.json>', help: 'the world: device profiles and what happens to them over time (docs/world.md)' },
     { name: 'trace', value: '<file>', help: 'write the trace, one JSON object per line: LEDs, buttons, prints, preview data, inputs, errors, app lifecycle' },
     { name: 'verbose', help: 'also show each change of the LEDs on stderr' },
+    { name: 'energy', help: "after the run, what each device's app costs: its average current, how long the profile's battery lasts at that rate, and each part's share, biggest first, naming what in the app draws it (docs/world.md, \"Energy\"); the simulator's model (--target sim)" },
+    { name: 'json', help: 'with --energy: print the report as one JSON object on stdout instead of the app\'s output (which --trace keeps)' },
     { name: 'heap', value: '<size>', help: "JS heap of every device, bytes or KB ('64K'); default: the device profile's (96K)" },
     { name: 'flash', value: '<dir>', help: "keep each device's flash (storage records, queued events) in <dir>/<device>.flash between runs; default: erased at every run" },
     { name: 'cloud', value: 'embedded|loopback|none|mqtt://host:port|mqtts://host:port', help: "the cloud devices sync with. Default: for apps that use cloud or sync, the cloud service started for the run (embedded: its broker on 127.0.0.1, its SQLite store; what it stores and delivers is added to the trace and summed up on stderr; the firmware on bsim reaches it over TLS, as a device does), otherwise loopback. loopback: the simulator's deterministic model cloud, which scenario faults can reach; none: no network (every sync fails); mqtt://host:port: a running `beacon cloud` (plain MQTT, loopback only); mqtts://host:port: one on TLS (--target bsim, with --cloud-ca)" },
@@ -69,6 +71,7 @@ export const runSpec: CommandSpec = {
     { name: 'trust', value: '<key.pub>', repeatable: true, help: "run as a device that trusts this signing key (a P-256 public key: the .pub of 'beacon keygen', or its 130 hex digits): only packages signed with a trusted key run" },
     { name: 'target', value: '<sim|qemu|bsim|zephyr-qemu>', help: "sim (default): the host simulator; qemu: the bare-metal image on an emulated Cortex-M4 (qemu-system-arm, one device), which adds its figures on stderr; bsim: the firmware built by Zephyr on nrf52_bsim, one firmware per device, their BLE radios on BabbleSim's air (several devices run until --for, 60 s unless given); zephyr-qemu: that firmware on mps2/an521 under QEMU (one device)" },
     { name: 'air', value: '<model|radio>', help: "with --target bsim: radio puts the whole scenario on BabbleSim's air, every device a firmware (an lte-beacon as its two chips) and every scripted beacon a tag firmware advertising its packet; model (the default for one device) keeps the scenario's beacons in the firmware's model of the air" },
+    { name: 'air-dump', value: '<dir>', help: "with --target bsim: keep BabbleSim's record of the air in <dir>: the physical layer's dumps of every packet each device sent and every time it listened (d_2G4_<n>.Tx.csv, .Rx.csv, ...; air-devices.json names the device numbers) and air.pcap, every device's packets for Wireshark (LINKTYPE_BLUETOOTH_LE_LL_WITH_PHDR, stamped with simulated time); a summary per device goes to stderr. With one device on the model's air (no --air radio) the app's packets stay in the model: the radio carries only the upload service's advertising" },
     retiredBoardOption,
   ],
   details:
@@ -201,6 +204,7 @@ export const testSpec: CommandSpec = {
   options: [
     { name: 'device', value: '<address>', help: 'run on this device: udp:HOST[:PORT] or serial:/dev/tty..., or on the firmware on a test board: bsim or zephyr-qemu' },
     { name: 'air', value: '<model|radio>', help: "with --device bsim: radio runs every world on BabbleSim's air alone, each device a firmware (an lte-beacon as its two chips); model (the default) runs a world of one device with the firmware's model of the air. A world's own `air` option wins" },
+    { name: 'air-dump', value: '<dir>', help: "with --device bsim: keep BabbleSim's record of the air of each world run in <dir>/<test name>/ (the physical layer's dumps and air.pcap, as beacon run --air-dump; a test that runs several worlds gets <test name>.2 and on); for the library, $BEACON_TEST_AIR_DUMP" },
     { ...engineOption, help: 'engine the apps are built for (default duktape; a real device runs jerryscript)' },
     { ...apiOption, help: 'API version apps from source are built for (default: the newest)' },
   ],

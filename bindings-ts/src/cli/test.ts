@@ -1,11 +1,11 @@
-// `beacon test [files or directories...] [--device udp:...|serial:...|bsim|zephyr-qemu] [--air model|radio] [--engine E] [--api V]`
+// `beacon test [files or directories...] [--device udp:...|serial:...|bsim|zephyr-qemu] [--air model|radio] [--air-dump DIR] [--engine E] [--api V]`
 //
 // Runs test files written with beacon-tools/testing on node's test runner. TypeScript files are
 // compiled with the project's TypeScript (transpiled to CommonJS, one file at a time: the runner
 // reports type errors as the author's editor does, not as a gate) into a scratch directory where
 // `beacon-tools/testing` resolves to these tools; JavaScript files run where they are. The options
 // reach the library through the environment: BEACON_TEST_DEVICE, BEACON_TEST_AIR,
-// BEACON_TEST_ENGINE, BEACON_TEST_API.
+// BEACON_TEST_AIR_DUMP, BEACON_TEST_ENGINE, BEACON_TEST_API.
 import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
@@ -97,6 +97,9 @@ export async function testCommand(args: ParsedArgs, io: CliIo): Promise<number> 
   const air = stringOption(args, 'air');
   if (air !== undefined && air !== 'model' && air !== 'radio') throw new UsageError(`--air: '${air}' is not model or radio`);
   if (air === 'radio' && device !== 'bsim') throw new UsageError('--air radio: only the firmwares on BabbleSim share a radio air (--device bsim)');
+  // --air-dump (bsim): each world run keeps BabbleSim's record of the air in a directory of its own.
+  const airDump = stringOption(args, 'air-dump');
+  if (airDump !== undefined && device !== 'bsim') throw new UsageError('--air-dump: only BabbleSim records the air (--device bsim, as --target bsim for beacon run)');
   const engine = engineOption(args);
   const api = stringOption(args, 'api') === undefined ? undefined : apiOption(args);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-test-run-'));
@@ -112,6 +115,7 @@ export async function testCommand(args: ParsedArgs, io: CliIo): Promise<number> 
     env.NODE_PATH = [path.join(dir, 'node_modules'), process.env.NODE_PATH].filter(Boolean).join(path.delimiter);
     if (device !== undefined) env.BEACON_TEST_DEVICE = device;
     if (air !== undefined) env.BEACON_TEST_AIR = air;
+    if (airDump !== undefined) env.BEACON_TEST_AIR_DUMP = path.resolve(airDump);
     if (engine !== undefined) env.BEACON_TEST_ENGINE = engine;
     if (api !== undefined) env.BEACON_TEST_API = api;
     io.err(`beacon test: ${files.length} file${files.length === 1 ? '' : 's'} on ${device ?? 'the simulator'}${air === 'radio' ? ' (radio air)' : ''} (${engine ?? env.BEACON_TEST_ENGINE ?? 'duktape'})\n`);

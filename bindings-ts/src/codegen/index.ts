@@ -4,6 +4,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import { emitC } from './emit-c';
 import { emitDocs, scanErrorCodes, scanImplemented } from './emit-docs';
+import { emitEnergyTable } from './energyTable';
 import { emitIndex } from './emit-index';
 import { emitTypings } from './emit-typings';
 import { parseApi } from './parse';
@@ -68,6 +69,7 @@ export function generate(apiDir: string, runtimeDir: string): Map<string, string
   for (const v of API_VERSIONS) out.set(`bindings-ts/types/beacon-${v}.d.ts`, emitTypings(api, v));
   out.set('bindings-ts/types/api-index.json', emitIndex(api));
   out.set('docs/api.md', emitDocs(api, scanImplemented(runtimeDir), scanErrorCodes(runtimeDir)));
+  out.set('src/world/generated/world_energy_table.c', emitEnergyTable(path.join(runtimeDir, '..', 'world', 'energy')));
   return out;
 }
 

@@ -79,7 +79,7 @@ export interface BsimWorldOptions {
   /** Write the merged trace here. */
   trace?: string;
   /** Keep BabbleSim's physical-layer dumps (every packet each device sent and received) in this
-   * directory: bsimAir.ts reads them. */
+   * directory: airDump.ts reads them (airDevices names their device numbers). */
   dumpDir?: string;
   /** Extra devices on the same air after the firmwares (the rig's phone, a scanner). */
   extra?: { image: string; args: string[] }[];
@@ -97,6 +97,9 @@ export interface BsimWorldRun extends FirmwareRun {
   statuses: number[];
   /** The extra devices' stderr (their logs), in order. */
   extraStderr: string[];
+  /** Who is who in the air's dumps: the name of BabbleSim's device n at n (a scenario device, the
+   * controller chip of an lte-beacon under its device's name, a tag, then extra0, extra1...). */
+  airDevices: string[];
 }
 
 interface Timed {
@@ -165,7 +168,7 @@ export async function runBsimWorld(image: string, o: BsimWorldOptions): Promise<
     // One list for runBsim, whose devices on the air are the phy's in list order: the scenario's
     // devices first (device i at i; an LTE beacon's host chip off the air there), then the
     // controller chips and the tags, which have positions like the devices, then the extras.
-    type Entry = { device: BsimDevice; at?: [number, number, number] };
+    type Entry = { name: string; device: BsimDevice; at?: [number, number, number] };
     const played: Entry[] = [];
     const controllers: Entry[] = [];
     names.forEach((_, i) => {
@@ -179,16 +182,16 @@ export async function runBsimWorld(image: string, o: BsimWorldOptions): Promise<
       if (o.pair !== undefined && profiles[i] === PAIR_PROFILE) {
         // The H:4 link's two FIFOs, crossed between the chips.
         const link = path.join(work, `link-${i}`);
-        played.push({ device: { image: o.pair.host, args, offAir: true, boardArgs: [`-uart_link_txfile=${link}.up`, `-uart_link_rxfile=${link}.down`] } });
-        controllers.push({ device: { image: o.pair.controller, args: [], boardArgs: [`-uart_link_txfile=${link}.down`, `-uart_link_rxfile=${link}.up`] }, at: at[i] });
+        played.push({ name: names[i], device: { image: o.pair.host, args, offAir: true, boardArgs: [`-uart_link_txfile=${link}.up`, `-uart_link_rxfile=${link}.down`] } });
+        controllers.push({ name: names[i], device: { image: o.pair.controller, args: [], boardArgs: [`-uart_link_txfile=${link}.down`, `-uart_link_rxfile=${link}.up`] }, at: at[i] });
       } else {
-        played.push({ device: { image, args }, at: at[i] });
+        played.push({ name: names[i], device: { image, args }, at: at[i] });
       }
     });
     const forArg = (o.args ?? []).indexOf('--for');
     const tagFor = forArg >= 0 ? ['--for', (o.args ?? [])[forArg + 1]] : [];
-    const tagEntries: Entry[] = tags.map((tag) => ({ device: { image, args: ['--world', world, '--tag', tag.name, ...tagFor] }, at: tag.at }));
-    const extras: Entry[] = (o.extra ?? []).map((device) => ({ device }));
+    const tagEntries: Entry[] = tags.map((tag) => ({ name: tag.name, device: { image, args: ['--world', world, '--tag', tag.name, ...tagFor] }, at: tag.at }));
+    const extras: Entry[] = (o.extra ?? []).map((device, k) => ({ name: `extra${k}`, device }));
     const entries = [...played, ...controllers, ...tagEntries, ...extras];
     // The distances of the scenario become BabbleSim's per-pair attenuation, the model's path
     // loss, so that RSSI and what is too far to hear are the scenario's on the real radios too.
@@ -211,6 +214,7 @@ export async function runBsimWorld(image: string, o: BsimWorldOptions): Promise<
       stdout: mergeByWorldTime(files.map((f) => read(f.out))),
       stderr,
       extraStderr: ran.slice(entries.length - extras.length).map((r) => r.stderr),
+      airDevices: entries.filter((e) => !e.device.offAir).map((e) => e.name),
     };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });

@@ -138,7 +138,8 @@ export async function runZephyrFirmware(
   target: ZephyrTarget,
   image: string,
   imageArgs: string[],
-  opts: { forMs?: number; flashFile?: string } = {},
+  // dumpDir (bsim): keep BabbleSim's dumps of the air there (runBsim), for --air-dump.
+  opts: { forMs?: number; flashFile?: string; dumpDir?: string } = {},
 ): Promise<FirmwareRun> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-firmware-'));
   try {
@@ -152,7 +153,7 @@ export async function runZephyrFirmware(
       // The physical layer ends when its device does; its own limit is only a backstop. (Device
       // time is the world's; the kernel's runs ahead of it while the nRF52's flash erases and
       // writes, 85 ms a page: a run that rewrites its storage spends minutes of simulated time.)
-      [child] = await runBsim([{ image, args, flashFile: opts.flashFile }], 100 * 24 * 3600 * 1000);
+      [child] = await runBsim([{ image, args, flashFile: opts.flashFile }], 100 * 24 * 3600 * 1000, { dumpDir: opts.dumpDir });
     }
     const read = (f: string): string => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '');
     return { status: child.code, stdout: read(out), stderr: read(err) + (firmwareStatus(child.code) ? '' : child.stderr) };

@@ -63,6 +63,12 @@ export interface WorldOptions {
    * of the air. Elsewhere the air is the simulator's model. Default $BEACON_TEST_AIR.
    */
   air?: 'model' | 'radio';
+  /**
+   * On bsim: keep BabbleSim's record of the air of each run (the physical layer's dumps and
+   * air.pcap, firmware/airDump.ts) in <airDump>/<test name>/ (<test name>.2 and on for later
+   * runs; run-<n> without a test context). Default $BEACON_TEST_AIR_DUMP (beacon test --air-dump).
+   */
+  airDump?: string;
 }
 
 export interface TraceRecord {
@@ -173,6 +179,9 @@ export interface WorldResult {
   /** beacon-sim's exit status (0: ended normally) and its messages; on a rig, 0 and the verdict. */
   exitCode: number;
   stderr: string;
+  /** On bsim with airDump: the directory this run's record of the air is in (airFigures() of
+   * firmware/airDump.ts reads it). */
+  airDump?: string;
 }
 
 /** One device of a world; stimuli are scheduled at world times. */
@@ -361,10 +370,11 @@ export class World {
     fs.writeFileSync(script, lowered.script);
     const traceFile = path.join(dir, 'trace.jsonl');
     const args = ['--for', String(ms), '--world', script, '--trace', traceFile, ...this.devices.map((d) => packages.get(d.name)!)];
+    const airDump = firmware === 'bsim' ? this.airDumpDir() : undefined;
     const { code, stderr } = firmware === 'bsim' && (this.devices.length > 1 || this.radioAir)
-      ? await this.runFirmwares(lowered.script, this.devices.map((d) => packages.get(d.name)!), ms, traceFile)
+      ? await this.runFirmwares(lowered.script, this.devices.map((d) => packages.get(d.name)!), ms, traceFile, airDump)
       : firmware !== undefined
-      ? await this.runFirmware(firmware, args)
+      ? await this.runFirmware(firmware, args, airDump)
       : await new Promise<{ code: number; stderr: string }>((resolve, reject) => {
           void ensureHostTools(['beacon-sim'], this.engine).then(([sim]) => {
             const child = spawn(sim, args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -386,6 +396,7 @@ export class World {
     return {
       exitCode: code,
       stderr,
+      ...(airDump !== undefined ? { airDump } : {}),
       device: (name) => {
         if (!this.devices.some((d) => d.name === name)) throw new Error(`no device '${name}' in this world (${this.devices.map((d) => d.name).join(', ')})`);
         const mine = records.filter((r) => r.dev === name);
@@ -397,23 +408,45 @@ export class World {
   }
 
   /** The firmware's run with the simulator's arguments (world_main_zephyr.c takes them). */
-  private async runFirmware(target: 'bsim' | 'zephyr-qemu', args: string[]): Promise<{ code: number; stderr: string }> {
+  private async runFirmware(target: 'bsim' | 'zephyr-qemu', args: string[], airDump?: string): Promise<{ code: number; stderr: string }> {
     const fw = await import('../firmware/zephyr');
     const image = await fw.ensureZephyrImage(target, this.engine);
     // The scenario script says the UTC (or none), as to beacon-sim; paths absolute for the board.
-    const r = await fw.runZephyrFirmware(target, image, args.map((a) => (a.endsWith('.bapp') || a.endsWith('.script') || a.endsWith('.jsonl') ? path.resolve(a) : a)));
+    const r = await fw.runZephyrFirmware(target, image, args.map((a) => (a.endsWith('.bapp') || a.endsWith('.script') || a.endsWith('.jsonl') ? path.resolve(a) : a)), { dumpDir: airDump });
+    // One firmware: BabbleSim's device 0.
+    if (airDump !== undefined) (await import('../firmware/airDump')).finishAirDump(airDump, [this.devices[0].name]);
     return { code: r.status, stderr: r.stderr };
+  }
+
+  /** This run's directory under airDump ($BEACON_TEST_AIR_DUMP), made here: named by the test (a
+   * test file runs in a process of its own, so a name taken is another file's or an earlier
+   * run's, and the next free <name>.<n> is used instead of overwriting it). */
+  private airDumpDir(): string | undefined {
+    const root = this.opts.airDump ?? process.env.BEACON_TEST_AIR_DUMP;
+    if (!root) return undefined;
+    const base = (this.t?.name ?? `run-${++airDumpRuns}`).replace(/[^\w.-]+/g, '_').slice(0, 180);
+    fs.mkdirSync(root, { recursive: true });
+    for (let n = 1; ; n++) {
+      const dir = path.join(path.resolve(root), n === 1 ? base : `${base}.${n}`);
+      try {
+        fs.mkdirSync(dir);
+        return dir;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      }
+    }
   }
 
   /** A world of several devices on nrf52_bsim: a firmware per device, their radios on one air;
    * on the radio air alone, an LTE beacon as its two chips. */
-  private async runFirmwares(script: string, packages: string[], ms: number, trace: string): Promise<{ code: number; stderr: string }> {
+  private async runFirmwares(script: string, packages: string[], ms: number, trace: string, airDump?: string): Promise<{ code: number; stderr: string }> {
     const fw = await import('../firmware/zephyr');
     const { runBsimWorld, scriptProfiles, PAIR_PROFILE } = await import('../firmware/bsimWorld');
     const image = await fw.ensureZephyrImage('bsim', this.engine);
     const radio = this.radioAir;
     const pair = radio && scriptProfiles(script).includes(PAIR_PROFILE) ? await fw.ensurePairImages(this.engine) : undefined;
-    const r = await runBsimWorld(image, { pair, tagsOnAir: radio, script, packages, args: ['--for', String(ms)], lengthMs: ms + 1000, trace });
+    const r = await runBsimWorld(image, { pair, tagsOnAir: radio, script, packages, args: ['--for', String(ms)], lengthMs: ms + 1000, trace, dumpDir: airDump });
+    if (airDump !== undefined) (await import('../firmware/airDump')).finishAirDump(airDump, r.airDevices);
     return { code: r.status, stderr: r.stderr };
   }
 
@@ -454,6 +487,9 @@ export class World {
     }
   }
 }
+
+/** Runs without a test name so far, which name their air dumps (run-<n>). */
+let airDumpRuns = 0;
 
 /** A world for a test; pass the test's context so that what a rig cannot do is reported skipped. */
 export function world(t?: TestContextLike, opts?: WorldOptions): World {

@@ -37,6 +37,13 @@ static void trace_line(void *ctx, const char *json, size_t len)
 	fputc('\n', host->trace);
 }
 
+static void energy_line(void *ctx, const char *json, size_t len)
+{
+	host_io_t *host = ctx;
+	fwrite(json, 1, len, host->energy);
+	fputc('\n', host->energy);
+}
+
 static void verbose_line(void *ctx, const char *text)
 {
 	(void)ctx;
@@ -62,6 +69,7 @@ void host_io_setup(host_io_t *host, world_io_t *io, bool verbose)
 	io->print = print_line;
 	io->log = log_line;
 	io->trace = host->trace ? trace_line : NULL;
+	io->energy = host->energy ? energy_line : NULL;
 	io->verbose = verbose ? verbose_line : NULL;
 	io->wait_until = host->realtime ? wait_until : NULL;
 	host->real_start_ms = host_real_ms();

@@ -14,6 +14,7 @@
 
 typedef struct {
 	FILE *trace;   /* NULL: no trace */
+	FILE *energy;  /* --energy's records, NULL: none */
 	bool realtime;
 	uint64_t real_start_ms;
 } host_io_t;

@@ -2,7 +2,7 @@
  * beacon-sim: runs app packages on simulated devices in a simulated world.
  *
  *   beacon-sim [--for MS] [--realtime] [--utc MS | --no-utc] [--trust KEY.pub]...
- *              [--world SCRIPT] [--trace FILE] [--verbose] [--heap BYTES] [--flash DIR]
+ *              [--world SCRIPT] [--trace FILE] [--energy FILE] [--verbose] [--heap BYTES] [--flash DIR]
  *              app.bapp...
  *
  * Without --world, each package runs on a device of the default profile (d0, d1, ...). With a
@@ -41,7 +41,7 @@
 #include "world_script.h"
 
 #define USAGE "usage: beacon-sim [--for MS] [--realtime] [--utc MS | --no-utc] [--trust KEY.pub]... " \
-	      "[--world SCRIPT] [--trace FILE] [--verbose] [--heap BYTES] [--flash DIR] " \
+	      "[--world SCRIPT] [--trace FILE] [--energy FILE] [--verbose] [--heap BYTES] [--flash DIR] " \
 	      "[--cloud loopback|none|mqtt://HOST:PORT [--cloud-secret S]] app.bapp..."
 
 static int usage(const char *why)
@@ -58,7 +58,7 @@ typedef struct {
 	bool realtime, synced, verbose, utc_given;
 	uint64_t heap; /* 0: each device's own (its profile's, or the world script's) */
 	int64_t utc;
-	const char *world_path, *trace_path, *flash_dir;
+	const char *world_path, *trace_path, *energy_path, *flash_dir;
 	const char *packages[256];
 	int package_count;
 } options_t;
@@ -156,6 +156,8 @@ static int parse_options(int argc, char **argv, options_t *o)
 			o->cloud_secret = argv[++i];
 		} else if (strcmp(argv[i], "--trace") == 0 && i + 1 < argc) {
 			o->trace_path = argv[++i];
+		} else if (strcmp(argv[i], "--energy") == 0 && i + 1 < argc) {
+			o->energy_path = argv[++i];
 		} else if (strcmp(argv[i], "--trust") == 0 && i + 1 < argc) {
 			uint8_t key[RT_SIGNATURE_KEY_SIZE];
 			char why[256];
@@ -241,6 +243,13 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (o.energy_path != NULL) {
+		host.energy = fopen(o.energy_path, "w");
+		if (host.energy == NULL) {
+			fprintf(stderr, "beacon-sim: cannot write %s: %s\n", o.energy_path, strerror(errno));
+			return 2;
+		}
+	}
 	world_io_t io;
 	host_io_setup(&host, &io, o.verbose);
 	static world_t world;
@@ -248,6 +257,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "beacon-sim: out of memory\n");
 		return 1;
 	}
+	/* --energy: each device's draw a minute, and its summary at the end (docs/world.md). */
+	world_energy_records(&world, o.energy_path != NULL ? 60000u : 0u);
 	world.utc_at_start = o.utc;
 	world_cloud_set_mode(&world, (world_cloud_mode_t)o.cloud);
 	if (o.cloud_url != NULL) {
@@ -335,10 +346,14 @@ int main(int argc, char **argv)
 	fprintf(stderr, "[beacon info] run ended (%s) after %llu.%03llu s of device time, %llu ms real\n",
 		ending, (unsigned long long)(device_ms / 1000u), (unsigned long long)(device_ms % 1000u),
 		(unsigned long long)(host_real_ms() - host.real_start_ms));
+	world_energy_finish(&world);
 	int saved = o.flash_dir != NULL ? flash_save_all(&world, o.flash_dir) : 0;
 	world_free(&world);
 	if (host.trace) {
 		fclose(host.trace);
+	}
+	if (host.energy) {
+		fclose(host.energy);
 	}
 	for (int i = 0; i < o.package_count; i++) {
 		free(packages[i]);

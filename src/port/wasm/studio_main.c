@@ -8,6 +8,9 @@
  * same words and order as beacon-sim writes them, so the page's output and trace equal
  * `beacon run`'s byte for byte.
  *
+ * The energy model's records (studio_energy_records) come through onTrace too, when the page
+ * turns them on; the page keeps them out of its trace.
+ *
  * One world at a time lives in this module (the page's); studio_open() replaces it.
  */
 #include <stdbool.h>
@@ -173,13 +176,37 @@ EMSCRIPTEN_KEEPALIVE const char *studio_failure(uint32_t index)
 	return world_open && index < world.device_count ? world.devices[index].failure : "";
 }
 
+/*
+ * With energy records on: count each device whose period has passed up to the world's present,
+ * which writes its record. The model counts lazily (only when something changes or is read), so
+ * a device that only advertises, or sleeps while others work, would otherwise give no record
+ * until the run ends, and the page's gauge would stand still. Counting up to now more often only
+ * splits the model's sums (the same currents over the same time): what the apps read (percent,
+ * average current) is unchanged, and so is the rest of the trace.
+ */
+static void energy_catch_up(void)
+{
+	if (world.energy_period_ms == 0) {
+		return;
+	}
+	for (uint32_t i = 0; i < world.device_count; i++) {
+		world_device_t *d = &world.devices[i];
+		if (d->energy.fig != NULL && world.now >= d->energy.record_at &&
+		    world.now - d->energy.record_at >= world.energy_period_ms) {
+			world_energy_update(&world, d);
+		}
+	}
+}
+
 /* world_run_until: returns a world_end_t. Times are doubles, exact for any ms a page reaches. */
 EMSCRIPTEN_KEEPALIVE int studio_run_until(double until)
 {
 	if (!world_open) {
 		return WORLD_END_STOPPED;
 	}
-	return (int)world_run_until(&world, until < 0 ? WORLD_FOREVER : (uint64_t)until);
+	int end = (int)world_run_until(&world, until < 0 ? WORLD_FOREVER : (uint64_t)until);
+	energy_catch_up();
+	return end;
 }
 
 /* world_idle_until: a run with a set duration that went idle lasts it, as beacon run's. */
@@ -188,12 +215,41 @@ EMSCRIPTEN_KEEPALIVE int studio_idle_until(double until)
 	if (!world_open) {
 		return WORLD_END_STOPPED;
 	}
-	return (int)world_idle_until(&world, until < 0 ? WORLD_FOREVER : (uint64_t)until);
+	int end = (int)world_idle_until(&world, until < 0 ? WORLD_FOREVER : (uint64_t)until);
+	energy_catch_up();
+	return end;
 }
 
 EMSCRIPTEN_KEEPALIVE double studio_now(void)
 {
 	return world_open ? (double)world.now : 0;
+}
+
+/*
+ * The energy model's records (world_energy.h): each device's draw by part every period_ms of world
+ * time, in the trace as "energy" records, for the page's battery gauges and current charts. Off
+ * unless the page asks (after studio_open: world_init turns them off), because `beacon run
+ * --trace` has none unless --energy is given, and a world with them off traces byte for byte as
+ * beacon-sim does. Turning them on changes nothing the apps see: a record only reads what the
+ * model counted (and energy_catch_up only makes it count sooner).
+ */
+EMSCRIPTEN_KEEPALIVE void studio_energy_records(uint32_t period_ms)
+{
+	if (world_open) {
+		world_energy_records(&world, period_ms);
+	}
+}
+
+/*
+ * Where the page ends or stops a run, before studio_close(): each device's last (shorter) period
+ * and its "energy-summary" record, as beacon-sim writes them at the end of a run with --energy.
+ * Nothing when the records are off.
+ */
+EMSCRIPTEN_KEEPALIVE void studio_energy_finish(void)
+{
+	if (world_open) {
+		world_energy_finish(&world);
+	}
 }
 
 /* When the world must run next (-1: only when an input comes). */
@@ -307,6 +363,7 @@ EMSCRIPTEN_KEEPALIVE double studio_device_value(uint32_t index, uint32_t what)
 	case 10: return d->lon;
 	case 11: return d->alt;
 	case 12: return d->profile->features;
+	case 13: return d->profile->capacity_mah; /* the battery gauge's estimate of what is left */
 	default: return 0;
 	}
 }

@@ -1,0 +1,111 @@
+// The energy model's figures (src/world/energy/<profile>.json, each with its source) as the C
+// table the world reads (src/world/generated/world_energy_table.c). A file that lacks a figure
+// for a part its profile has is refused, naming the key: a model with a hole would read as free.
+import * as fs from 'fs';
+import * as path from 'path';
+
+/** dBm settings radio_tx_ma must give (world_energy_tx_dbm). */
+export const TX_DBM = [-40, -20, -16, -12, -8, -4, 0, 2, 3, 4, 5, 6, 7, 8];
+/** RSRP points of modem_tx_factor (world_energy_rsrp_dbm), good signal first. */
+export const RSRP_DBM = [-80, -100, -110, -120];
+
+const COMMON = ['sleep_ma', 'cpu_ma', 'cpu_turn_us', 'radio_tx_ma', 'radio_rx_ma', 'radio_ramp_us', 'radio_event_us', 'radio_event_ma', 'led_channel_ma', 'imu_ma', 'flash_write_uc_per_word', 'flash_erase_uc_per_page'];
+const LTE = ['modem_attach_mc', 'modem_rrc_ma', 'modem_rrc_inactivity_s', 'modem_tx_mc_per_kb', 'modem_rx_mc_per_kb', 'modem_tx_factor', 'modem_psm_ma', 'gnss_acquisition_ma', 'gnss_tracking_ma'];
+/** The keys each profile must give: its parts (world_profile.c's features). */
+export const PROFILE_KEYS: Record<string, string[]> = {
+  'lte-beacon': [...COMMON, ...LTE],
+  'ble-beacon': [...COMMON, 'nfc_field_ma'],
+  'ai-beacon': [...COMMON, 'uwb_ranging_uc'],
+};
+const SCALARS = [
+  'sleep_ma', 'cpu_ma', 'cpu_turn_us', 'radio_rx_ma', 'radio_ramp_us', 'radio_event_us', 'radio_event_ma',
+  'modem_attach_mc', 'modem_rrc_ma', 'modem_rrc_inactivity_s', 'modem_tx_mc_per_kb', 'modem_rx_mc_per_kb', 'modem_psm_ma',
+  'gnss_acquisition_ma', 'gnss_tracking_ma', 'imu_ma', 'nfc_field_ma', 'uwb_ranging_uc', 'flash_write_uc_per_word', 'flash_erase_uc_per_page',
+];
+
+interface Figure { value: number | Record<string, number>; source: string; note?: string }
+export interface EnergyFile { profile: string; chip?: string; conditions: string; figures: Record<string, Figure> }
+
+export class EnergyDataError extends Error {}
+
+/** Read and check one profile's file; throws EnergyDataError naming the file and the key. */
+export function readEnergyFile(file: string): EnergyFile {
+  const where = path.basename(file);
+  let data: EnergyFile;
+  try {
+    data = JSON.parse(fs.readFileSync(file, 'utf8')) as EnergyFile;
+  } catch (err) {
+    throw new EnergyDataError(`${where}: ${(err as Error).message}`);
+  }
+  const keys = PROFILE_KEYS[data.profile];
+  if (keys === undefined) throw new EnergyDataError(`${where}: profile '${data.profile}' is not one of ${Object.keys(PROFILE_KEYS).join(', ')}`);
+  if (typeof data.conditions !== 'string' || data.conditions === '') throw new EnergyDataError(`${where}: conditions: say the supply voltage and the regulator`);
+  const figures = data.figures ?? {};
+  for (const key of keys) {
+    const f = figures[key];
+    if (f === undefined) throw new EnergyDataError(`${where}: figures.${key} is missing: profile ${data.profile} has that part`);
+    if (typeof f.source !== 'string' || f.source.trim() === '') throw new EnergyDataError(`${where}: figures.${key}.source: every figure names its source`);
+    const table = key === 'radio_tx_ma' ? TX_DBM.map(String) : key === 'modem_tx_factor' ? RSRP_DBM.map(String) : key === 'led_channel_ma' ? ['r', 'g', 'b'] : undefined;
+    if (table === undefined) {
+      if (typeof f.value !== 'number' || !Number.isFinite(f.value) || f.value < 0) throw new EnergyDataError(`${where}: figures.${key}.value: a number of at least 0`);
+    } else {
+      const v = f.value as Record<string, number>;
+      for (const k of table) {
+        if (typeof v?.[k] !== 'number' || !Number.isFinite(v[k]) || v[k] < 0) throw new EnergyDataError(`${where}: figures.${key}.value["${k}"]: a number of at least 0`);
+      }
+    }
+  }
+  return data;
+}
+
+const num = (x: number): string => (Number.isInteger(x) ? `${x}.0` : String(x));
+
+/** The C table of every profile file in dir. */
+export function emitEnergyTable(dir: string): string {
+  const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.json')).sort() : [];
+  const rows: string[] = [];
+  for (const f of files) {
+    const e = readEnergyFile(path.join(dir, f));
+    const v = (key: string): string => {
+      const fig = e.figures[key];
+      return fig === undefined ? 'NAN' : num(fig.value as number);
+    };
+    const table = (key: string, keys: string[]): string => {
+      const fig = e.figures[key];
+      return `{${keys.map((k) => (fig === undefined ? 'NAN' : num((fig.value as Record<string, number>)[k]))).join(', ')}}`;
+    };
+    const fields = [
+      `.profile = "${e.profile}"`,
+      ...SCALARS.map((k) => `.${k} = ${v(k)}`),
+      `.radio_tx_ma = ${table('radio_tx_ma', TX_DBM.map(String))}`,
+      `.modem_tx_factor = ${table('modem_tx_factor', RSRP_DBM.map(String))}`,
+      `.led_channel_ma = ${table('led_channel_ma', ['r', 'g', 'b'])}`,
+    ];
+    rows.push(`\t/* src/world/energy/${f}: ${e.conditions} */\n\t{\n${fields.map((x) => `\t\t${x},`).join('\n')}\n\t},`);
+  }
+  return `/* Generated by \`beacon codegen\` from src/world/energy/<profile>.json (bindings-ts/src/codegen/energyTable.ts):
+ * do not edit. Each figure's source is in its JSON file. */
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "world_energy_figures.h"
+
+const int8_t world_energy_tx_dbm[WORLD_ENERGY_TX_POWERS] = {${TX_DBM.join(', ')}};
+const int16_t world_energy_rsrp_dbm[WORLD_ENERGY_RSRP_POINTS] = {${RSRP_DBM.join(', ')}};
+
+static const world_energy_figures_t table[] = {
+${rows.join('\n')}
+};
+
+const world_energy_figures_t *world_energy_figures(const char *profile)
+{
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		if (strcmp(table[i].profile, profile) == 0) {
+			return &table[i];
+		}
+	}
+	return NULL;
+}
+`;
+}
