@@ -69,7 +69,6 @@ export function generate(apiDir: string, runtimeDir: string): Map<string, string
   for (const v of API_VERSIONS) out.set(`bindings-ts/types/beacon-${v}.d.ts`, emitTypings(api, v));
   out.set('bindings-ts/types/api-index.json', emitIndex(api));
   out.set('docs/api.md', emitDocs(api, scanImplemented(runtimeDir), scanErrorCodes(runtimeDir)));
-  out.set('src/world/generated/world_energy_table.c', emitEnergyTable(path.join(runtimeDir, '..', 'world', 'energy')));
   return out;
 }
 
@@ -78,6 +77,8 @@ export function runCodegen(options: CodegenOptions = {}): CodegenResult {
   const root = options.root ?? path.dirname(tools);
   const log = options.log ?? ((line: string) => process.stderr.write(line + '\n'));
   const outputs = generate(path.join(root, 'bindings-ts', 'api'), path.join(root, 'src', 'runtime'));
+  // The energy model's figures (src/world/energy), a table of the world's rather than the API's.
+  outputs.set('src/world/generated/world_energy_table.c', emitEnergyTable(path.join(root, 'src', 'world', 'energy')));
   const stale: string[] = [];
   for (const [rel, text] of outputs) {
     const file = path.join(root, rel);

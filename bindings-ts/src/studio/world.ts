@@ -305,6 +305,9 @@ export class Pacer {
       do {
         const target = Math.min(this.world.now() + slice, this.until);
         end = this.world.runUntil(target === Infinity ? -1 : target);
+        // A run with an end passes its idle time slice by slice too: the energy records (and the
+        // gauges) follow it rather than jumping to the end at once.
+        if (end === WorldEnd.Idle && this.until !== Infinity) end = this.world.idleUntil(target);
       } while (end === WorldEnd.TimeUp && this.world.now() < this.until && this.clock() - start < budgetMs);
     } else {
       end = this.world.runUntil(this.present());
@@ -314,6 +317,10 @@ export class Pacer {
     // time passes to its end as beacon run's does.
     else if (end === WorldEnd.Idle && this.until !== Infinity && (this.speedValue === 'max' || this.present() >= this.until)) {
       this.ended = end = this.world.idleUntil(this.until);
+    } else if (end === WorldEnd.Idle && this.speedValue !== 'max') {
+      // Nothing will happen before an input, but the devices' time passes all the same: what
+      // their batteries count, and what the energy gauges show.
+      this.world.idleUntil(this.present());
     }
     return end;
   }
