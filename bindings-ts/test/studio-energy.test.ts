@@ -9,18 +9,16 @@
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
+import type { Page } from 'puppeteer-core';
 import { repoRoot } from '../src/compiler/hostTools';
 import { buildSource, ensureWasm, lowerScenarioText } from '../src/studio/server';
-import type { StudioServer } from '../src/studio/server';
+import { CHROMIUM, openStudioPage } from './studioPage';
 import { Pacer, SimFactory, Speed, WasmWorld } from '../src/studio/world';
 import { Bucket, compact, EnergyModel, formatCurrent, formatHours, formatPercent, MAX_BUCKETS, mergeBuckets } from '../studio/energyModel';
 import { isEnergyRecord, WorldEnergy } from '../studio/energyWorld';
 
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => fs.existsSync(p));
 const HAS_EMCC = spawnSync('sh', ['-c', 'command -v emcc'], { encoding: 'utf8' }).status === 0;
 const NO_EMCC = HAS_EMCC ? false : 'emscripten is not installed (bash scripts/setup.sh installs it)';
 const skip = !CHROMIUM ? 'chromium is not installed (bash scripts/setup.sh installs it)' : NO_EMCC;
@@ -206,44 +204,16 @@ describe('energy records in the WebAssembly world', { skip: NO_EMCC }, () => {
 });
 
 describe('the energy panel in chromium', { skip }, () => {
-  let studio: StudioServer;
-  let browser: Browser;
   let page: Page;
-  let dir: string;
-  const leaks: string[] = [];
-  const pageErrors: string[] = [];
+  let leaks: string[] = [];
+  let pageErrors: string[] = [];
+  let close: () => Promise<void> = async () => undefined;
 
   before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-energy-'));
-    const { startStudio } = await import('../src/studio/server');
-    studio = await startStudio({ port: 0 });
-    const puppeteer = await import('puppeteer-core');
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM!,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', `--user-data-dir=${path.join(dir, 'profile')}`],
-    });
-    page = await browser.newPage();
-    await page.setViewport({ width: 1400, height: 1000 });
-    await page.setRequestInterception(true);
-    page.on('request', (req: HTTPRequest) => {
-      const url = new URL(req.url());
-      if (url.protocol === 'data:' || url.protocol === 'blob:' || url.hostname === '127.0.0.1') void req.continue();
-      else {
-        leaks.push(req.url());
-        void req.abort();
-      }
-    });
-    page.on('pageerror', (err) => pageErrors.push(String(err)));
-    await page.goto(studio.url);
-    await page.waitForSelector('body[data-ready="true"]', { timeout: 60_000 });
+    ({ page, leaks, pageErrors, close } = await openStudioPage('studio-energy-'));
   });
 
-  after(async () => {
-    await browser?.close();
-    await studio?.close();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => close());
 
   type StudioWindow = { studio: { state: { ended?: string; running: boolean; trace: string }; setSource(t: string, n: string): void; openFile(n: string, t: string): Promise<void> } };
 

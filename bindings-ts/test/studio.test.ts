@@ -8,12 +8,11 @@
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, HTTPRequest, Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { repoRoot } from '../src/compiler/hostTools';
-import type { StudioServer } from '../src/studio/server';
+import { CHROMIUM, openStudioPage } from './studioPage';
 import { runChild } from './childProcess';
 
 /** `beacon <args>` in cwd, asynchronously (see runChild); its stdout, or an error with its stderr. */
@@ -23,7 +22,6 @@ async function beaconOut(args: string[], cwd: string): Promise<string> {
   return r.stdout;
 }
 
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => fs.existsSync(p));
 const HAS_EMCC = spawnSync('sh', ['-c', 'command -v emcc'], { encoding: 'utf8' }).status === 0;
 const skip = !CHROMIUM
   ? 'chromium is not installed (bash scripts/setup.sh installs it)'
@@ -53,55 +51,19 @@ const SCENARIO = {
 };
 
 describe('beacon studio in chromium', { skip }, () => {
-  let studio: StudioServer;
   let browser: Browser;
   let page: Page;
   let dir: string;
-  const leaks: string[] = [];
-  const pageErrors: string[] = [];
+  let leaks: string[] = [];
+  let pageErrors: string[] = [];
+  let close: () => Promise<void> = async () => undefined;
 
   before(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'studio-test-'));
+    ({ browser, page, dir, leaks, pageErrors, close } = await openStudioPage('studio-test-'));
     fs.mkdirSync(ARTIFACTS, { recursive: true });
-    const { startStudio } = await import('../src/studio/server');
-    studio = await startStudio({ port: 0 });
-    const puppeteer = await import('puppeteer-core');
-    browser = await puppeteer.launch({
-      executablePath: CHROMIUM!,
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-        `--user-data-dir=${path.join(dir, 'profile')}`,
-      ],
-    });
-    page = await browser.newPage();
-    await page.setViewport({ width: 1400, height: 1000 });
-    await page.setRequestInterception(true);
-    page.on('request', (req: HTTPRequest) => {
-      const url = new URL(req.url());
-      const local = url.protocol === 'data:' || url.protocol === 'blob:' || url.hostname === '127.0.0.1';
-      if (!local) {
-        leaks.push(req.url());
-        void req.abort();
-      } else {
-        void req.continue();
-      }
-    });
-    page.on('pageerror', (err) => pageErrors.push(String(err)));
-    await page.goto(studio.url);
-    await page.waitForSelector('body[data-ready="true"]', { timeout: 60_000 });
   });
 
-  after(async () => {
-    await browser?.close();
-    await studio?.close();
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => close());
 
   const consoleText = (): Promise<string> => page.$eval('#console', (e) => e.textContent ?? '');
   const waitConsole = (text: string): Promise<unknown> =>
