@@ -230,3 +230,23 @@ test('a runaway callback stops at the same iteration on every run, on every engi
     assert.equal(outputs[1], outputs[0], engine);
   }
 });
+
+test('a world of 300 devices running two apps runs: no limit of 256 packages', () => {
+  const tag = path.join(dir, 'fleet-tag.js');
+  const tracker = path.join(dir, 'fleet-tracker.js');
+  fs.writeFileSync(tag, "print('tag ' + sys.getPublicId().slice(-4));\n");
+  fs.writeFileSync(tracker, "print('tracker ' + sys.getPublicId().slice(-4));\n");
+  const devices = Array.from({ length: 300 }, (_, i) => ({
+    name: `d${i}`,
+    profile: i % 30 === 0 ? 'lte-beacon' : 'ble-beacon',
+    app: i % 30 === 0 ? 'fleet-tracker.js' : 'fleet-tag.js',
+  }));
+  const world = path.join(dir, 'fleet.json');
+  fs.writeFileSync(world, JSON.stringify({ devices }));
+  const r = run(['--world', world, '--for', '1s']);
+  assert.equal(r.status, 0, r.stderr);
+  const lines = r.stdout.trim().split('\n');
+  assert.equal(lines.length, 300);
+  assert.equal(lines.filter((l) => / tracker /.test(l)).length, 10);
+  assert.equal(lines.filter((l) => / tag /.test(l)).length, 290);
+});

@@ -59,8 +59,8 @@ typedef struct {
 	uint64_t heap; /* 0: each device's own (its profile's, or the world script's) */
 	int64_t utc;
 	const char *world_path, *trace_path, *energy_path, *flash_dir;
-	const char *packages[256];
-	int package_count;
+	const char **packages; /* one for every device, or one for all (grown as the arguments come) */
+	int package_count, package_cap;
 } options_t;
 
 /* DIR/<device>.flash */
@@ -170,10 +170,17 @@ static int parse_options(int argc, char **argv, options_t *o)
 			}
 		} else if (argv[i][0] == '-') {
 			return usage("unknown option");
-		} else if (o->package_count < (int)(sizeof(o->packages) / sizeof(o->packages[0]))) {
-			o->packages[o->package_count++] = argv[i];
 		} else {
-			return usage("too many packages");
+			if (o->package_count == o->package_cap) {
+				int cap = o->package_cap ? 2 * o->package_cap : 16;
+				const char **grown = realloc(o->packages, (size_t)cap * sizeof(*grown));
+				if (grown == NULL) {
+					return usage("out of memory for the packages");
+				}
+				o->packages = grown;
+				o->package_cap = cap;
+			}
+			o->packages[o->package_count++] = argv[i];
 		}
 	}
 	if (o->package_count == 0) {
@@ -226,8 +233,25 @@ int main(int argc, char **argv)
 		fprintf(stderr, "beacon-sim: out of memory\n");
 		return 1;
 	}
+	/* A package that several devices run is read once and shared (the world keeps a pointer to
+	 * the host's buffer): a fleet of thousands runs a handful of apps. */
+	bool *owned = calloc((size_t)o.package_count, sizeof(bool));
+	if (owned == NULL) {
+		fprintf(stderr, "beacon-sim: out of memory\n");
+		return 1;
+	}
 	for (int i = 0; i < o.package_count; i++) {
+		for (int j = 0; j < i && packages[i] == NULL; j++) {
+			if (strcmp(o.packages[j], o.packages[i]) == 0) {
+				packages[i] = packages[j];
+				lengths[i] = lengths[j];
+			}
+		}
+		if (packages[i] != NULL) {
+			continue;
+		}
 		packages[i] = file_read(o.packages[i], &lengths[i]);
+		owned[i] = packages[i] != NULL;
 		if (packages[i] == NULL) {
 			fprintf(stderr, "beacon-sim: cannot read %s: %s\n", o.packages[i], strerror(errno));
 			return 1;
@@ -356,10 +380,14 @@ int main(int argc, char **argv)
 		fclose(host.energy);
 	}
 	for (int i = 0; i < o.package_count; i++) {
-		free(packages[i]);
+		if (owned[i]) {
+			free(packages[i]);
+		}
 	}
+	free(owned);
 	free(packages);
 	free(lengths);
+	free(o.packages);
 	free(script);
 	return failed > 0 || saved != 0 ? 1 : 0;
 }
