@@ -250,3 +250,30 @@ test('a world of 300 devices running two apps runs: no limit of 256 packages', (
   assert.equal(lines.filter((l) => / tracker /.test(l)).length, 10);
   assert.equal(lines.filter((l) => / tag /.test(l)).length, 290);
 });
+
+test('receptions an app cannot take are lost as on the device, marked in the trace, counted and said', () => {
+  // 400 beacons every 100 ms around one scanner: more than the 32 events the app's queue holds
+  // arrive in some milliseconds.
+  const beacons = Array.from({ length: 400 }, (_, i) => ({
+    name: `b${i}`,
+    position: { x: 1, y: 0 },
+    interval: '100ms',
+    packet: { iBeacon: { uuid: 'b9407f30f5f8466eaff925556b57fe6d', major: 1, minor: i, measuredPower: -59 } },
+  }));
+  const world = path.join(dir, 'crowd.json');
+  fs.writeFileSync(world, JSON.stringify({ devices: [{ name: 'scanner', profile: 'ble-beacon' }], beacons }));
+  const app = path.join(dir, 'crowd.js');
+  fs.writeFileSync(app, "var n = 0;\nble.startScan(function () { n++; }, 2000, { interval: 100, window: 100, passive: true }).then(function () { print('heard ' + n); });\n");
+  const trace = path.join(dir, 'crowd.jsonl');
+  const r = run([app, '--world', world, '--for', '3s', '--trace', trace]);
+  assert.equal(r.status, 0, r.stderr);
+  const records = fs.readFileSync(trace, 'utf8').split('\n').filter((l) => l.includes('"ev":"ble-rx"')).map((l) => JSON.parse(l) as { lost?: boolean });
+  const lost = records.filter((x) => x.lost === true).length;
+  assert.ok(lost > 0, 'nothing was lost');
+  // What the app heard is what reached it, less what was still queued when its scan ended (at
+  // most a queue's worth); the rest is in the trace as lost, and counted.
+  const heard = Number(/^heard (\d+)$/m.exec(r.stdout)![1]);
+  assert.ok(heard <= records.length - lost && heard >= records.length - lost - 32, `heard ${heard} of ${records.length}, ${lost} lost`);
+  assert.match(r.stderr, /^\[beacon warning\] BLE receptions lost: the app's event queue \(32 events\) is full; its scan callback cannot keep up with the air$/m);
+  assert.match(r.stderr, new RegExp(`^\\[beacon warning\\] ${lost} BLE receptions lost in all: the app's event queue was full$`, 'm'));
+});

@@ -150,6 +150,9 @@ typedef struct world_device {
 	/* The radio (world_air.c). */
 	world_adv_set_t adv[WORLD_AIR_SETS];
 	world_scan_t scan;
+	/* Receptions the app's full event queue could not take: in all, and since the last boot. */
+	uint64_t rx_lost;
+	uint32_t rx_lost_since_boot;
 
 	/* Faults. The reset record is what survives a reset (no-init RAM on the device). */
 	rt_reset_record_t reset_record;

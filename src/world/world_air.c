@@ -278,7 +278,8 @@ static double rssi_at(world_t *w, uint32_t source, const world_device_t *rx, int
 	return round((double)power - loss + WORLD_AIR_SIGMA * gaussian(w));
 }
 
-static void trace_reception(world_t *w, world_device_t *rx, const char *from, const rt_ble_rx_t *r)
+static void trace_reception(world_t *w, world_device_t *rx, const char *from, const rt_ble_rx_t *r,
+			    bool lost)
 {
 	w->air_receptions++;
 	if (world_tracing(w)) {
@@ -290,14 +291,38 @@ static void trace_reception(world_t *w, world_device_t *rx, const char *from, co
 						    : (r->kind & RT_BLE_RX_SCAN_RESPONSE) ? "scan-response"
 											  : "adv");
 		world_air_trace_hex(&w->json, "data", r->data, r->len);
+		if (lost) {
+			world_trace_bool(&w->json, "lost", true);
+		}
 		world_trace_end(&w->json, w);
 	}
 }
 
+/*
+ * A reception the app cannot take: the device's event queue is full (its callbacks fall behind
+ * the air), so the packet is dropped as the firmware drops it. The trace marks each, the device
+ * counts them, and the log says so at the first of a boot.
+ */
+static void lost(world_t *w, world_device_t *rx)
+{
+	if (rx->rx_lost_since_boot++ == 0 && w->io.log) {
+		char line[160];
+		snprintf(line, sizeof(line),
+			 "BLE receptions lost: the app's event queue (%u events) is full; its scan callback "
+			 "cannot keep up with the air",
+			 (unsigned)CONFIG_BEACON_EVENT_QUEUE_SIZE);
+		w->io.log(w->io.ctx, rx->name, w->device_count > 1, HAL_LOG_WARN, line);
+	}
+	rx->rx_lost++;
+}
+
 static void deliver(world_t *w, world_device_t *rx, const char *from, const rt_ble_rx_t *r)
 {
-	trace_reception(w, rx, from, r);
-	rt_ble_post_scan(&rx->rt, r);
+	bool posted = rt_ble_post_scan(&rx->rt, r);
+	trace_reception(w, rx, from, r, !posted);
+	if (!posted) {
+		lost(w, rx);
+	}
 	world_wake(w, rx);
 }
 
@@ -305,7 +330,7 @@ void world_air_radio_received(world_t *w, world_device_t *d, const rt_ble_rx_t *
 {
 	char from[2 * HAL_BLE_ADDR_LEN + 1];
 	rt_hex_encode(rx->addr, HAL_BLE_ADDR_LEN, from);
-	trace_reception(w, d, from, rx);
+	trace_reception(w, d, from, rx, false);
 }
 
 /* The scan response of a source: its complete local name. */

@@ -35,6 +35,7 @@ static void boot(world_t *w, world_device_t *d)
 	d->boot_at = w->now;
 	d->booted = true;
 	d->boots++;
+	d->rx_lost_since_boot = 0;
 	if (!d->energy.ready) {
 		world_energy_init(w, d);
 	}

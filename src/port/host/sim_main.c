@@ -352,6 +352,10 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	for (uint32_t i = 0; i < devices; i++) {
 		const world_device_t *d = &world.devices[i];
+		if (d->rx_lost > 0) {
+			fprintf(stderr, "[beacon warning] %s%s%llu BLE receptions lost in all: the app's event queue was full\n",
+				devices > 1 ? d->name : "", devices > 1 ? ": " : "", (unsigned long long)d->rx_lost);
+		}
 		if (d->resets == 0) {
 			continue;
 		}

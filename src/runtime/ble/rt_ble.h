@@ -97,7 +97,7 @@ typedef struct {
 struct rt_device;
 
 /* A packet received while scanning: from any thread (copies rx into the loop's queue). */
-void rt_ble_post_scan(struct rt_device *device, const rt_ble_rx_t *rx);
+bool rt_ble_post_scan(struct rt_device *device, const rt_ble_rx_t *rx);
 
 /* Advertising PDUs the device sent since boot (Eddystone-TLM's count), at device time now_ms. */
 uint32_t rt_ble_adv_count(uint64_t now_ms);

@@ -168,7 +168,7 @@ static void on_scan(const rt_event_t *event)
 	eng_release(record);
 }
 
-void rt_ble_post_scan(struct rt_device *device, const rt_ble_rx_t *rx)
+bool rt_ble_post_scan(struct rt_device *device, const rt_ble_rx_t *rx)
 {
 	scan_event_t e;
 	memset(&e, 0, sizeof(e));
@@ -177,5 +177,5 @@ void rt_ble_post_scan(struct rt_device *device, const rt_ble_rx_t *rx)
 	if (e.rx.len > HAL_BLE_AD_MAX) {
 		e.rx.len = HAL_BLE_AD_MAX;
 	}
-	rt_loop_post_to(device, on_scan, &e, sizeof(e));
+	return rt_loop_post_to(device, on_scan, &e, sizeof(e));
 }
