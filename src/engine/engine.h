@@ -297,6 +297,10 @@ typedef struct {
 } eng_mem_stats_t;
 
 void eng_mem_stats(eng_mem_stats_t *stats);
+/* Bytes the selected context's JS heap holds in the host's memory, as the engine counts them
+ * (Duktape: every block, built-ins included, unscaled; JerryScript: the allocated part of its
+ * heap area). The simulator's memory figures for fleets (docs/world.md, "Several devices"). */
+size_t eng_heap_host_bytes(void);
 void eng_mem_reset_peak(void);
 void eng_gc(void);
 /* The engine's and the API's start-up allocations are done: from here the heap_size budget

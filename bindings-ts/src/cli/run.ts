@@ -11,6 +11,7 @@ import { flagOption, listOption, ParsedArgs, stringOption, UsageError } from './
 import { apiOption, engineOption, existingFile, isSource, printDiagnostics, reportFailure } from './common';
 import { parseInterval, parseUtc } from './interval';
 import { CliIo } from './io';
+import { ProgressLine } from './progress';
 import { packageUsesCloud, RunCloud, startRunCloud, summaryLines } from './runCloud';
 import type { LoweredWorld } from '../world/scenario';
 
@@ -35,6 +36,8 @@ export interface SimOptions {
   verbose?: boolean;
   /** JS heap of every device, bytes. */
   heap?: number;
+  /** --memory-limit: megabytes the world may take. */
+  memoryLimitMb?: number;
   /** Directory keeping each device's flash between runs. */
   flash?: string;
   /** The cloud devices sync with: the world's loopback cloud (default), none (no network), or
@@ -70,6 +73,7 @@ export function simArgs(pkgs: string | string[], o: SimOptions): string[] {
   if (o.verbose) args.push('--verbose');
   if (o.heap !== undefined) args.push('--heap', String(o.heap));
   if (o.flash !== undefined) args.push('--flash', o.flash);
+  if (o.memoryLimitMb !== undefined) args.push('--memory-limit', String(o.memoryLimitMb));
   if (o.cloud !== undefined) args.push('--cloud', o.cloud);
   if (o.cloudSecret !== undefined) args.push('--cloud-secret', o.cloudSecret);
   if (o.cloudCa !== undefined) args.push('--cloud-ca', o.cloudCa);
@@ -100,6 +104,11 @@ function simOptions(args: ParsedArgs): SimOptions {
   if (flagOption(args, 'verbose')) o.verbose = true;
   const heap = stringOption(args, 'heap');
   if (heap !== undefined) o.heap = parseHeap(heap);
+  const memory = stringOption(args, 'memory-limit');
+  if (memory !== undefined) {
+    if (!/^[1-9]\d{0,7}$/.test(memory)) throw new UsageError(`--memory-limit: '${memory}' is not a number of megabytes`);
+    o.memoryLimitMb = Number(memory);
+  }
   const flash = stringOption(args, 'flash');
   if (flash !== undefined) o.flash = path.resolve(flash);
   const cloud = stringOption(args, 'cloud');
@@ -130,13 +139,52 @@ export function parseHeap(text: string): number {
 }
 
 /**
+ * The package map each line of the simulator's stderr belongs to. Every package's script has the
+ * same name, so with several apps a location is mapped with the package the line names: its
+ * path (a package refused or failing at start), else its device ("[beacon error] k0: ..."). A
+ * line that names neither is mapped with the one package there is, or left as it is.
+ */
+export interface StderrMaps {
+  byPackage: Map<string, PackageMap>;
+  byDevice: Map<string, PackageMap>;
+}
+
+/** The maps of the packages, and of each device's package ([name, package] pairs). */
+export function stderrMaps(load: (pkg: string) => PackageMap | string, pkgs: Iterable<string>, devices: Array<[string, string]> = []): StderrMaps {
+  const maps: StderrMaps = { byPackage: new Map(), byDevice: new Map() };
+  for (const pkg of new Set(pkgs)) {
+    const m = load(pkg);
+    if (typeof m !== 'string') maps.byPackage.set(pkg, m);
+  }
+  for (const [name, pkg] of devices) {
+    const m = maps.byPackage.get(pkg);
+    if (m) maps.byDevice.set(name, m);
+  }
+  return maps;
+}
+
+function mapOfLine(line: string, maps: StderrMaps): PackageMap | undefined {
+  const device = /^\[beacon \w+\] ([^:\s]+): /.exec(line);
+  if (device) {
+    const m = maps.byDevice.get(device[1]);
+    if (m) return m;
+  }
+  for (const [pkg, m] of maps.byPackage) if (line.includes(pkg)) return m;
+  return maps.byPackage.size === 1 ? maps.byPackage.values().next().value : undefined;
+}
+
+/**
  * The simulator's stderr, line by line, with error locations in the minified script shown in
  * the app's source. Lines are passed on as soon as they are complete.
  */
-function mappedStderr(maps: PackageMap[], rewrite: (text: string, map: PackageMap) => string): (chunk: Buffer | null) => void {
+function mappedStderr(maps: StderrMaps, rewrite: (text: string, map: PackageMap) => string): (chunk: Buffer | null) => void {
   let pending = '';
   const emit = (text: string): void => {
-    process.stderr.write(maps.reduce((t, m) => rewrite(t, m), text));
+    const lines = text.split(/(?<=\n)/);
+    process.stderr.write(lines.map((line) => {
+      const m = mapOfLine(line, maps);
+      return m ? rewrite(line, m) : line;
+    }).join(''));
   };
   return (chunk) => {
     if (chunk === null) {
@@ -157,10 +205,23 @@ function mappedStderr(maps: PackageMap[], rewrite: (text: string, map: PackageMa
  * passes through mappedStderr. An interrupt from the terminal reaches the simulator (same
  * process group); this process waits for it to finish and then cleans up.
  */
-function runSimulator(sim: string, args: string[], onStderr: (chunk: Buffer | null) => void, quiet = false): Promise<number> {
+function runSimulator(sim: string, args: string[], onStderr: (chunk: Buffer | null) => void, quiet = false, progress?: ProgressLine): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(sim, args, { stdio: ['inherit', quiet ? 'ignore' : 'inherit', 'pipe'] });
-    child.stderr?.on('data', (b: Buffer) => onStderr(b));
+    // With a progress line, stdout comes through here too, so that the line is wiped first.
+    const child = progress
+      ? spawn(sim, ['--progress-fd', '3', ...args], { stdio: ['inherit', quiet ? 'ignore' : 'pipe', 'pipe', 'pipe'] })
+      : spawn(sim, args, { stdio: ['inherit', quiet ? 'ignore' : 'inherit', 'pipe'] });
+    if (progress) {
+      child.stdout?.on('data', (b: Buffer) => {
+        progress.clear();
+        process.stdout.write(b);
+      });
+    }
+    child.stderr?.on('data', (b: Buffer) => {
+      progress?.clear();
+      onStderr(b);
+    });
+    (child.stdio[3] as NodeJS.ReadableStream | undefined)?.on('data', (b: Buffer) => progress?.feed(b));
     const ignore = (): void => {};
     const forward = (sig: NodeJS.Signals) => (): void => {
       child.kill(sig);
@@ -182,6 +243,7 @@ function runSimulator(sim: string, args: string[], onStderr: (chunk: Buffer | nu
     });
     child.on('close', (code, signal) => {
       done();
+      progress?.clear();
       onStderr(null);
       if (code !== null) resolve(code);
       else resolve(128 + (signal ? os.constants.signals[signal] ?? 0 : 0));
@@ -245,6 +307,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const energy = flagOption(args, 'energy');
   const energyJson = flagOption(args, 'json');
   if (energyJson && !energy) throw new UsageError('--json: with --energy (the report as JSON)');
+  if (sim.memoryLimitMb !== undefined && target !== 'sim') throw new UsageError(`--memory-limit: the simulator's (--target sim)`);
   if (energy && target !== 'sim') throw new UsageError(`--energy: the simulator's energy model (--target sim); on ${target} the battery is the firmware's`);
   // --air radio (bsim): the whole scenario on BabbleSim's air, every device a firmware (an LTE
   // beacon as its two chips) and every scripted beacon a tag firmware; --air model, the default
@@ -407,8 +470,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       // What the firmware printed: its output as it is, its messages with the apps' locations.
       const report = (r: { status: number; stdout: string; stderr: string }, pkgs: string[]): number => {
         io.out(r.stdout);
-        const maps = [...new Set(pkgs)].map((pkg) => compiler.loadPackageMap(pkg)).filter((m): m is PackageMap => typeof m !== 'string');
-        const stderr = mappedStderr(maps, compiler.rewriteLocations);
+        const stderr = mappedStderr(stderrMaps(compiler.loadPackageMap, pkgs), compiler.rewriteLocations);
         stderr(Buffer.from(r.stderr));
         stderr(null);
         return r.status;
@@ -477,9 +539,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       fs.writeFileSync(sim.world, script);
     }
     // A package without its map (copied alone) runs all the same, with unmapped locations.
-    const maps = [...packages.values()]
-      .map((pkg) => compiler.loadPackageMap(pkg))
-      .filter((m): m is PackageMap => typeof m !== 'string');
+    const maps = stderrMaps(compiler.loadPackageMap, packages.values(), apps.map((app, i) => [deviceNames?.[i] ?? `d${i}`, packages.get(app)!]));
     const stderr = mappedStderr(maps, compiler.rewriteLocations);
     // One app for a world of several devices goes to all of them; without a world, each app
     // named is a device of its own, the same app named twice included.
@@ -490,7 +550,10 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       return await runSimulator('qemu-system-arm', qemuArgs(simTool, simArgs(pkgArgs.map((p) => path.resolve(p)), sim)), stderr);
     }
     if (energy) sim.energy = path.join(workDir, 'energy.jsonl');
-    const status = await runSimulator(simTool, simArgs(pkgArgs, sim), stderr, energyJson);
+    // In a terminal a long run shows how far it is (stdout may be a terminal too: the line is
+    // wiped before each message on stderr, and stdout's lines come between updates).
+    const progress = process.stderr.isTTY ? new ProgressLine(process.stderr) : undefined;
+    const status = await runSimulator(simTool, simArgs(pkgArgs, sim), stderr, energyJson, progress);
     await reportCloud();
     if (energy) {
       const { readEnergy, formatEnergy } = await import('./energyReport');

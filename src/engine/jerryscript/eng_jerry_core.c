@@ -328,6 +328,13 @@ void jerry_port_context_free(void)
 
 /* ------------------------------------------------------------------ resources */
 
+size_t eng_heap_host_bytes(void)
+{
+	jerry_heap_stats_t heap = {0};
+
+	return jerry_heap_stats(&heap) ? heap.allocated_bytes - eng_jerry->heap_fence_size : 0;
+}
+
 void eng_mem_stats(eng_mem_stats_t *stats)
 {
 	jerry_heap_stats_t heap = {0};

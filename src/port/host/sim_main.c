@@ -22,6 +22,7 @@
  * happen), 1 when a package was refused or an app failed while starting, 2 for a usage error.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@
 #include "file_util.h"
 #include "hal_cloud_mosquitto.h"
 #include "host_io.h"
+#include "host_memory.h"
 #include "key_file.h"
 #include "rt_signature.h"
 #include "sim_flash_file.h"
@@ -42,7 +44,8 @@
 
 #define USAGE "usage: beacon-sim [--for MS] [--realtime] [--utc MS | --no-utc] [--trust KEY.pub]... " \
 	      "[--world SCRIPT] [--trace FILE] [--energy FILE] [--verbose] [--heap BYTES] [--flash DIR] " \
-	      "[--cloud loopback|none|mqtt://HOST:PORT [--cloud-secret S]] app.bapp..."
+	      "[--cloud loopback|none|mqtt://HOST:PORT [--cloud-secret S]] [--memory-limit MB] " \
+	      "[--progress-fd FD | --no-progress] app.bapp..."
 
 static int usage(const char *why)
 {
@@ -57,6 +60,8 @@ typedef struct {
 	const char *cloud_secret; /* the devices' password there */
 	bool realtime, synced, verbose, utc_given;
 	uint64_t heap; /* 0: each device's own (its profile's, or the world script's) */
+	uint64_t memory_limit; /* bytes the world may take (0: what the machine has) */
+	int progress_fd;       /* -1: a line on stderr when it is a terminal; -2: none */
 	int64_t utc;
 	const char *world_path, *trace_path, *energy_path, *flash_dir;
 	const char **packages; /* one for every device, or one for all (grown as the arguments come) */
@@ -111,6 +116,7 @@ static int parse_options(int argc, char **argv, options_t *o)
 {
 	o->for_ms = UINT64_MAX;
 	o->synced = true;
+	o->progress_fd = -1;
 	o->utc = (int64_t)time(NULL) * 1000;
 	for (int i = 1; i < argc; i++) {
 		uint64_t v;
@@ -134,6 +140,18 @@ static int parse_options(int argc, char **argv, options_t *o)
 			if (!world_script_parse_u64(argv[++i], &o->heap) || o->heap < 16384 || o->heap > 524288) {
 				return usage("--heap takes bytes from 16384 to 524288");
 			}
+		} else if (strcmp(argv[i], "--memory-limit") == 0 && i + 1 < argc) {
+			if (!world_script_parse_u64(argv[++i], &v) || v == 0 || v > UINT64_MAX / (1024u * 1024u)) {
+				return usage("--memory-limit takes megabytes");
+			}
+			o->memory_limit = v * 1024u * 1024u;
+		} else if (strcmp(argv[i], "--progress-fd") == 0 && i + 1 < argc) {
+			if (!world_script_parse_u64(argv[++i], &v) || v > 1024) {
+				return usage("--progress-fd takes a file descriptor");
+			}
+			o->progress_fd = (int)v;
+		} else if (strcmp(argv[i], "--no-progress") == 0) {
+			o->progress_fd = -2;
 		} else if (strcmp(argv[i], "--world") == 0 && i + 1 < argc) {
 			o->world_path = argv[++i];
 		} else if (strcmp(argv[i], "--flash") == 0 && i + 1 < argc) {
@@ -189,6 +207,23 @@ static int parse_options(int argc, char **argv, options_t *o)
 	return 0;
 }
 
+/* Worlds of at least this many devices end with what the run cost (always with --verbose). */
+#define FLEET_SUMMARY_DEVICES 100u
+
+/* What a fleet cost: the process's memory at its peak, per device and how much of that the JS
+ * heaps hold now, and what went over the air. */
+static void fleet_summary(world_t *w)
+{
+	uint64_t peak = host_memory_peak_rss(), heaps = host_memory_js_heaps(w);
+	uint32_t n = w->device_count;
+	fprintf(stderr,
+		"[beacon info] memory: %llu MB at the peak, %llu KB a device (its JS heap %llu KB of "
+		"it); air: %llu advertising events, %llu receptions\n",
+		(unsigned long long)(peak >> 20), (unsigned long long)(peak / n >> 10),
+		(unsigned long long)(heaps / n >> 10), (unsigned long long)w->air_events,
+		(unsigned long long)w->air_receptions);
+}
+
 int main(int argc, char **argv)
 {
 	/* Devices keep UTC and apps see UTC as local time (engine.h's ports; JerryScript's
@@ -196,6 +231,12 @@ int main(int argc, char **argv)
 	 * TZ: new Date(2024, 0, 1) and getHours() would depend on the machine running the world. */
 	setenv("TZ", "UTC0", 1);
 	tzset();
+#ifdef __GLIBC__
+	/* A JerryScript device's heap is one block of 96 KB or more: from mmap, the kernel maps
+	 * its pages as they are touched, where the C library's heap would have calloc write every
+	 * byte. An idle device then holds only the pages its heap uses (bench/fleet-memory.sh). */
+	mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+#endif
 	if (argc > 1 && strcmp(argv[1], "--listen") == 0) {
 		return sim_listen_main(argc, argv);
 	}
@@ -275,12 +316,13 @@ int main(int argc, char **argv)
 		}
 	}
 	world_io_t io;
-	host_io_setup(&host, &io, o.verbose);
+	host_io_setup(&host, &io, o.verbose, o.progress_fd);
 	static world_t world;
 	if (world_init(&world, devices, &io) != 0) {
 		fprintf(stderr, "beacon-sim: out of memory\n");
 		return 1;
 	}
+	host.world = &world;
 	/* --energy: each device's draw a minute, and its summary at the end (docs/world.md). */
 	world_energy_records(&world, o.energy_path != NULL ? 60000u : 0u);
 	world.utc_at_start = o.utc;
@@ -329,6 +371,12 @@ int main(int argc, char **argv)
 		}
 	}
 
+	/* A world too large for the machine is refused now rather than killed half way. */
+	char why[400];
+	if (host_memory_check(&world, o.memory_limit, why, sizeof(why)) != 0) {
+		fprintf(stderr, "beacon-sim: %s\n", why);
+		return 2;
+	}
 	if (o.flash_dir != NULL && flash_load_all(&world, o.flash_dir) != 0) {
 		return 2;
 	}
@@ -349,6 +397,7 @@ int main(int argc, char **argv)
 			     : failed == devices      ? "the app could not run"
 						      : "the app stopped";
 	uint64_t device_ms = world.now;
+	host_progress_clear(&host.progress);
 	fflush(stdout);
 	for (uint32_t i = 0; i < devices; i++) {
 		const world_device_t *d = &world.devices[i];
@@ -374,6 +423,9 @@ int main(int argc, char **argv)
 	fprintf(stderr, "[beacon info] run ended (%s) after %llu.%03llu s of device time, %llu ms real\n",
 		ending, (unsigned long long)(device_ms / 1000u), (unsigned long long)(device_ms % 1000u),
 		(unsigned long long)(host_real_ms() - host.real_start_ms));
+	if (devices >= FLEET_SUMMARY_DEVICES || o.verbose) {
+		fleet_summary(&world);
+	}
 	world_energy_finish(&world);
 	int saved = o.flash_dir != NULL ? flash_save_all(&world, o.flash_dir) : 0;
 	world_free(&world);
