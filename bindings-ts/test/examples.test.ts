@@ -25,6 +25,8 @@ const EXAMPLES: { name: string; args: string[] }[] = [
   { name: 'button-led', args: ['examples/button-led.ts', '--world', 'examples/button-led.world.json'] },
   { name: 'cloud-report', args: ['examples/cloud-report.ts', '--world', 'examples/cloud-report.world.json'] },
   { name: 'hello', args: ['examples/hello.ts', '--for', '10s'] },
+  // 10,000 devices in two groups, naming their apps: the scenario alone is the run.
+  { name: 'warehouse', args: ['examples/warehouse.world.json', '--for', '10s'] },
   { name: 'timers', args: ['examples/timers.ts', '--for', '1h'] },
   { name: 'testing/door', args: ['examples/testing/door.ts', '--for', '1h'] },
 ];

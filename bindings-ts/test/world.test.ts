@@ -28,7 +28,7 @@ const bad: [string, unknown, RegExp][] = [
   ['a bad interval', { events: [{ at: '1s', press: { hold: 'long' } }] }, /events\[0\]\.press\.hold: must be an interval/],
   ['a negative time', { events: [{ at: -5, battery: 50 }] }, /events\[0\]\.at: must be an interval/],
   ['an unknown profile', { devices: [{ profile: 'nrf5' }] }, /devices\[0\]\.profile: must be one of "ble-beacon", "lte-beacon", "ai-beacon"/],
-  ['a battery over 100 %', { events: [{ at: 0, battery: 120 }] }, /events\[0\]\.battery: must be <= 100/],
+  ['a battery over 100 %', { events: [{ at: 0, battery: 120 }] }, /events\[0\]\.battery: must be at most 100/],
   ['no input', { events: [{ at: 0 }] }, /events\[0\]: has no input/],
   ['two inputs', { events: [{ at: 0, battery: 50, temperature: 20 }] }, /events\[0\]: has 2 inputs \(battery, temperature\)/],
   ['a missing device', { devices: [{ name: 'a' }, { name: 'b' }], events: [{ at: 0, battery: 5 }] }, /events\[0\]\.device: missing: the world has 2 devices \(a, b\)/],

@@ -89,7 +89,10 @@ typedef struct world_device {
 	const uint8_t *package;
 	size_t package_len;
 	bool booted;
-	bool start_pending;   /* booted by world_start, its app not yet started */
+	bool start_pending;   /* booted (by world_start or its power-on), its app not yet started */
+	/* World time the device is switched on (the scenario's start; 0: with the world). Until
+	 * then it is off: no radio, no app, no current drawn; then it boots as from power-on. */
+	uint64_t power_on_at;
 	uint64_t boot_at;   /* world time of the last boot */
 	uint32_t boots;     /* boots so far, power cuts and resets included */
 	uint64_t random_draws; /* hal_device_random calls since the world began */
@@ -219,6 +222,9 @@ typedef struct world {
 
 	/* Counters for the end-of-run summary. */
 	uint64_t steps, inputs;
+	/* Apps that could not start at their device's power-on after world_start (a start time):
+	 * world_start counts those of the devices it boots itself. */
+	uint32_t start_failed;
 	/* Scratch for one trace record. */
 	world_json_t json;
 
@@ -299,6 +305,9 @@ void world_fault(rt_reset_cause_t cause, const char *detail) __attribute__((nore
 /* The battery of device d is empty: the device is off until external power comes (trace
  * "battery-empty", a log line). */
 void world_device_battery_empty(world_t *world, world_device_t *d);
+/* Device d's scheduled power-on (its start time) has come: it boots, and its app starts once
+ * the inputs of this millisecond are applied (as world_start does at 0). */
+void world_device_power_on(world_t *world, world_device_t *d);
 /* External power came to a device whose battery is empty: it starts again. */
 void world_device_power_restored(world_t *world, world_device_t *d);
 

@@ -276,7 +276,46 @@ void world_device_step(world_t *w, world_device_t *d)
 	if (d->energy.empty) {
 		return; /* off until external power comes (world_device_battery_empty) */
 	}
+	if (!d->booted) {
+		/* Off (before its power-on, or with no app): an input that woke it finds nothing to
+		 * run, and it must not stay due or the scheduler would pick it again at once. */
+		world_set_wake(w, d, WORLD_FOREVER);
+		return;
+	}
+	if (d->start_pending) {
+		/* Its power-on came at this millisecond and the inputs of it are applied: the app's
+		 * top level now, as world_start does at 0. */
+		d->start_pending = false;
+		bool ok = false;
+		if (guard(w, d, install, &ok) && !ok) {
+			w->start_failed++;
+			if (w->io.log && d->failure[0]) {
+				w->io.log(w->io.ctx, d->name, w->device_count > 1, HAL_LOG_ERROR, d->failure);
+			}
+		}
+		return;
+	}
 	guard(w, d, run_step, NULL);
+}
+
+void world_device_power_on(world_t *w, world_device_t *d)
+{
+	if (d->booted || d->package == NULL) {
+		return; /* on already (an upload started it), or nothing to run, as at world_start */
+	}
+	/* An off device has no RAM to speak of: what reached its runtime before (a sensor report
+	 * of an input before its start) and faults scripted for it are gone, as after a power cut
+	 * (reset_device). Only what is physical stays: how it lies, a held button, the battery. */
+	world_select(w, NULL);
+	eng_config_t config = d->rt.engine_config;
+	rt_device_init(&d->rt, d->rt.index);
+	d->rt.engine_config = config;
+	d->rt.port = d;
+	d->hang_pending = d->crash_pending = d->power_cut_pending = false;
+	boot(w, d);
+	world_select(w, d);
+	d->start_pending = true;
+	world_set_wake(w, d, w->now);
 }
 
 void world_device_battery_empty(world_t *w, world_device_t *d)
@@ -334,7 +373,8 @@ uint32_t world_start(world_t *world)
 	uint32_t failed = 0;
 	for (uint32_t i = 0; i < world->device_count; i++) {
 		world_device_t *d = &world->devices[i];
-		d->start_pending = d->package != NULL && !d->booted;
+		/* A device with a start time boots by its power-on input (world_device_power_on). */
+		d->start_pending = d->package != NULL && !d->booted && d->power_on_at == 0;
 		if (d->start_pending) {
 			world_select(world, d);
 			boot(world, d);

@@ -345,6 +345,9 @@ void world_apply_input(world_t *w, world_device_t *d, const world_event_t *e)
 	case WORLD_IN_ENERGY:
 		world_energy_event(w, d, e);
 		return;
+	case WORLD_IN_POWER_ON:
+		world_device_power_on(w, d);
+		return;
 	case WORLD_IN_IMU_FAULT:
 		d->imu_fault = e->value[0] != 0;
 		if (world_tracing(w)) {

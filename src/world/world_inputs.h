@@ -46,6 +46,8 @@ typedef enum {
 	/* Internal: the energy model's check (value[0]: battery or RRC release, value[1]: its
 	 * time, world_energy.c). */
 	WORLD_IN_ENERGY,
+	/* The device is switched on (its start time, world_device_t.power_on_at). */
+	WORLD_IN_POWER_ON,
 } world_input_kind_t;
 
 /* The event name of an imu-event input ("double-tap") as hal_imu_event_t, or -1. */

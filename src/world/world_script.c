@@ -11,8 +11,28 @@
 #include <string.h>
 
 #include "world_gnss.h"
+#include "world_inputs.h"
 #include "world_modem.h"
 #include "world_script_internal.h"
+
+/* start=<ms>: the device is off until then, and a power-on input switches it on. The input is
+ * queued with the device's statement, before the script's timed inputs, so that at its
+ * millisecond the device boots first and then takes the inputs of it, as at 0. */
+static int power_on(world_t *w, world_device_t *d, double ms)
+{
+	if (!(ms >= 0) || ms != floor(ms) || ms > 9007199254740991.0) {
+		return -1;
+	}
+	d->power_on_at = (uint64_t)ms;
+	if (d->power_on_at == 0) {
+		return 0;
+	}
+	world_event_t e = {0};
+	e.at = d->power_on_at;
+	e.device = d->rt.index;
+	e.kind = WORLD_IN_POWER_ON;
+	return world_add_event(w, &e);
+}
 
 static int device_line(world_t *w, const line_t *l, unsigned lineno, char *err, size_t err_cap)
 {
@@ -85,6 +105,10 @@ static int device_line(world_t *w, const line_t *l, unsigned lineno, char *err, 
 			d->current_ma = (float)x;
 		} else if (strcmp(key, "temperature") == 0) {
 			d->temp_history[0] = (float)x;
+		} else if (strcmp(key, "start") == 0) {
+			if (power_on(w, d, x) != 0) {
+				FAIL("start takes a whole number of ms from 0 (got '%s')", value);
+			}
 		} else {
 			FAIL("unknown device key '%s'", key);
 		}

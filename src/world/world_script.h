@@ -17,7 +17,8 @@
  *   uwb interval <ms> | uwb seed <n>
  *
  * Device keys: heap, imu (0/1), synced (0/1), battery (%), external, charging (0/1), current
- * (mA), temperature (C), accel (x,y,z), position (lat,long,alt in degrees and metres). Inputs: button main|side down|up; motion 0|1 <g>;
+ * (mA), temperature (C), accel (x,y,z), position (lat,long,alt in degrees and metres), start (ms:
+ * the world time the device is switched on; off until then). Inputs: button main|side down|up; motion 0|1 <g>;
  * accel <x> <y> <z>; gyro <x> <y> <z>; imu-event <name> [<axis> <sign> <value> <g>];
  * battery <%>; current <mA>; power <external 0|1> <charging 0|1>; temperature <C>;
  * time-sync 0|1; imu-fault 0|1; fault hang|crash; move <lat> <long> <alt>; power-cut <n>;

@@ -1,4 +1,4 @@
-// `beacon run [<app.ts|app.js|app.bapp>...] [--world scenario.json] [--trace FILE] [--verbose]
+// `beacon run [<app.ts|app.js|app.bapp>...] [--world scenario.json | scenario.json] [--trace FILE] [--verbose]
 //  [--heap N] [--flash DIR] [--for I] [--api V] [--engine E] [--realtime] [--utc T] [--trust key.pub]...
 //  [--cloud loopback|none|embedded|mqtt://HOST:PORT [--cloud-secret S]] [--cloud-db FILE] [--cloud-port P]
 //  [--target sim|qemu|bsim|zephyr-qemu] [--air model|radio] [--air-dump DIR]`
@@ -288,7 +288,13 @@ function simHasMosquitto(simTool: string): boolean {
 }
 
 export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
-  const inputs: AppInput[] = args.positionals.map((p) => {
+  // A scenario may come first among the files (`beacon run warehouse.world.json`): a scenario that
+  // names its apps needs nothing else.
+  const scenarios = args.positionals.filter((p) => p.endsWith('.json'));
+  if (scenarios.length > 1 || (scenarios.length === 1 && stringOption(args, 'world') !== undefined)) {
+    throw new UsageError(`one scenario per run (got ${[...scenarios, ...(stringOption(args, 'world') !== undefined ? [`--world ${stringOption(args, 'world')}`] : [])].join(', ')})`);
+  }
+  const inputs: AppInput[] = args.positionals.filter((p) => !p.endsWith('.json')).map((p) => {
     const file = existingFile(p);
     if (!isSource(file) && !file.endsWith('.bapp')) {
       throw new UsageError(`${p}: expected a .ts or .js source or a .bapp package`);
@@ -341,7 +347,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const apiVersion = apiOption(args);
   let engine = engineOption(args);
   const engineAsked = engine !== undefined;
-  const worldFile = stringOption(args, 'world');
+  const worldFile = stringOption(args, 'world') ?? scenarios[0];
   // Only what this run needs is loaded: the scenario checks with a world, TypeScript with a source
   // to build (and only when the build cache has nothing current).
   const scenario = worldFile !== undefined ? await import('../world/scenario') : undefined;
@@ -355,6 +361,8 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     let script: string | undefined;
     let deviceNames: string[] | undefined;
     let cloudMessages: LoweredWorld['cloudMessages'] = [];
+    // Where the scenario names each of its apps (its first key): a build error says it.
+    const appAt = new Map<string, string>();
     if (worldFile !== undefined) {
       const lowered = scenario!.lowerScenario(scenario!.loadScenario(existingFile(worldFile)), worldFile);
       script = lowered.script;
@@ -368,6 +376,9 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
           throw new UsageError(`${worldFile}: devices[${missing}] ('${lowered.devices[missing].name}') has no app: give one there or on the command line`, false);
         }
         apps = lowered.devices.map((d) => existingFile(d.app!));
+        lowered.devices.forEach((d, i) => {
+          if (d.appAt !== undefined && !appAt.has(apps[i])) appAt.set(apps[i], d.appAt);
+        });
       } else if (inputs.length === 1 || inputs.length === n) {
         apps = inputs.map((i) => i.file);
       } else {
@@ -387,13 +398,24 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       if (isSource(app)) {
         engine ??= compiler.DEFAULT_ENGINE;
         const pkg = path.join(workDir, `${packages.size}-${path.basename(app).replace(/\.[^.]+$/, '')}.bapp`);
-        const r = await compiler.compileApp({
-          entry: app,
-          apiVersion,
-          engine,
-          outFile: pkg,
-          onNote: (line) => io.err(`beacon: ${line}\n`),
-        });
+        let r: Awaited<ReturnType<typeof compiler.compileApp>>;
+        try {
+          r = await compiler.compileApp({
+            entry: app,
+            apiVersion,
+            engine,
+            outFile: pkg,
+            onNote: (line) => io.err(`beacon: ${line}\n`),
+          });
+        } catch (err) {
+          const at = appAt.get(app);
+          if (at === undefined || !(err instanceof Error) || err.name !== 'BuildError' || !scenario) throw err;
+          // A fleet's app that does not build: its errors, then which key of the scenario names it.
+          const failure = err as Error & { diagnostics: Parameters<typeof compiler.formatDiagnostic>[0][]; errorCount: number };
+          printDiagnostics(io, failure.diagnostics, (d) => compiler.formatDiagnostic(d));
+          const n = failure.errorCount;
+          throw new scenario.ScenarioError(worldFile!, at, `${path.relative(process.cwd(), app)} does not build (${n} error${n === 1 ? '' : 's'}); nothing was run`);
+        }
         printDiagnostics(io, r.warnings, (d) => compiler.formatDiagnostic(d));
         usesCloud ||= r.usesCloud;
         packages.set(app, pkg);

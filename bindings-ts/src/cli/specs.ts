@@ -49,7 +49,7 @@ export const runSpec: CommandSpec = {
   name: 'run',
   brief: 'run a micro-app or an app package on the simulator',
   summary: 'Run micro-apps on simulated devices. A .ts or .js source is built first (into a temporary package); print() output appears as it happens. Each app runs on its own device of the default profile, or on the devices of a world scenario (--world).',
-  positionals: [{ name: 'app', help: 'a .ts or .js source, or a .bapp package; one per device (one for all devices of a scenario), or none when the scenario names them', optional: true, variadic: true }],
+  positionals: [{ name: 'app', help: 'a .ts or .js source, or a .bapp package; one per device (one for all devices of a scenario), or none when the scenario names them. A .json file is the scenario (as --world)', optional: true, variadic: true }],
   options: [
     { name: 'world', value: '<scenario.json>', help: 'the world: device profiles and what happens to them over time (docs/world.md)' },
     { name: 'trace', value: '<file>', help: 'write the trace, one JSON object per line: LEDs, buttons, prints, preview data, inputs, errors, app lifecycle' },

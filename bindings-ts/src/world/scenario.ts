@@ -7,6 +7,7 @@ import * as fs from 'fs';
 import * as path from 'path';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
 import { toolsRoot } from '../codegen/versions';
+import { expandDevices } from './scenarioGroups';
 import { schemaValidator } from './schemaValidator';
 import {
   AD_LEGACY_MAX, DEFAULT_PROFILE, deviceNames, encodeAd, INPUTS, intervalMs, PROFILE_HAS, PROFILE_HAS_SIDE_BUTTON,
@@ -15,8 +16,9 @@ import {
 
 export type {
   Interval, Orientation, Position, Profile, Scenario, ScenarioBeacon, ScenarioCell, ScenarioDevice, ScenarioEvent,
-  ScenarioGnss, ScenarioModem, ScenarioPacket, TrackPoint, Vector,
+  ScenarioGnss, ScenarioGroup, ScenarioModem, ScenarioPacket, TrackPoint, Vector,
 } from './scenarioTypes';
+export { DEFAULT_SPREAD_MS, MAX_DEVICES, expandDevices } from './scenarioGroups';
 export { AD_LEGACY_MAX, encodeAd, intervalMs, ScenarioError, scenarioUtc, toLatLong } from './scenarioTypes';
 export type { LoweredWorld } from './scenarioLower';
 export { lowerScenario, withoutCloudMessages } from './scenarioLower';
@@ -53,6 +55,10 @@ function describe(e: ErrorObject): string {
       return `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     case 'type':
       return `must be ${String(p.type).replace(/,/g, ' or ')}`;
+    case 'minimum':
+      return `must be at least ${String(p.limit)}`;
+    case 'maximum':
+      return `must be at most ${String(p.limit)}`;
     default:
       return e.message ?? 'is not valid';
   }
@@ -105,19 +111,27 @@ export function parseScenario(text: string, file: string): Scenario {
     throw new ScenarioError(file, at, reason);
   }
   const scenario = value as Scenario;
+  // Groups become devices first: every check after sees the world's devices, and says where in
+  // the file each one comes from.
+  const expanded = expandDevices(scenario, file);
+  scenario.devices = expanded.devices;
+  delete scenario.groups;
+  scenario.sources = { at: expanded.at, appAt: expanded.appAt };
   checkMeaning(scenario, file);
   checkDevices(scenario, file);
   return scenario;
 }
 
-/** What the schema cannot say: names that must match, one input per event, real buttons. */
+/** Device names for a message: a fleet's ten thousand would drown it. */
+function nameList(names: string[]): string {
+  return names.length <= 12 ? names.join(', ') : `${names.slice(0, 10).join(', ')}, ... ${names.length - 10} more`;
+}
+
+/** What the schema cannot say: names that must match, one input per event, real buttons. Names
+ * are unique: expandDevices checked them. */
 function checkMeaning(s: Scenario, file: string): void {
   const names = deviceNames(s);
-  const seen = new Map<string, number>();
-  names.forEach((n, i) => {
-    if (seen.has(n)) throw new ScenarioError(file, `devices[${i}].name`, `'${n}' is also the name of devices[${seen.get(n)}]`);
-    seen.set(n, i);
-  });
+  const seen = new Map<string, number>(names.map((n, i) => [n, i]));
   (s.beacons ?? []).forEach((b, i) => {
     const at = `beacons[${i}]`;
     if ((b.packet === undefined) === (b.raw === undefined)) {
@@ -144,10 +158,10 @@ function checkMeaning(s: Scenario, file: string): void {
     let index = 0;
     if (e.device !== undefined) {
       const found = seen.get(e.device);
-      if (found === undefined) throw new ScenarioError(file, `${at}.device`, `no device is named '${e.device}' (devices: ${names.join(', ')})`);
+      if (found === undefined) throw new ScenarioError(file, `${at}.device`, `no device is named '${e.device}' (devices: ${nameList(names)})`);
       index = found;
     } else if (names.length > 1) {
-      throw new ScenarioError(file, `${at}.device`, `missing: the world has ${names.length} devices (${names.join(', ')})`);
+      throw new ScenarioError(file, `${at}.device`, `missing: the world has ${names.length} devices (${nameList(names)})`);
     }
     const profile = s.devices?.[index]?.profile ?? DEFAULT_PROFILE;
     if (e.nfc && !PROFILE_HAS[profile].nfc) {
@@ -169,7 +183,7 @@ function checkDevices(s: Scenario, file: string): void {
   }
   const origin = s.origin ?? { lat: 0, long: 0 };
   (s.devices ?? []).forEach((d, i) => {
-    const at = `devices[${i}]`;
+    const at = s.sources?.at[i] ?? `devices[${i}]`;
     const profile = d.profile ?? DEFAULT_PROFILE;
     if (d.modem && !PROFILE_HAS[profile].lte) {
       throw new ScenarioError(file, `${at}.modem`, `a ${profile} has no LTE modem (lte-beacon has one)`);

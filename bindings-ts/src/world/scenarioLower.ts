@@ -3,6 +3,7 @@
 // every timed input.
 import * as path from 'path';
 import { GpxError, readGpxFile } from './gpx';
+import { expandDevices } from './scenarioGroups';
 import {
   DEFAULT_INTENSITY, DEFAULT_PROFILE, deviceNames, encodeAd, intervalMs, ORIENTATION_G, Position, Scenario,
   ScenarioCell, ScenarioError, ScenarioGnss, ScenarioModem, scenarioUtc, toHexText, toLatLong,
@@ -11,8 +12,9 @@ import {
 export interface LoweredWorld {
   /** The world script (src/world/world_script.h). */
   script: string;
-  /** Devices in order, with their app resolved against the scenario's directory. */
-  devices: { name: string; app?: string }[];
+  /** Devices in order, with their app resolved against the scenario's directory and the JSON path
+   * of the key that named it (devices[2].app, groups[0].apps[1]): a build error says it. */
+  devices: { name: string; app?: string; appAt?: string }[];
   /** The scenario's duration, ms. */
   durationMs?: number;
   /** The messages the scenario sends devices (cloudMessage), in time order: `beacon run` gives
@@ -130,6 +132,11 @@ function lowerModem(m: ScenarioModem, dev: number): string[] {
 
 /** Lower a checked scenario to the world script. file locates relative app paths. */
 export function lowerScenario(s: Scenario, file: string): LoweredWorld {
+  if (s.groups) {
+    // Not from parseScenario (which expands them): expand here, as it would.
+    const x = expandDevices(s, file);
+    s = { ...s, devices: x.devices, groups: undefined, sources: { at: x.at, appAt: x.appAt } };
+  }
   const lines = ['beacon-world 1'];
   const names = deviceNames(s);
   const devices = s.devices ?? [{}];
@@ -145,6 +152,8 @@ export function lowerScenario(s: Scenario, file: string): LoweredWorld {
     if (d.battery?.external !== undefined) keys.push(`external=${d.battery.external ? 1 : 0}`);
     if (d.battery?.charging !== undefined) keys.push(`charging=${d.battery.charging ? 1 : 0}`);
     if (d.temperature !== undefined) keys.push(`temperature=${num(d.temperature)}`);
+    const start = d.start !== undefined ? intervalMs(d.start) : 0;
+    if (start > 0) keys.push(`start=${start}`);
     const g = d.accel ?? (d.orientation ? ORIENTATION_G[d.orientation] : undefined);
     if (g) keys.push(`accel=${g.map(num).join(',')}`);
     // Without a position a device stands at the origin: the point the scenario's x and y start from.
@@ -153,7 +162,7 @@ export function lowerScenario(s: Scenario, file: string): LoweredWorld {
     lines.push(['device', i, names[i], d.profile ?? DEFAULT_PROFILE, ...keys].join(' '));
   });
   devices.forEach((d, i) => {
-    if (d.gnss) lines.push(...lowerGnss(d.gnss, i, origin, dir, file, `devices[${i}].gnss`));
+    if (d.gnss) lines.push(...lowerGnss(d.gnss, i, origin, dir, file, `${s.sources?.at[i] ?? `devices[${i}]`}.gnss`));
     if (d.modem) lines.push(...lowerModem(d.modem, i));
   });
   if (s.uwb?.interval !== undefined) lines.push(`uwb interval ${intervalMs(s.uwb.interval)}`);
@@ -245,7 +254,11 @@ export function lowerScenario(s: Scenario, file: string): LoweredWorld {
   for (const t of timed) lines.push(t.line);
   return {
     script: lines.join('\n') + '\n',
-    devices: devices.map((d, i) => ({ name: names[i], app: d.app ? path.resolve(dir, d.app) : undefined })),
+    devices: devices.map((d, i) => ({
+      name: names[i],
+      app: d.app ? path.resolve(dir, d.app) : undefined,
+      appAt: s.sources?.appAt[i] ?? (d.app ? `devices[${i}].app` : undefined),
+    })),
     durationMs: s.duration !== undefined ? intervalMs(s.duration) : undefined,
     cloudMessages: messages
       .sort((a, b) => a.at - b.at || a.order - b.order)

@@ -68,6 +68,25 @@ export interface ScenarioDevice {
   position?: Position;
   gnss?: ScenarioGnss;
   modem?: ScenarioModem;
+  /** When the device is switched on (world time; default 0): off until then. */
+  start?: Interval;
+}
+
+/** A fleet: `count` devices alike but for their names, places and boot times (scenarioGroups.ts). */
+export interface ScenarioGroup extends Omit<ScenarioDevice, 'name' | 'app' | 'start'> {
+  /** Prefix of the devices' names: tag -> tag-0, tag-1, ... */
+  name?: string;
+  count: number;
+  app?: string;
+  /** Apps spread over the group in turn (round robin: device k runs apps[k % apps.length]). */
+  apps?: string[];
+  /** Positions drawn uniformly in this rectangle: x, y (its south-west corner) and its size, m. */
+  area?: { x?: number; y?: number; width: number; height: number };
+  /** Positions on a grid from x, y eastwards, `columns` a row (default: a square), rows northwards. */
+  grid?: { x?: number; y?: number; spacing: number; columns?: number };
+  /** Boot times: drawn uniformly in [at, at + spread) (default spread 1 s). */
+  start?: { at?: Interval; spread?: Interval };
+  seed?: number;
 }
 
 /** An advertising packet by its fields (bytes as hex), or an iBeacon. */
@@ -134,10 +153,14 @@ export interface Scenario {
   utc?: string | number | null;
   duration?: Interval;
   devices?: ScenarioDevice[];
+  groups?: ScenarioGroup[];
   events?: ScenarioEvent[];
   seed?: number;
   beacons?: ScenarioBeacon[];
   uwb?: { interval?: Interval; seed?: number };
+  /** Not in the file: parseScenario expands the groups into `devices` and keeps here where each
+   * device came from (a JSON path: devices[3], groups[1]) and the key that named its app. */
+  sources?: { at: string[]; appAt: (string | undefined)[] };
 }
 
 /** A scenario that is not valid: where (a JSON path such as events[2].press.hold) and why. */

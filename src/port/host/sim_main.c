@@ -392,6 +392,9 @@ int main(int argc, char **argv)
 	if (end == WORLD_END_IDLE && o.for_ms != UINT64_MAX) {
 		end = world_idle_until(&world, o.for_ms);
 	}
+	/* Devices with a start time started their apps during the run (the log said why one
+	 * could not): they count as those world_start could not start. */
+	failed += world.start_failed;
 	const char *ending = end == WORLD_END_TIME_UP ? "the time given ran out"
 			     : end == WORLD_END_IDLE  ? "nothing more can happen"
 			     : failed == devices      ? "the app could not run"
