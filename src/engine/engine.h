@@ -190,6 +190,48 @@ bool eng_set_prototype(eng_value_t object, eng_value_t prototype);
 /* Freeze an object (namespace objects are frozen so apps cannot replace API functions). */
 void eng_freeze(eng_value_t object);
 
+/* ------------------------------------------------------------------ records */
+
+/*
+ * Objects of a fixed shape that are built often, such as the scan record handed to the app for
+ * every packet heard: the property names become engine strings once per context (on first use,
+ * kept until the context is destroyed) instead of once per object, and the object is built in a
+ * single call. A key set is identified by its address: declare it static const.
+ */
+typedef struct {
+	const char *const *names; /* distinct */
+	uint32_t count;           /* at most ENG_RECORD_MAX_KEYS */
+} eng_keys_t;
+
+#define ENG_RECORD_MAX_KEYS 32u
+
+typedef enum {
+	ENG_FIELD_ABSENT = 0, /* no property */
+	ENG_FIELD_NUMBER,
+	ENG_FIELD_BOOLEAN,
+	ENG_FIELD_VALUE, /* a handle, not consumed */
+	ENG_FIELD_BYTES, /* a new ArrayBuffer holding a copy of the bytes */
+} eng_field_kind_t;
+
+typedef struct {
+	eng_field_kind_t kind;
+	union {
+		double number;
+		bool boolean;
+		eng_value_t value;
+		struct {
+			const uint8_t *data;
+			size_t len;
+		} bytes;
+	} as;
+} eng_field_t;
+
+/* A new plain object with the property names[i] = fields[i] for every field present, in that
+ * order; each an own enumerable, writable, configurable data property (CreateDataProperty, as
+ * eng_define_data: no setter of the prototype chain runs). Returns an exception only when the
+ * heap is exhausted. */
+eng_value_t eng_record(const eng_keys_t *keys, const eng_field_t *fields);
+
 /* ------------------------------------------------------------------ functions */
 
 typedef struct {

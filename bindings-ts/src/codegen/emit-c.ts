@@ -516,26 +516,46 @@ function emitFunction(c: string[], fn: FunctionIR, n: NativeInfo, api: ApiIR, vm
   c.push(`\treturn ${n.native}(${callArgs.join(', ')});`, '}', '');
 }
 
+/**
+ * A record maker builds its object with eng_record(): the property names are a static key set
+ * the engine turns into strings once per context, and the object is made in one engine call (a
+ * scan record is made for every packet a scan hears). Byte fields become ArrayBuffers and come
+ * after the other fields, in declaration order: where the services appended them before the
+ * makers made them, so the order apps see is unchanged.
+ */
 function emitMaker(c: string[], rec: RecordIR, vm: VersionMap): void {
-  c.push(`eng_value_t api_make_${rec.name}(const rt_${rec.name}_t *value)`, '{');
-  c.push('\teng_value_t object = eng_object();', '\tint bit = rt_api_version_bit();', '\t(void)bit;');
+  const plain: { name: string; conds: string[]; set: (i: number) => string }[] = [];
+  const bytes: typeof plain = [];
   for (const f of rec.fields) {
     const conds: string[] = [];
     if (hasFlag(f)) conds.push(`value->has_${f.name}`);
     const mask = vm.remap(f.mask);
     if (mask === 0) continue; // a field of none of the chosen versions is never returned
     if (mask !== vm.all) conds.push(`(${hex(mask)} & (1u << bit))`);
-    let make: string;
+    const m = `value->${cMember(f.name)}`;
+    const field = (kind: string, sets: string) => (i: number) =>
+      `fields[${i}].kind = ${kind}; ${sets.replace(/#/g, `fields[${i}].as`)}`;
     switch (cType(f.type)) {
-      case 'double': make = `eng_number(value->${cMember(f.name)})`; break;
-      case 'bool': make = `eng_boolean(value->${cMember(f.name)})`; break;
-      case 'eng_value_t': make = `value->${cMember(f.name)}`; break;
-      default: make = '';
+      case 'double': plain.push({ name: f.name, conds, set: field('ENG_FIELD_NUMBER', `#.number = ${m};`) }); break;
+      case 'bool': plain.push({ name: f.name, conds, set: field('ENG_FIELD_BOOLEAN', `#.boolean = ${m};`) }); break;
+      case 'eng_value_t': plain.push({ name: f.name, conds, set: field('ENG_FIELD_VALUE', `#.value = ${m};`) }); break;
+      case 'rt_bytes_t':
+        bytes.push({ name: f.name, conds, set: field('ENG_FIELD_BYTES', `#.bytes.data = ${m}.data; #.bytes.len = ${m}.len;`) });
+        break;
+      default: break; // masks and nested records are not returned by the runtime
     }
-    if (!make) continue; // bytes, masks and nested records are not returned by the runtime
-    const release = cType(f.type) === 'eng_value_t' ? '' : 'eng_release(v); ';
-    const body = `{ eng_value_t v = ${make}; eng_set(object, ${cString(f.name)}, v); ${release}}`;
-    c.push(conds.length ? `\tif (${conds.join(' && ')}) ${body}` : `\t${body}`);
   }
-  c.push('\treturn object;', '}', '');
+  const slots = [...plain, ...bytes];
+  if (slots.length > 32) throw new Error(`record ${rec.name}: more than ENG_RECORD_MAX_KEYS (32) fields`);
+  c.push(`eng_value_t api_make_${rec.name}(const rt_${rec.name}_t *value)`, '{');
+  if (slots.length === 0) {
+    c.push('\t(void)value;', '\treturn eng_object();', '}', '');
+    return;
+  }
+  c.push(`\tstatic const char *const names[${slots.length}] = {${slots.map((f) => cString(f.name)).join(', ')}};`);
+  c.push(`\tstatic const eng_keys_t keys = {names, ${slots.length}};`);
+  // Zeroed: a field not set below is ENG_FIELD_ABSENT.
+  c.push(`\teng_field_t fields[${slots.length}] = {0};`, '\tint bit = rt_api_version_bit();', '\t(void)bit;');
+  slots.forEach((f, i) => c.push(f.conds.length ? `\tif (${f.conds.join(' && ')}) { ${f.set(i)} }` : `\t${f.set(i)}`));
+  c.push('\treturn eng_record(&keys, fields);', '}', '');
 }

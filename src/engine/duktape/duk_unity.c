@@ -127,3 +127,16 @@ int eng_duk_has_own_index(duk_context *ctx, duk_idx_t idx, duk_uarridx_t i)
 	duk_pop(thr);
 	return found;
 }
+
+void eng_duk_push_object_sized(duk_context *ctx, duk_uint32_t entries)
+{
+	duk_hthread *thr = (duk_hthread *) ctx;
+
+	duk_push_object(ctx);
+	duk_hobject_resize_entrypart(thr, duk_known_hobject(thr, -1), entries);
+}
+
+void eng_duk_def_wec(duk_context *ctx, duk_idx_t obj_idx)
+{
+	duk_xdef_prop((duk_hthread *) ctx, obj_idx, DUK_PROPDESC_FLAGS_WEC);
+}

@@ -104,6 +104,14 @@ typedef struct {
 	void *promise_run;
 	void *promise_pending;
 	void *promise_unhandled;
+	uint8_t *promise_work; /* promise.js's flag: jobs or rejections may be pending */
+
+	/* eng_record's key sets, each with its names made once (eng_duk_record.c); the names are
+	 * kept alive by an array in the heap stash. */
+	struct eng_duk_keyset *keysets;
+	uint32_t keyset_count;
+	uint32_t keyset_cap;
+	uint32_t keyset_last; /* the one used last: records come in runs of one kind */
 
 	duk_idx_t floor;
 	uint32_t scope_depth;
@@ -174,6 +182,9 @@ void eng_duk_rewrite_timeout(duk_context *ctx);
  * BMP become surrogate pairs, invalid bytes U+FFFD). May throw: use inside protected calls. */
 void eng_duk_push_utf8(duk_context *ctx, const char *utf8, size_t len);
 
+/* Pushes a new ArrayBuffer holding a copy of len bytes. May throw: use inside protected calls. */
+void eng_duk_push_arraybuffer(duk_context *ctx, const uint8_t *bytes, size_t len);
+
 /* Converts Duktape's internal form to UTF-8. Writes only whole characters, at most cap bytes
  * (out may be NULL with cap 0); returns the full UTF-8 size and the bytes written. */
 size_t eng_duk_to_utf8(const uint8_t *in, size_t len, uint8_t *out, size_t cap, size_t *written);
@@ -190,6 +201,9 @@ void eng_duk_describe_top(duk_context *ctx, char *buf, size_t cap);
 void eng_duk_promise_setup(duk_context *ctx);
 /* Built-ins that make Duktape behave as JerryScript (eng_duk_parity.c); stash: the heap stash. */
 void eng_duk_parity_setup(duk_context *ctx, duk_idx_t stash);
+
+/* Frees the C side of eng_record's key sets (the heap's teardown or abandonment). */
+void eng_duk_keysets_free(eng_duk_state_t *state);
 
 /* The finalizer installed on native handles. */
 duk_ret_t eng_duk_native_finalizer(duk_context *ctx);

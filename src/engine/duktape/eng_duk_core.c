@@ -307,6 +307,7 @@ static void heap_destroy(void)
 	}
 	free(eng_duk->ref_link);
 	eng_duk->ref_link = NULL;
+	eng_duk_keysets_free(eng_duk);
 }
 
 void eng_abandon(eng_context_t *context)
@@ -319,6 +320,7 @@ void eng_abandon(eng_context_t *context)
 	/* Duktape's heap may be in the middle of anything: give its blocks back without asking it. */
 	eng_duk_blocks_free_all(&context->state.mem);
 	free(context->state.ref_link);
+	eng_duk_keysets_free(&context->state);
 	bool was_selected = previous == &context->state;
 	free(context);
 	eng_duk = was_selected ? &eng_duk_none : previous;

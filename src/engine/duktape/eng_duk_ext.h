@@ -1,9 +1,11 @@
 /*
- * eng_duk_ext.h: side-effect-free object inspection that Duktape's public API lacks.
+ * eng_duk_ext.h: side-effect-free object inspection that Duktape's public API lacks, and the two
+ * object builders eng_record needs.
  *
  * Implemented in duk_unity.c, next to the amalgamation, because they need Duktape's internal
- * object layout. None of them allocates, runs JavaScript or throws, so the backend can use them
- * on the handle store and inside finalizers.
+ * object layout. None of the inspections allocates, runs JavaScript or throws, so the backend can
+ * use them on the handle store and inside finalizers; the builders allocate (inside protected
+ * calls only).
  */
 #ifndef ENG_DUK_EXT_H
 #define ENG_DUK_EXT_H
@@ -45,5 +47,16 @@ int eng_duk_gc_running(duk_context *ctx);
 /* Whether the object at idx has an own property at array index i (as getOwnPropertyDescriptor
  * would find it: no getter runs, the prototype chain is not asked). */
 int eng_duk_has_own_index(duk_context *ctx, duk_idx_t idx, duk_uarridx_t i);
+
+/* Pushes a new plain object (prototype Object.prototype) with room for `entries` properties:
+ * a record's properties are then added without its property table growing once per property.
+ * May throw (allocation). */
+void eng_duk_push_object_sized(duk_context *ctx, duk_uint32_t entries);
+
+/* [ ... key value ] -> [ ... ]: defines the string key as an own enumerable, writable,
+ * configurable data property of the object at obj_idx, which must be a plain extensible object:
+ * Duktape's internal definition (its built-ins' and JSON.parse's), with no descriptor to
+ * validate and no setter to look for. May throw (allocation). */
+void eng_duk_def_wec(duk_context *ctx, duk_idx_t obj_idx);
 
 #endif /* ENG_DUK_EXT_H */

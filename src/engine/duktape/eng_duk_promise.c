@@ -40,7 +40,12 @@ void eng_duk_promise_setup(duk_context *ctx)
 	duk_call(ctx, 0);
 	duk_push_heapptr(ctx, eng_duk->key_promise);
 	duk_push_global_object(ctx);
-	duk_call(ctx, 2);
+	/* A fixed buffer never moves: its byte stays at this address for the heap's life (the
+	 * stash keeps it, below). */
+	eng_duk->promise_work = duk_push_fixed_buffer(ctx, 1);
+	duk_dup_top(ctx);
+	duk_put_prop_string(ctx, stash, "promiseWork");
+	duk_call(ctx, 3);
 	ctl = duk_get_top_index(ctx);
 	eng_duk->promise_create = eng_duk_promise_entry(ctx, ctl, "create");
 	eng_duk->promise_resolve = eng_duk_promise_entry(ctx, ctl, "resolve");
@@ -135,6 +140,11 @@ bool eng_has_pending_jobs(void)
 	if (!eng_duk_ready()) {
 		return false;
 	}
+	/* Nothing queued or rejected since pending() last said there was nothing (promise.js sets
+	 * the byte): the common case, after every event, answered without running JavaScript. */
+	if (*eng_duk->promise_work == 0) {
+		return false;
+	}
 	/* A failure to even ask means something is wrong: let eng_run_jobs() report it. */
 	if (!eng_duk_safe(eng_duk_entry_safe, &entry, NULL, 0, &out)) {
 		eng_release(out);
@@ -142,5 +152,8 @@ bool eng_has_pending_jobs(void)
 	}
 	pending = eng_to_boolean(out);
 	eng_release(out);
+	if (!pending) {
+		*eng_duk->promise_work = 0;
+	}
 	return pending;
 }

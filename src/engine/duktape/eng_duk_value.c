@@ -103,16 +103,22 @@ eng_value_t eng_array(uint32_t length)
 	return out;
 }
 
+void eng_duk_push_arraybuffer(duk_context *ctx, const uint8_t *bytes, size_t len)
+{
+	void *data = duk_push_fixed_buffer(ctx, len);
+
+	if (len != 0 && bytes != NULL) {
+		memcpy(data, bytes, len);
+	}
+	duk_push_buffer_object(ctx, -1, 0, len, DUK_BUFOBJ_ARRAYBUFFER);
+	duk_remove(ctx, -2);
+}
+
 static duk_ret_t eng_duk_arraybuffer_safe(duk_context *ctx, void *udata)
 {
 	const eng_duk_bytes_t *in = udata;
-	void *data = duk_push_fixed_buffer(ctx, in->len);
 
-	if (in->len != 0 && in->data != NULL) {
-		memcpy(data, in->data, in->len);
-	}
-	duk_push_buffer_object(ctx, -1, 0, in->len, DUK_BUFOBJ_ARRAYBUFFER);
-	duk_remove(ctx, -2);
+	eng_duk_push_arraybuffer(ctx, in->data, in->len);
 	return 1;
 }
 

@@ -3,14 +3,19 @@
  * build time and evaluated once per heap.
  *
  * Called with the hidden key under which each promise keeps its state (a Duktape hidden
- * symbol: JavaScript cannot name it, enumerate it or forge it) and the global object. Installs
- * the global Promise and returns the entry points the C side uses. Reaction jobs go to a queue
- * that only eng_run_jobs() drains, through run().
+ * symbol: JavaScript cannot name it, enumerate it or forge it), the global object and a one-byte
+ * buffer the C side reads directly. Installs the global Promise and returns the entry points the
+ * C side uses. Reaction jobs go to a queue that only eng_run_jobs() drains, through run().
+ *
+ * work[0] becomes 1 whenever a job is queued or a rejection remembered, and only the C side
+ * clears it (when pending() has said there is nothing): the loop asks whether jobs are pending
+ * after every event, and reading a byte there costs nothing where calling pending() costs a call
+ * into JavaScript.
  *
  * Unhandled rejections: a promise rejected while it has no handler is remembered; if it still
  * has none when the queue has been drained, unhandled() hands its reason to C once.
  */
-(function (KEY, global) {
+(function (KEY, global, work) {
 	'use strict';
 
 	var PENDING = 0, FULFILLED = 1, REJECTED = 2;
@@ -26,6 +31,7 @@
 
 	function enqueue(job, a, b, c) {
 		queue.push(job, a, b, c);
+		work[0] = 1;
 	}
 
 	function stateOf(p) {
@@ -57,6 +63,7 @@
 		}
 		if (state === REJECTED && !s.handled) {
 			rejected.push(p);
+			work[0] = 1;
 		}
 	}
 

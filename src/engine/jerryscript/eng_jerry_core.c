@@ -195,6 +195,7 @@ static void instance_stop(void)
 	eng_jerry_free_all_handles();
 	eng_jerry_free_all_refs();
 	eng_jerry_promises_free();
+	eng_jerry_keysets_free();
 	free_intrinsics();
 	eng_jerry_free(eng_jerry->heap_fence, eng_jerry->heap_fence_size);
 	eng_jerry->heap_fence = NULL;

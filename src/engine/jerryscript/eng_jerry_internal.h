@@ -78,6 +78,12 @@ typedef struct {
 	jerry_value_t *rejected;
 	uint32_t rejected_count;
 	uint32_t rejected_cap;
+
+	/* eng_record's key sets, each with its names made once (eng_jerry_record.c). */
+	struct eng_jerry_keyset *keysets;
+	uint32_t keyset_count;
+	uint32_t keyset_cap;
+	uint32_t keyset_last; /* the one used last: records come in runs of one kind */
 } eng_jerry_state_t;
 
 /* The selected instance; never NULL (an empty, uninitialised state when none is selected). */
@@ -122,8 +128,14 @@ void eng_jerry_free(void *ptr, size_t size);
 void eng_jerry_promises_init(void);
 void eng_jerry_promises_free(void);
 
+/* Frees eng_record's key sets and their names (the instance's teardown). */
+void eng_jerry_keysets_free(void);
+
 /* Engine internals with no public API (eng_jerry_private.c). */
 bool eng_jerry_private_pending_jobs(void);
+/* Adds the data property name = value (enumerable, writable, configurable) to an ordinary,
+ * extensible object that has no property of that name: the caller's own fresh object. */
+void eng_jerry_private_define_new(jerry_value_t object, jerry_value_t name, jerry_value_t value);
 void eng_jerry_private_reset_peak(void);
 /* "NAME=value;..." for every configuration switch that changes the snapshot format. */
 const char *eng_jerry_private_config(void);

@@ -89,10 +89,6 @@ eng_value_t rt_ble_js_packet(const rt_ble_ad_t *ad)
 		.has_flags = f.has_flags, .flags = f.flags,
 	};
 	eng_value_t v = api_make_BlePacket(&p);
-	/* The generated maker leaves byte fields to the service (they are ArrayBuffers). */
-	if (f.has_manuf) {
-		rt_ble_js_set(v, "manufData", rt_ble_js_buffer(f.manuf.data, f.manuf.len));
-	}
 	rt_ble_js_fields_release(&f);
 	return v;
 }

@@ -157,10 +157,6 @@ static void on_scan(const rt_event_t *event)
 	r.addr.len = HAL_BLE_ADDR_LEN;
 	memcpy(r.addr.data, e.rx.addr, HAL_BLE_ADDR_LEN);
 	eng_value_t record = api_make_ScanRecord(&r);
-	rt_ble_js_set(record, "addr", rt_ble_js_buffer(r.addr.data, r.addr.len));
-	if (f.has_manuf) {
-		rt_ble_js_set(record, "manufData", rt_ble_js_buffer(f.manuf.data, f.manuf.len));
-	}
 	rt_ble_js_fields_release(&f);
 	eng_value_t fn = eng_ref_get(st->scan_callback);
 	rt_loop_invoke(fn, &record, 1);

@@ -22,6 +22,12 @@ static struct rt_timer *records(void)
 	return rt_device()->timers.records;
 }
 
+/* The records that may be in use: those below the highest ever taken since the reset. */
+static size_t used_top(void)
+{
+	return rt_device()->timers.top;
+}
+
 static void timer_finalize(void *ptr)
 {
 	/* Only a timer that is not running can be collected (a running one is referenced), and
@@ -35,7 +41,7 @@ const eng_native_type_t rt_timer_native_type = {"timer", timer_finalize};
 uint32_t rt_timers_running(void)
 {
 	uint32_t n = 0;
-	for (size_t i = 0; i < CONFIG_BEACON_MAX_TIMER_HANDLES; i++) {
+	for (size_t i = 0; i < used_top(); i++) {
 		n += records()[i].in_use && records()[i].state == TIMER_RUNNING;
 	}
 	return n;
@@ -44,7 +50,7 @@ uint32_t rt_timers_running(void)
 uint32_t rt_timers_records(void)
 {
 	uint32_t n = 0;
-	for (size_t i = 0; i < CONFIG_BEACON_MAX_TIMER_HANDLES; i++) {
+	for (size_t i = 0; i < used_top(); i++) {
 		n += records()[i].in_use;
 	}
 	return n;
@@ -60,6 +66,7 @@ void rt_timers_reset(void)
 		 * write into records reused by the next app. */
 		memset(&records()[i], 0, sizeof(records()[i]));
 	}
+	rt_device()->timers.top = 0;
 }
 
 static struct rt_timer *find_free(void)
@@ -131,6 +138,9 @@ static eng_value_t start_timer(timer_kind_t kind, size_t proto, double interval_
 	}
 	memset(t, 0, sizeof(*t));
 	t->in_use = true;
+	if ((size_t)(t - records()) >= used_top()) {
+		rt_device()->timers.top = (uint16_t)(t - records() + 1);
+	}
 	t->kind = (uint8_t)kind;
 	t->state = TIMER_STOPPED;
 	t->interval_ms = interval_ms;
@@ -159,7 +169,7 @@ static void settle_end(eng_value_t handle)
 static struct rt_timer *earliest_due(uint64_t now)
 {
 	struct rt_timer *t = NULL;
-	for (size_t i = 0; i < CONFIG_BEACON_MAX_TIMER_HANDLES; i++) {
+	for (size_t i = 0; i < used_top(); i++) {
 		struct rt_timer *c = &records()[i];
 		if (c->in_use && c->state == TIMER_RUNNING && c->deadline <= now &&
 		    (t == NULL || c->deadline < t->deadline ||
@@ -240,7 +250,7 @@ bool rt_timers_run_one_due(uint64_t now)
 uint64_t rt_timers_next_deadline(void)
 {
 	uint64_t next = HAL_CLOCK_FOREVER;
-	for (size_t i = 0; i < CONFIG_BEACON_MAX_TIMER_HANDLES; i++) {
+	for (size_t i = 0; i < used_top(); i++) {
 		if (records()[i].in_use && records()[i].state == TIMER_RUNNING && records()[i].deadline < next) {
 			next = records()[i].deadline;
 		}

@@ -30,6 +30,9 @@ struct rt_timer {
 
 typedef struct {
 	struct rt_timer records[CONFIG_BEACON_MAX_TIMER_HANDLES];
+	/* No record at or above this index has been used since the reset: the loop looks for due
+	 * timers after every event, and an app has a few timers, not CONFIG_BEACON_MAX_TIMER_HANDLES. */
+	uint16_t top;
 } rt_timers_state_t;
 
 /* The earliest running timer due at or before now: its deadline and start order. */

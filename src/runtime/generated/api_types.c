@@ -26,260 +26,305 @@ const eng_native_type_t *const api_proto_native_types[API_PROTO_COUNT] = {
 
 eng_value_t api_make_MemStats(const rt_MemStats_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[4] = {"total", "used", "free", "peak"};
+	static const eng_keys_t keys = {names, 4};
+	eng_field_t fields[4] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	{ eng_value_t v = eng_number(value->total); eng_set(object, "total", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->used); eng_set(object, "used", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->free); eng_set(object, "free", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->peak); eng_set(object, "peak", v); eng_release(v); }
-	return object;
+	fields[0].kind = ENG_FIELD_NUMBER; fields[0].as.number = value->total;
+	fields[1].kind = ENG_FIELD_NUMBER; fields[1].as.number = value->used;
+	fields[2].kind = ENG_FIELD_NUMBER; fields[2].as.number = value->free;
+	fields[3].kind = ENG_FIELD_NUMBER; fields[3].as.number = value->peak;
+	return eng_record(&keys, fields);
 }
 
 eng_value_t api_make_BlePacket(const rt_BlePacket_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[6] = {"name", "serviceData", "serviceUUIDs", "txPower", "flags", "manufData"};
+	static const eng_keys_t keys = {names, 6};
+	eng_field_t fields[6] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	if (value->has_name) { eng_value_t v = value->name; eng_set(object, "name", v); }
-	if (value->has_serviceData) { eng_value_t v = value->serviceData; eng_set(object, "serviceData", v); }
-	if (value->has_serviceUUIDs) { eng_value_t v = value->serviceUUIDs; eng_set(object, "serviceUUIDs", v); }
-	if (value->has_txPower) { eng_value_t v = eng_number(value->txPower); eng_set(object, "txPower", v); eng_release(v); }
-	if (value->has_flags) { eng_value_t v = eng_number(value->flags); eng_set(object, "flags", v); eng_release(v); }
-	return object;
+	if (value->has_name) { fields[0].kind = ENG_FIELD_VALUE; fields[0].as.value = value->name; }
+	if (value->has_serviceData) { fields[1].kind = ENG_FIELD_VALUE; fields[1].as.value = value->serviceData; }
+	if (value->has_serviceUUIDs) { fields[2].kind = ENG_FIELD_VALUE; fields[2].as.value = value->serviceUUIDs; }
+	if (value->has_txPower) { fields[3].kind = ENG_FIELD_NUMBER; fields[3].as.number = value->txPower; }
+	if (value->has_flags) { fields[4].kind = ENG_FIELD_NUMBER; fields[4].as.number = value->flags; }
+	if (value->has_manufData) { fields[5].kind = ENG_FIELD_BYTES; fields[5].as.bytes.data = value->manufData.data; fields[5].as.bytes.len = value->manufData.len; }
+	return eng_record(&keys, fields);
 }
 
 eng_value_t api_make_ScanRecord(const rt_ScanRecord_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[11] = {"rssi", "channel", "scanResponse", "connectable", "name", "serviceData", "serviceUUIDs", "txPower", "flags", "addr", "manufData"};
+	static const eng_keys_t keys = {names, 11};
+	eng_field_t fields[11] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	{ eng_value_t v = eng_number(value->rssi); eng_set(object, "rssi", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->channel); eng_set(object, "channel", v); eng_release(v); }
-	{ eng_value_t v = eng_boolean(value->scanResponse); eng_set(object, "scanResponse", v); eng_release(v); }
-	{ eng_value_t v = eng_boolean(value->connectable); eng_set(object, "connectable", v); eng_release(v); }
-	if (value->has_name) { eng_value_t v = value->name; eng_set(object, "name", v); }
-	if (value->has_serviceData) { eng_value_t v = value->serviceData; eng_set(object, "serviceData", v); }
-	if (value->has_serviceUUIDs) { eng_value_t v = value->serviceUUIDs; eng_set(object, "serviceUUIDs", v); }
-	if (value->has_txPower) { eng_value_t v = eng_number(value->txPower); eng_set(object, "txPower", v); eng_release(v); }
-	if (value->has_flags) { eng_value_t v = eng_number(value->flags); eng_set(object, "flags", v); eng_release(v); }
-	return object;
+	fields[0].kind = ENG_FIELD_NUMBER; fields[0].as.number = value->rssi;
+	fields[1].kind = ENG_FIELD_NUMBER; fields[1].as.number = value->channel;
+	fields[2].kind = ENG_FIELD_BOOLEAN; fields[2].as.boolean = value->scanResponse;
+	fields[3].kind = ENG_FIELD_BOOLEAN; fields[3].as.boolean = value->connectable;
+	if (value->has_name) { fields[4].kind = ENG_FIELD_VALUE; fields[4].as.value = value->name; }
+	if (value->has_serviceData) { fields[5].kind = ENG_FIELD_VALUE; fields[5].as.value = value->serviceData; }
+	if (value->has_serviceUUIDs) { fields[6].kind = ENG_FIELD_VALUE; fields[6].as.value = value->serviceUUIDs; }
+	if (value->has_txPower) { fields[7].kind = ENG_FIELD_NUMBER; fields[7].as.number = value->txPower; }
+	if (value->has_flags) { fields[8].kind = ENG_FIELD_NUMBER; fields[8].as.number = value->flags; }
+	fields[9].kind = ENG_FIELD_BYTES; fields[9].as.bytes.data = value->addr.data; fields[9].as.bytes.len = value->addr.len;
+	if (value->has_manufData) { fields[10].kind = ENG_FIELD_BYTES; fields[10].as.bytes.data = value->manufData.data; fields[10].as.bytes.len = value->manufData.len; }
+	return eng_record(&keys, fields);
 }
 
 eng_value_t api_make_ScanOptions(const rt_ScanOptions_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[5] = {"passive", "scanRequests", "interval", "window", "deduplicate"};
+	static const eng_keys_t keys = {names, 5};
+	eng_field_t fields[5] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	if (value->has_passive) { eng_value_t v = eng_boolean(value->passive); eng_set(object, "passive", v); eng_release(v); }
-	if (value->has_scanRequests) { eng_value_t v = eng_boolean(value->scanRequests); eng_set(object, "scanRequests", v); eng_release(v); }
-	if (value->has_interval) { eng_value_t v = eng_number(value->interval); eng_set(object, "interval", v); eng_release(v); }
-	if (value->has_window) { eng_value_t v = eng_number(value->window); eng_set(object, "window", v); eng_release(v); }
-	if (value->has_deduplicate) { eng_value_t v = eng_boolean(value->deduplicate); eng_set(object, "deduplicate", v); eng_release(v); }
-	return object;
+	if (value->has_passive) { fields[0].kind = ENG_FIELD_BOOLEAN; fields[0].as.boolean = value->passive; }
+	if (value->has_scanRequests) { fields[1].kind = ENG_FIELD_BOOLEAN; fields[1].as.boolean = value->scanRequests; }
+	if (value->has_interval) { fields[2].kind = ENG_FIELD_NUMBER; fields[2].as.number = value->interval; }
+	if (value->has_window) { fields[3].kind = ENG_FIELD_NUMBER; fields[3].as.number = value->window; }
+	if (value->has_deduplicate) { fields[4].kind = ENG_FIELD_BOOLEAN; fields[4].as.boolean = value->deduplicate; }
+	return eng_record(&keys, fields);
 }
 
 eng_value_t api_make_ParsedPacket(const rt_ParsedPacket_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[1] = {"type"};
+	static const eng_keys_t keys = {names, 1};
+	eng_field_t fields[1] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	{ eng_value_t v = value->type; eng_set(object, "type", v); }
-	return object;
+	fields[0].kind = ENG_FIELD_VALUE; fields[0].as.value = value->type;
+	return eng_record(&keys, fields);
 }
 
 eng_value_t api_make_EnqueueOptions(const rt_EnqueueOptions_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[1] = {"volatile"};
+	static const eng_keys_t keys = {names, 1};
+	eng_field_t fields[1] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	if (value->has_volatile) { eng_value_t v = eng_boolean(value->volatile_); eng_set(object, "volatile", v); eng_release(v); }
-	return object;
+	if (value->has_volatile) { fields[0].kind = ENG_FIELD_BOOLEAN; fields[0].as.boolean = value->volatile_; }
+	return eng_record(&keys, fields);
 }
 
 eng_value_t api_make_CloudMessage(const rt_CloudMessage_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[3] = {"type", "ts", "payload"};
+	static const eng_keys_t keys = {names, 3};
+	eng_field_t fields[3] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	{ eng_value_t v = value->type; eng_set(object, "type", v); }
-	{ eng_value_t v = eng_number(value->ts); eng_set(object, "ts", v); eng_release(v); }
-	{ eng_value_t v = value->payload; eng_set(object, "payload", v); }
-	return object;
+	fields[0].kind = ENG_FIELD_VALUE; fields[0].as.value = value->type;
+	fields[1].kind = ENG_FIELD_NUMBER; fields[1].as.number = value->ts;
+	fields[2].kind = ENG_FIELD_VALUE; fields[2].as.value = value->payload;
+	return eng_record(&keys, fields);
 }
 
 eng_value_t api_make_Position(const rt_Position_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[10] = {"lat", "long", "speed", "alt", "head", "prec", "diff", "ts", "sat", "mock"};
+	static const eng_keys_t keys = {names, 10};
+	eng_field_t fields[10] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	{ eng_value_t v = eng_number(value->lat); eng_set(object, "lat", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->long_); eng_set(object, "long", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->speed); eng_set(object, "speed", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->alt); eng_set(object, "alt", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->head); eng_set(object, "head", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->prec); eng_set(object, "prec", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->diff); eng_set(object, "diff", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->ts); eng_set(object, "ts", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->sat); eng_set(object, "sat", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->mock); eng_set(object, "mock", v); eng_release(v); }
-	return object;
+	fields[0].kind = ENG_FIELD_NUMBER; fields[0].as.number = value->lat;
+	fields[1].kind = ENG_FIELD_NUMBER; fields[1].as.number = value->long_;
+	fields[2].kind = ENG_FIELD_NUMBER; fields[2].as.number = value->speed;
+	fields[3].kind = ENG_FIELD_NUMBER; fields[3].as.number = value->alt;
+	fields[4].kind = ENG_FIELD_NUMBER; fields[4].as.number = value->head;
+	fields[5].kind = ENG_FIELD_NUMBER; fields[5].as.number = value->prec;
+	fields[6].kind = ENG_FIELD_NUMBER; fields[6].as.number = value->diff;
+	fields[7].kind = ENG_FIELD_NUMBER; fields[7].as.number = value->ts;
+	fields[8].kind = ENG_FIELD_NUMBER; fields[8].as.number = value->sat;
+	fields[9].kind = ENG_FIELD_NUMBER; fields[9].as.number = value->mock;
+	return eng_record(&keys, fields);
 }
 
 eng_value_t api_make_LatLong(const rt_LatLong_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[2] = {"lat", "long"};
+	static const eng_keys_t keys = {names, 2};
+	eng_field_t fields[2] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	{ eng_value_t v = eng_number(value->lat); eng_set(object, "lat", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->long_); eng_set(object, "long", v); eng_release(v); }
-	return object;
+	fields[0].kind = ENG_FIELD_NUMBER; fields[0].as.number = value->lat;
+	fields[1].kind = ENG_FIELD_NUMBER; fields[1].as.number = value->long_;
+	return eng_record(&keys, fields);
 }
 
 eng_value_t api_make_MockPosition(const rt_MockPosition_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[7] = {"lat", "long", "speed", "alt", "head", "prec", "sat"};
+	static const eng_keys_t keys = {names, 7};
+	eng_field_t fields[7] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	{ eng_value_t v = eng_number(value->lat); eng_set(object, "lat", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->long_); eng_set(object, "long", v); eng_release(v); }
-	if (value->has_speed) { eng_value_t v = eng_number(value->speed); eng_set(object, "speed", v); eng_release(v); }
-	if (value->has_alt) { eng_value_t v = eng_number(value->alt); eng_set(object, "alt", v); eng_release(v); }
-	if (value->has_head) { eng_value_t v = eng_number(value->head); eng_set(object, "head", v); eng_release(v); }
-	if (value->has_prec) { eng_value_t v = eng_number(value->prec); eng_set(object, "prec", v); eng_release(v); }
-	if (value->has_sat) { eng_value_t v = eng_number(value->sat); eng_set(object, "sat", v); eng_release(v); }
-	return object;
+	fields[0].kind = ENG_FIELD_NUMBER; fields[0].as.number = value->lat;
+	fields[1].kind = ENG_FIELD_NUMBER; fields[1].as.number = value->long_;
+	if (value->has_speed) { fields[2].kind = ENG_FIELD_NUMBER; fields[2].as.number = value->speed; }
+	if (value->has_alt) { fields[3].kind = ENG_FIELD_NUMBER; fields[3].as.number = value->alt; }
+	if (value->has_head) { fields[4].kind = ENG_FIELD_NUMBER; fields[4].as.number = value->head; }
+	if (value->has_prec) { fields[5].kind = ENG_FIELD_NUMBER; fields[5].as.number = value->prec; }
+	if (value->has_sat) { fields[6].kind = ENG_FIELD_NUMBER; fields[6].as.number = value->sat; }
+	return eng_record(&keys, fields);
 }
 
 eng_value_t api_make_LocationOptions(const rt_LocationOptions_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[4] = {"timeout", "minInterval", "minDistance", "maxFixWait"};
+	static const eng_keys_t keys = {names, 4};
+	eng_field_t fields[4] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	if (value->has_timeout) { eng_value_t v = eng_number(value->timeout); eng_set(object, "timeout", v); eng_release(v); }
-	if (value->has_minInterval) { eng_value_t v = eng_number(value->minInterval); eng_set(object, "minInterval", v); eng_release(v); }
-	if (value->has_minDistance) { eng_value_t v = eng_number(value->minDistance); eng_set(object, "minDistance", v); eng_release(v); }
-	if (value->has_maxFixWait && (0x4 & (1u << bit))) { eng_value_t v = eng_number(value->maxFixWait); eng_set(object, "maxFixWait", v); eng_release(v); }
-	return object;
+	if (value->has_timeout) { fields[0].kind = ENG_FIELD_NUMBER; fields[0].as.number = value->timeout; }
+	if (value->has_minInterval) { fields[1].kind = ENG_FIELD_NUMBER; fields[1].as.number = value->minInterval; }
+	if (value->has_minDistance) { fields[2].kind = ENG_FIELD_NUMBER; fields[2].as.number = value->minDistance; }
+	if (value->has_maxFixWait && (0x4 & (1u << bit))) { fields[3].kind = ENG_FIELD_NUMBER; fields[3].as.number = value->maxFixWait; }
+	return eng_record(&keys, fields);
 }
 
 eng_value_t api_make_ModemOperator(const rt_ModemOperator_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[3] = {"name", "type", "status"};
+	static const eng_keys_t keys = {names, 3};
+	eng_field_t fields[3] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	{ eng_value_t v = value->name; eng_set(object, "name", v); }
-	{ eng_value_t v = value->type; eng_set(object, "type", v); }
-	{ eng_value_t v = value->status; eng_set(object, "status", v); }
-	return object;
+	fields[0].kind = ENG_FIELD_VALUE; fields[0].as.value = value->name;
+	fields[1].kind = ENG_FIELD_VALUE; fields[1].as.value = value->type;
+	fields[2].kind = ENG_FIELD_VALUE; fields[2].as.value = value->status;
+	return eng_record(&keys, fields);
 }
 
 eng_value_t api_make_NetworkStatus(const rt_NetworkStatus_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[11] = {"name", "signal", "rssi", "rsrp", "rsrq", "mcc", "mnc", "lac", "cell", "tech", "band"};
+	static const eng_keys_t keys = {names, 11};
+	eng_field_t fields[11] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	{ eng_value_t v = value->name; eng_set(object, "name", v); }
-	{ eng_value_t v = eng_number(value->signal); eng_set(object, "signal", v); eng_release(v); }
-	if (value->has_rssi && (0x6 & (1u << bit))) { eng_value_t v = eng_number(value->rssi); eng_set(object, "rssi", v); eng_release(v); }
-	if (value->has_rsrp && (0x6 & (1u << bit))) { eng_value_t v = eng_number(value->rsrp); eng_set(object, "rsrp", v); eng_release(v); }
-	if (value->has_rsrq && (0x6 & (1u << bit))) { eng_value_t v = eng_number(value->rsrq); eng_set(object, "rsrq", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->mcc); eng_set(object, "mcc", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->mnc); eng_set(object, "mnc", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->lac); eng_set(object, "lac", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->cell); eng_set(object, "cell", v); eng_release(v); }
-	{ eng_value_t v = value->tech; eng_set(object, "tech", v); }
-	{ eng_value_t v = value->band; eng_set(object, "band", v); }
-	return object;
+	fields[0].kind = ENG_FIELD_VALUE; fields[0].as.value = value->name;
+	fields[1].kind = ENG_FIELD_NUMBER; fields[1].as.number = value->signal;
+	if (value->has_rssi && (0x6 & (1u << bit))) { fields[2].kind = ENG_FIELD_NUMBER; fields[2].as.number = value->rssi; }
+	if (value->has_rsrp && (0x6 & (1u << bit))) { fields[3].kind = ENG_FIELD_NUMBER; fields[3].as.number = value->rsrp; }
+	if (value->has_rsrq && (0x6 & (1u << bit))) { fields[4].kind = ENG_FIELD_NUMBER; fields[4].as.number = value->rsrq; }
+	fields[5].kind = ENG_FIELD_NUMBER; fields[5].as.number = value->mcc;
+	fields[6].kind = ENG_FIELD_NUMBER; fields[6].as.number = value->mnc;
+	fields[7].kind = ENG_FIELD_NUMBER; fields[7].as.number = value->lac;
+	fields[8].kind = ENG_FIELD_NUMBER; fields[8].as.number = value->cell;
+	fields[9].kind = ENG_FIELD_VALUE; fields[9].as.value = value->tech;
+	fields[10].kind = ENG_FIELD_VALUE; fields[10].as.value = value->band;
+	return eng_record(&keys, fields);
 }
 
 eng_value_t api_make_ModemInfo(const rt_ModemInfo_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[3] = {"iccid", "imei", "imsi"};
+	static const eng_keys_t keys = {names, 3};
+	eng_field_t fields[3] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	{ eng_value_t v = value->iccid; eng_set(object, "iccid", v); }
-	{ eng_value_t v = value->imei; eng_set(object, "imei", v); }
-	{ eng_value_t v = value->imsi; eng_set(object, "imsi", v); }
-	return object;
+	fields[0].kind = ENG_FIELD_VALUE; fields[0].as.value = value->iccid;
+	fields[1].kind = ENG_FIELD_VALUE; fields[1].as.value = value->imei;
+	fields[2].kind = ENG_FIELD_VALUE; fields[2].as.value = value->imsi;
+	return eng_record(&keys, fields);
 }
 
 eng_value_t api_make_NdefRecord(const rt_NdefRecord_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[5] = {"recordType", "text", "uri", "type", "data"};
+	static const eng_keys_t keys = {names, 5};
+	eng_field_t fields[5] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	{ eng_value_t v = eng_number(value->recordType); eng_set(object, "recordType", v); eng_release(v); }
-	if (value->has_text) { eng_value_t v = value->text; eng_set(object, "text", v); }
-	if (value->has_uri) { eng_value_t v = value->uri; eng_set(object, "uri", v); }
-	if (value->has_type) { eng_value_t v = value->type; eng_set(object, "type", v); }
-	if (value->has_data) { eng_value_t v = value->data; eng_set(object, "data", v); }
-	return object;
+	fields[0].kind = ENG_FIELD_NUMBER; fields[0].as.number = value->recordType;
+	if (value->has_text) { fields[1].kind = ENG_FIELD_VALUE; fields[1].as.value = value->text; }
+	if (value->has_uri) { fields[2].kind = ENG_FIELD_VALUE; fields[2].as.value = value->uri; }
+	if (value->has_type) { fields[3].kind = ENG_FIELD_VALUE; fields[3].as.value = value->type; }
+	if (value->has_data) { fields[4].kind = ENG_FIELD_VALUE; fields[4].as.value = value->data; }
+	return eng_record(&keys, fields);
 }
 
 eng_value_t api_make_AccelVector(const rt_AccelVector_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[3] = {"x", "y", "z"};
+	static const eng_keys_t keys = {names, 3};
+	eng_field_t fields[3] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	{ eng_value_t v = eng_number(value->x); eng_set(object, "x", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->y); eng_set(object, "y", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->z); eng_set(object, "z", v); eng_release(v); }
-	return object;
+	fields[0].kind = ENG_FIELD_NUMBER; fields[0].as.number = value->x;
+	fields[1].kind = ENG_FIELD_NUMBER; fields[1].as.number = value->y;
+	fields[2].kind = ENG_FIELD_NUMBER; fields[2].as.number = value->z;
+	return eng_record(&keys, fields);
 }
 
 eng_value_t api_make_RotationVector(const rt_RotationVector_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[3] = {"x", "y", "z"};
+	static const eng_keys_t keys = {names, 3};
+	eng_field_t fields[3] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	{ eng_value_t v = eng_number(value->x); eng_set(object, "x", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->y); eng_set(object, "y", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->z); eng_set(object, "z", v); eng_release(v); }
-	return object;
+	fields[0].kind = ENG_FIELD_NUMBER; fields[0].as.number = value->x;
+	fields[1].kind = ENG_FIELD_NUMBER; fields[1].as.number = value->y;
+	fields[2].kind = ENG_FIELD_NUMBER; fields[2].as.number = value->z;
+	return eng_record(&keys, fields);
 }
 
 eng_value_t api_make_Orientation(const rt_Orientation_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[2] = {"orient", "side"};
+	static const eng_keys_t keys = {names, 2};
+	eng_field_t fields[2] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	if (value->has_orient) { eng_value_t v = value->orient; eng_set(object, "orient", v); }
-	if (value->has_side) { eng_value_t v = value->side; eng_set(object, "side", v); }
-	return object;
+	if (value->has_orient) { fields[0].kind = ENG_FIELD_VALUE; fields[0].as.value = value->orient; }
+	if (value->has_side) { fields[1].kind = ENG_FIELD_VALUE; fields[1].as.value = value->side; }
+	return eng_record(&keys, fields);
 }
 
 eng_value_t api_make_StorageStats(const rt_StorageStats_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[3] = {"total", "used", "free"};
+	static const eng_keys_t keys = {names, 3};
+	eng_field_t fields[3] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	{ eng_value_t v = eng_number(value->total); eng_set(object, "total", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->used); eng_set(object, "used", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->free); eng_set(object, "free", v); eng_release(v); }
-	return object;
+	fields[0].kind = ENG_FIELD_NUMBER; fields[0].as.number = value->total;
+	fields[1].kind = ENG_FIELD_NUMBER; fields[1].as.number = value->used;
+	fields[2].kind = ENG_FIELD_NUMBER; fields[2].as.number = value->free;
+	return eng_record(&keys, fields);
 }
 
 eng_value_t api_make_UwbOptions(const rt_UwbOptions_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[5] = {"timeout", "mode", "panId", "minDistance", "maxDistance"};
+	static const eng_keys_t keys = {names, 5};
+	eng_field_t fields[5] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	if (value->has_timeout) { eng_value_t v = eng_number(value->timeout); eng_set(object, "timeout", v); eng_release(v); }
-	if (value->has_mode) { eng_value_t v = eng_number(value->mode); eng_set(object, "mode", v); eng_release(v); }
-	if (value->has_panId) { eng_value_t v = eng_number(value->panId); eng_set(object, "panId", v); eng_release(v); }
-	if (value->has_minDistance) { eng_value_t v = eng_number(value->minDistance); eng_set(object, "minDistance", v); eng_release(v); }
-	if (value->has_maxDistance) { eng_value_t v = eng_number(value->maxDistance); eng_set(object, "maxDistance", v); eng_release(v); }
-	return object;
+	if (value->has_timeout) { fields[0].kind = ENG_FIELD_NUMBER; fields[0].as.number = value->timeout; }
+	if (value->has_mode) { fields[1].kind = ENG_FIELD_NUMBER; fields[1].as.number = value->mode; }
+	if (value->has_panId) { fields[2].kind = ENG_FIELD_NUMBER; fields[2].as.number = value->panId; }
+	if (value->has_minDistance) { fields[3].kind = ENG_FIELD_NUMBER; fields[3].as.number = value->minDistance; }
+	if (value->has_maxDistance) { fields[4].kind = ENG_FIELD_NUMBER; fields[4].as.number = value->maxDistance; }
+	return eng_record(&keys, fields);
 }
 
 eng_value_t api_make_UwbMeasurement(const rt_UwbMeasurement_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[3] = {"id", "dist", "lqi"};
+	static const eng_keys_t keys = {names, 3};
+	eng_field_t fields[3] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	{ eng_value_t v = value->id; eng_set(object, "id", v); }
-	{ eng_value_t v = eng_number(value->dist); eng_set(object, "dist", v); eng_release(v); }
-	{ eng_value_t v = eng_number(value->lqi); eng_set(object, "lqi", v); eng_release(v); }
-	return object;
+	fields[0].kind = ENG_FIELD_VALUE; fields[0].as.value = value->id;
+	fields[1].kind = ENG_FIELD_NUMBER; fields[1].as.number = value->dist;
+	fields[2].kind = ENG_FIELD_NUMBER; fields[2].as.number = value->lqi;
+	return eng_record(&keys, fields);
 }

@@ -20,41 +20,49 @@ const eng_native_type_t *const api_proto_native_types[API_PROTO_COUNT] = {
 
 eng_value_t api_make_DemoOptions(const rt_DemoOptions_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[2] = {"passive", "window"};
+	static const eng_keys_t keys = {names, 2};
+	eng_field_t fields[2] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	if (value->has_passive) { eng_value_t v = eng_boolean(value->passive); eng_set(object, "passive", v); eng_release(v); }
-	if (value->has_window) { eng_value_t v = eng_number(value->window); eng_set(object, "window", v); eng_release(v); }
-	return object;
+	if (value->has_passive) { fields[0].kind = ENG_FIELD_BOOLEAN; fields[0].as.boolean = value->passive; }
+	if (value->has_window) { fields[1].kind = ENG_FIELD_NUMBER; fields[1].as.number = value->window; }
+	return eng_record(&keys, fields);
 }
 
 eng_value_t api_make_DemoStats(const rt_DemoStats_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[3] = {"count", "ok", "name"};
+	static const eng_keys_t keys = {names, 3};
+	eng_field_t fields[3] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	{ eng_value_t v = eng_number(value->count); eng_set(object, "count", v); eng_release(v); }
-	{ eng_value_t v = eng_boolean(value->ok); eng_set(object, "ok", v); eng_release(v); }
-	if (value->has_name && (0x4 & (1u << bit))) { eng_value_t v = value->name; eng_set(object, "name", v); }
-	return object;
+	fields[0].kind = ENG_FIELD_NUMBER; fields[0].as.number = value->count;
+	fields[1].kind = ENG_FIELD_BOOLEAN; fields[1].as.boolean = value->ok;
+	if (value->has_name && (0x4 & (1u << bit))) { fields[2].kind = ENG_FIELD_VALUE; fields[2].as.value = value->name; }
+	return eng_record(&keys, fields);
 }
 
 eng_value_t api_make_DemoSpot(const rt_DemoSpot_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[3] = {"x", "long", "y"};
+	static const eng_keys_t keys = {names, 3};
+	eng_field_t fields[3] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	{ eng_value_t v = eng_number(value->x); eng_set(object, "x", v); eng_release(v); }
-	if (value->has_long) { eng_value_t v = eng_number(value->long_); eng_set(object, "long", v); eng_release(v); }
-	if (value->has_y) { eng_value_t v = eng_number(value->y); eng_set(object, "y", v); eng_release(v); }
-	return object;
+	fields[0].kind = ENG_FIELD_NUMBER; fields[0].as.number = value->x;
+	if (value->has_long) { fields[1].kind = ENG_FIELD_NUMBER; fields[1].as.number = value->long_; }
+	if (value->has_y) { fields[2].kind = ENG_FIELD_NUMBER; fields[2].as.number = value->y; }
+	return eng_record(&keys, fields);
 }
 
 eng_value_t api_make_DemoItem(const rt_DemoItem_t *value)
 {
-	eng_value_t object = eng_object();
+	static const char *const names[1] = {"id"};
+	static const eng_keys_t keys = {names, 1};
+	eng_field_t fields[1] = {0};
 	int bit = rt_api_version_bit();
 	(void)bit;
-	{ eng_value_t v = eng_number(value->id); eng_set(object, "id", v); eng_release(v); }
-	return object;
+	fields[0].kind = ENG_FIELD_NUMBER; fields[0].as.number = value->id;
+	return eng_record(&keys, fields);
 }
