@@ -8,7 +8,7 @@
 //
 // The page's panels are modules of their own: the editor (editor.ts), the console
 // (consoleView.ts), the devices (deviceView.ts, energyView.ts), the air and the trace
-// (tracePanels.ts); the world runs in a worker (simWorker.ts, worker.ts, energyWorld.ts); page.ts
+// (tracePanels.ts), the run's progress (progressView.ts); the world runs in a worker (simWorker.ts, worker.ts, energyWorld.ts); page.ts
 // holds what they share. This module builds, runs, loads and saves, and starts the page.
 import { scriptTracks, TraceRecord } from '../src/studio/records';
 import { DeviceInfo, Speed, WorldEnd } from '../src/studio/world';
@@ -16,6 +16,7 @@ import { clearConsole, consoleLine, flushConsole, onOutput } from './consoleView
 import { DeviceView } from './deviceView';
 import { editor, setApi, setSource, showProblems } from './editor';
 import { $, BuildReply, el, Info, Lowered, Pkg, post, setStatus, state } from './page';
+import { clearProgress, showProgress } from './progressView';
 import { worldFor } from './simWorker';
 import { air, clearTrace, drawAir, drawTimeline, flushTrace, onTrace } from './tracePanels';
 import type { FromWorker } from './worker';
@@ -98,6 +99,7 @@ async function run(): Promise<void> {
   state.now = 0;
   clearTrace();
   clearConsole();
+  clearProgress();
   const lowered = state.scenario?.lowered;
   // The packages by device, in the scenario's order (one for all without a scenario).
   const count = lowered ? Math.max(1, lowered.devices.length) : 1;
@@ -127,6 +129,8 @@ async function run(): Promise<void> {
 function onBatch(b: Extract<FromWorker, { op: 'batch' }>): void {
   if (b.run !== state.runId) return;
   if (b.energy.length > 0) onEnergy(b.energy);
+  // Also in the batch of a run the page stopped: the figures where it stopped.
+  if (b.progress) showProgress(b.progress);
   if (!state.running) {
     // The energy records of a run the page stopped come after the stop: drawn now.
     for (const v of state.views) v.flush();

@@ -3,7 +3,8 @@
 // message per slice. So the world never waits for the page to draw (the page draws at most once
 // per animation frame, on its own thread, from the latest state), and a click still reaches the
 // world within one slice: a fast run costs little more than the module's own work.
-import { DeviceInfo, OutputLine, Pacer, SimFactory, Speed, WasmWorld, WorldEnd } from '../src/studio/world';
+import { DeviceInfo, OutputLine, Pacer, SimFactory, Speed, SpeedMeter, WasmWorld, WorldEnd } from '../src/studio/world';
+import type { ProgressFigures } from '../src/world/progress';
 import { ENERGY_PERIOD_MS, isEnergyRecord, WorldEnergy } from './energyWorld';
 
 /** The state a device's controls start from. */
@@ -32,7 +33,7 @@ export type FromWorker =
   | { op: 'reply'; id: number; error?: string; devices?: DeviceInfo[]; starts?: DeviceStart[]; failed?: { index: number; reason: string }[] }
   /** energy: the world's energy records (energyWorld.ts), beside the trace; also in the last
    *  batch of a run the page stopped, which has nothing else. */
-  | { op: 'batch'; run: number; now: number; output: OutputLine[]; trace: string[]; energy: string[]; end?: WorldEnd; busyMs: number };
+  | { op: 'batch'; run: number; now: number; output: OutputLine[]; trace: string[]; energy: string[]; end?: WorldEnd; busyMs: number; progress?: ProgressFigures };
 
 interface WorkerScope {
   postMessage(m: FromWorker): void;
@@ -52,6 +53,12 @@ let lastNow = -1;
 /** Real time the world's work took in this run (the benchmark compares it with the whole Run). */
 let busyMs = 0;
 let timer: ReturnType<typeof setTimeout> | undefined;
+// The run's progress for the page's readout: measured here, where the world's work is timed, at
+// most PROGRESS_EVERY_MS apart (as beacon-sim's line), and at the run's end or Stop.
+const PROGRESS_EVERY_MS = 250;
+const meter = new SpeedMeter();
+let progress: ProgressFigures | undefined;
+let progressAt = 0;
 // Back-to-back slices as fast as possible: a message to ourselves is a task, so the page's
 // messages (Stop, a click) are handled between two slices; setTimeout(0) would be clamped to 4 ms.
 const slices = new MessageChannel();
@@ -59,20 +66,32 @@ const slices = new MessageChannel();
 /** The run that warms the engine's code up after loading (its output goes nowhere). */
 const WARM_RUN = -2;
 
+/** The progress figures, when their time has come (or `now`, before the world is closed). */
+function measure(now = false): void {
+  const t = performance.now();
+  if (!world || (!now && t < progressAt)) return;
+  progressAt = t + PROGRESS_EVERY_MS;
+  const deviceMs = world.now();
+  progress = { deviceMs, speed: meter.sample(t, deviceMs), alive: world.alive(), devices: world.deviceCount() };
+}
+
 function flush(end?: WorldEnd, now = world?.now() ?? 0): void {
   if (!world) return;
   if (run === WARM_RUN) {
     output = [];
     trace = [];
     energy = [];
+    progress = undefined;
     return;
   }
-  if (output.length === 0 && trace.length === 0 && energy.length === 0 && now === lastNow && end === undefined) return;
+  // New figures go out even when nothing else changed: the speed falls while the clock stands.
+  if (output.length === 0 && trace.length === 0 && energy.length === 0 && now === lastNow && end === undefined && !progress) return;
   lastNow = now;
-  scope.postMessage({ op: 'batch', run, now, output, trace, energy, busyMs, ...(end !== undefined ? { end } : {}) });
+  scope.postMessage({ op: 'batch', run, now, output, trace, energy, busyMs, ...(end !== undefined ? { end } : {}), ...(progress ? { progress } : {}) });
   output = [];
   trace = [];
   energy = [];
+  progress = undefined;
 }
 
 let warmUntil = 0;
@@ -93,12 +112,15 @@ function step(forRun: number): void {
     // beacon-sim frees the world when the run ends, and the apps' ends (advertisers stopping,
     // the NFC tag's message) are in its trace: so they are in the page's.
     const now = world!.now();
+    // The figures where the run ended: a closed world has no devices to count.
+    measure(true);
     worldEnergy.finish();
     world!.close();
     flush(end, now);
     pacer = undefined;
     return;
   }
+  measure();
   flush();
   if (pacer.speed === 'max') slices.port2.postMessage(forRun);
   // At a factor of real time, a slice per display frame or so: the Pacer runs the world to
@@ -157,6 +179,10 @@ function open(m: Extract<ToWorker, { op: 'open' }>): void {
   }));
   const failed = w.start();
   busyMs = performance.now() - t0;
+  // Measured from here, where the world starts to run; the first figures a moment later.
+  progress = undefined;
+  meter.start(performance.now(), w.now());
+  progressAt = performance.now() + PROGRESS_EVERY_MS;
   reply(m.id, { devices, starts, failed });
   pacer = new Pacer(w, () => performance.now());
   pacer.until = m.until;
@@ -228,6 +254,7 @@ scope.onmessage = (e: MessageEvent<ToWorker>) => {
           // panel still gets each device's last period and summary, as at the end of a run.
           worldEnergy.finish();
           const now = world.now();
+          measure(true);
           world.close();
           // What closing traced (the apps' ends) is not sent: the page's output ended at Stop.
           output = [];

@@ -11,7 +11,8 @@ import * as path from 'path';
 import { after, test } from 'node:test';
 import { beacon } from './boardRuns';
 import { ensureHostTools } from '../src/compiler';
-import { deviceClock, formatProgress, parseProgress, ProgressLine, PROGRESS_AFTER_MS } from '../src/cli/progress';
+import { formatProgress, parseProgress, ProgressLine, PROGRESS_AFTER_MS } from '../src/cli/progress';
+import { deviceClock, speedText } from '../src/world/progress';
 
 const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-fleet-run-'));
 after(() => fs.rmSync(tempDir, { recursive: true, force: true }));
@@ -98,6 +99,8 @@ test('the progress line: shown after a second, wiped before other output, in the
   assert.equal(deviceClock(3723000), '01:02:03');
   assert.equal(deviceClock(2 * 86400000 + 3723000), '2d 01:02:03');
   assert.equal(formatProgress({ deviceMs: 3723000, realMs: 1000, alive: 9, devices: 10 }), 'device time 01:02:03, 3723× real time, 9 of 10 devices alive');
+  // Slower than ×10 the decimal says something; far slower than real time is not shown as 0.
+  assert.deepEqual([12.6, 9.96, 2.46, 1, 0.046, 0].map(speedText), ['13', '10', '2.5', '1', '0.046', '0']);
   let now = 0;
   const written: string[] = [];
   const line = new ProgressLine({ write: (t: string) => written.push(t) }, () => now);

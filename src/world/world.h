@@ -263,6 +263,10 @@ typedef enum {
  * what an upload does. The buffer must outlive the run. Returns 0, or -1 with msg. */
 /* The state of a device's app as SMP's status answer names it: running, failed or stopped. */
 const char *world_app_state_name(const world_t *world, uint32_t index);
+/* How many devices are alive: powered (the battery not empty) and their app running, not
+ * stopped, failed or removed. What a long run's progress shows (the CLI's line, the studio's
+ * readout); one pass over the devices, cheap at a display's refresh rate. */
+uint32_t world_devices_alive(const world_t *world);
 
 int world_install(world_t *world, uint32_t index, const uint8_t *package, size_t len, char *msg,
 		  size_t msg_cap);

@@ -348,6 +348,16 @@ const char *world_app_state_name(const world_t *world, uint32_t index)
 	return rt_app_state_name((rt_app_state_t)world->devices[index].rt.app.state);
 }
 
+uint32_t world_devices_alive(const world_t *world)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < world->device_count; i++) {
+		const world_device_t *d = &world->devices[i];
+		n += !d->energy.empty && d->rt.app.state == RT_APP_RUNNING;
+	}
+	return n;
+}
+
 int world_install(world_t *world, uint32_t index, const uint8_t *package, size_t len, char *msg,
 		  size_t msg_cap)
 {

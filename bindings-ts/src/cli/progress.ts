@@ -1,6 +1,8 @@
 // The progress of a long `beacon run` in a terminal: beacon-sim writes its figures to a pipe
 // (--progress-fd, as its stderr is a pipe here) and this keeps one line on the terminal's stderr
-// up to date, wiped before any other message and at the end.
+// up to date, wiped before any other message and at the end. Its words are those of the studio
+// page's readout (world/progress.ts).
+import { progressText } from '../world/progress';
 
 /** The figures of one "progress DEVICE_MS REAL_MS ALIVE DEVICES" line of beacon-sim. */
 export interface Progress {
@@ -16,18 +18,8 @@ export function parseProgress(line: string): Progress | undefined {
   return { deviceMs: Number(m[1]), realMs: Number(m[2]), alive: Number(m[3]), devices: Number(m[4]) };
 }
 
-const pad = (n: number): string => String(n).padStart(2, '0');
-
-/** Device time as "03:04:05", or "2d 03:04:05" past a day. */
-export function deviceClock(ms: number): string {
-  const s = Math.floor(ms / 1000);
-  const hms = `${pad(Math.floor(s / 3600) % 24)}:${pad(Math.floor(s / 60) % 60)}:${pad(s % 60)}`;
-  return s >= 86400 ? `${Math.floor(s / 86400)}d ${hms}` : `${pad(Math.floor(s / 3600))}:${pad(Math.floor(s / 60) % 60)}:${pad(s % 60)}`;
-}
-
 export function formatProgress(p: Progress): string {
-  const speed = p.realMs > 0 ? Math.round(p.deviceMs / p.realMs) : 0;
-  return `device time ${deviceClock(p.deviceMs)}, ${speed}× real time, ${p.alive} of ${p.devices} device${p.devices === 1 ? '' : 's'} alive`;
+  return progressText({ deviceMs: p.deviceMs, speed: p.realMs > 0 ? p.deviceMs / p.realMs : 0, alive: p.alive, devices: p.devices });
 }
 
 /** A run shorter than this shows no progress. */

@@ -118,6 +118,7 @@ export class WasmWorld {
       studio_device_leds: ['number', ['number']],
       studio_device_resets: ['number', ['number']],
       studio_device_value: ['number', ['number', 'number']],
+      studio_devices_alive: ['number', []],
     };
     for (const [name, [ret, args]] of Object.entries(sig)) this.fn[name] = mod.cwrap(name, ret, args);
   }
@@ -241,6 +242,15 @@ export class WasmWorld {
     return rc === 0 ? undefined : (this.fn.studio_message() as string);
   }
 
+  deviceCount(): number {
+    return this.fn.studio_device_count() as number;
+  }
+
+  /** Devices powered whose app runs (world_devices_alive): one pass over the devices. */
+  alive(): number {
+    return this.fn.studio_devices_alive() as number;
+  }
+
   resets(index: number): number {
     return this.fn.studio_device_resets(index) as number;
   }
@@ -323,5 +333,32 @@ export class Pacer {
       this.world.idleUntil(this.present());
     }
     return end;
+  }
+}
+
+/**
+ * The speed a run goes at, measured: device time advanced per real time elapsed over the last
+ * few seconds (windowMs), or since the start when the run is younger. Measured rather than the
+ * speed asked for because a world may not keep up with it (a fleet at ×10), and as fast as
+ * possible has no number; over a window rather than the whole run so that a change of speed, or
+ * a world that slows as its apps get busy, shows within seconds.
+ */
+export class SpeedMeter {
+  private samples: { real: number; device: number }[] = [];
+
+  constructor(private readonly windowMs = 2000) {}
+
+  /** A new run, at real time `real` with the world's clock at `device`. */
+  start(real: number, device: number): void {
+    this.samples = [{ real, device }];
+  }
+
+  /** The world's clock is at `device` at real time `real`: the speed over the window. */
+  sample(real: number, device: number): number {
+    this.samples.push({ real, device });
+    // Drop the oldest while the next one still leaves a full window behind the newest.
+    while (this.samples.length > 2 && real - this.samples[1].real >= this.windowMs) this.samples.shift();
+    const first = this.samples[0];
+    return real > first.real ? (device - first.device) / (real - first.real) : 0;
   }
 }

@@ -32,17 +32,6 @@ bool host_progress_on(const host_progress_t *p)
 	return p->fd >= 0 || p->tty;
 }
 
-/* Devices with power whose app runs (not stopped, failed or removed). */
-static uint32_t alive(const world_t *w)
-{
-	uint32_t n = 0;
-	for (uint32_t i = 0; i < w->device_count; i++) {
-		const world_device_t *d = &w->devices[i];
-		n += !d->energy.empty && d->rt.app.state == RT_APP_RUNNING;
-	}
-	return n;
-}
-
 /* Device time as "2d 03:04:05" or "03:04:05". */
 static void clock_text(char *out, size_t cap, uint64_t ms)
 {
@@ -69,7 +58,7 @@ void host_progress_step(host_progress_t *p, world_t *world)
 	}
 	p->next_ms = now + EVERY_MS;
 	uint64_t real = now - p->start_ms;
-	uint32_t running = alive(world);
+	uint32_t running = world_devices_alive(world);
 	if (p->fd >= 0) {
 		dprintf(p->fd, "progress %llu %llu %u %u\n", (unsigned long long)world->now,
 			(unsigned long long)real, (unsigned)running, (unsigned)world->device_count);
@@ -79,8 +68,12 @@ void host_progress_step(host_progress_t *p, world_t *world)
 	clock_text(at, sizeof(at), world->now);
 	double speed = real ? (double)world->now / (double)real : 0.0;
 	fflush(stdout);
-	fprintf(stderr, "\r\033[Kdevice time %s, %.0f× real time, %u of %u device%s alive", at, speed,
-		(unsigned)running, (unsigned)world->device_count, world->device_count == 1 ? "" : "s");
+	/* Whole from ×10 up, two significant digits below: the words of `beacon run`'s line and the
+	 * studio's readout (bindings-ts/src/world/progress.ts, speedText). */
+	fprintf(stderr, speed >= 10.0 ? "\r\033[Kdevice time %s, %.0f× real time, %u of %u device%s alive"
+				      : "\r\033[Kdevice time %s, %.2g× real time, %u of %u device%s alive",
+		at, speed, (unsigned)running, (unsigned)world->device_count,
+		world->device_count == 1 ? "" : "s");
 	fflush(stderr);
 	p->shown = true;
 }

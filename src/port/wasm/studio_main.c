@@ -336,6 +336,12 @@ EMSCRIPTEN_KEEPALIVE uint32_t studio_device_leds(uint32_t index)
 	return world_open && index < world.device_count ? world.devices[index].profile->leds : 0;
 }
 
+/* Devices alive (world_devices_alive): the page's progress readout, a few times a second. */
+EMSCRIPTEN_KEEPALIVE uint32_t studio_devices_alive(void)
+{
+	return world_open ? world_devices_alive(&world) : 0;
+}
+
 EMSCRIPTEN_KEEPALIVE uint32_t studio_device_resets(uint32_t index)
 {
 	return world_open && index < world.device_count ? world.devices[index].resets : 0;

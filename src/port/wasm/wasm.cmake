@@ -12,6 +12,7 @@ set(BEACON_WASM_EXPORTS
     _studio_start _studio_failure _studio_run_until _studio_idle_until _studio_now _studio_next _studio_input
     _studio_check_package _studio_install _studio_device_count _studio_device_name
     _studio_device_profile _studio_device_leds _studio_device_resets _studio_device_value
+    _studio_devices_alive
     _malloc _free)
 list(JOIN BEACON_WASM_EXPORTS "," _beacon_wasm_exports)
 
