@@ -25,3 +25,12 @@ attempt('variable over 1 kB', () => cloud.setVar('v', text(1022)));
 for (let i = 1; i < 30; i++) cloud.setVar(`v${i}`, i);
 attempt('30 variables, one more', () => cloud.setVar('v30', 30));
 attempt('but an existing one', () => cloud.setVar('v29', 'changed'));
+// A long array is checked by its elements, not walked hole by hole: a function far out in a sparse
+// array is found at once, and the named properties JSON leaves out of an array do not count.
+const far: unknown[] = [];
+far[4000000000] = () => 1;
+attempt('a function far out in a sparse array', () => cloud.enqueue('f', far as unknown as object));
+const holes: unknown[] = [];
+holes[5000] = 1;
+(holes as unknown as { note: () => number }).note = () => 1;
+attempt('5,001 elements and a named function', () => cloud.enqueue('h', holes as unknown as object));

@@ -27,7 +27,19 @@ static long live_blocks, live_bytes;
 void *__real_malloc(size_t size);
 void *__real_calloc(size_t n, size_t size);
 void *__real_realloc(void *ptr, size_t size);
+void *__real_aligned_alloc(size_t alignment, size_t size);
 void __real_free(void *ptr);
+
+/* Duktape's heaps take their small blocks from aligned chunks (eng_duk_slab.h). */
+void *__wrap_aligned_alloc(size_t alignment, size_t size)
+{
+	void *p = __real_aligned_alloc(alignment, size);
+	if (p != NULL) {
+		live_blocks++;
+		live_bytes += (long)malloc_usable_size(p);
+	}
+	return p;
+}
 
 void *__wrap_malloc(size_t size)
 {

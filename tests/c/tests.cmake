@@ -55,6 +55,11 @@ foreach(_engine duktape jerryscript)
   endif()
 endforeach()
 
+# The small-block allocator of the host simulator's Duktape heaps: its own source, no engine.
+beacon_c_test(test_duk_slab duktape "${CMAKE_CURRENT_LIST_DIR}/test_duk_slab.c"
+              "${CMAKE_CURRENT_LIST_DIR}/../../src/engine/duktape/eng_duk_slab.c")
+target_include_directories(test_duk_slab_duktape PRIVATE "${CMAKE_CURRENT_LIST_DIR}/../../src/engine/duktape")
+
 # Runtime unit tests. The interval parser is pure C; the package tests need an engine's identity
 # and so run once per engine.
 beacon_c_test(test_interval duktape "${CMAKE_CURRENT_LIST_DIR}/test_interval.c" LIBS beacon_runtime)
@@ -90,7 +95,7 @@ foreach(_engine duktape jerryscript)
                   LIBS beacon_port_host beacon_world beacon_runtime)
     set_tests_properties(test_resets_${_engine} PROPERTIES TIMEOUT 600)
     target_link_options(test_resets_${_engine} PRIVATE
-      "LINKER:--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free")
+      "LINKER:--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc,--wrap=free")
   endif()
 endforeach()
 

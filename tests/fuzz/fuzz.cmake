@@ -10,7 +10,14 @@ foreach(_engine duktape jerryscript)
                           "$<LINK_GROUP:RESCAN,beacon_port_host,beacon_world,beacon_runtime,beacon_engine_${_engine}>" m)
     target_compile_options(fuzz_api_${_engine} PRIVATE ${BEACON_WARNINGS})
     # Allocation failures are injected by wrapping the C library's allocator (fuzz_api.c).
-    target_link_options(fuzz_api_${_engine} PRIVATE "LINKER:--wrap=malloc,--wrap=calloc,--wrap=realloc")
+    target_link_options(fuzz_api_${_engine} PRIVATE "LINKER:--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=aligned_alloc")
+    if(_engine STREQUAL duktape)
+      # Duktape's small blocks come from its slabs, not the C library (eng_duk_slab.h): they
+      # fail as often.
+      target_link_options(fuzz_api_${_engine} PRIVATE "LINKER:--wrap=eng_duk_slab_alloc")
+      target_compile_definitions(fuzz_api_${_engine} PRIVATE FUZZ_DUK_SLABS=1)
+      target_include_directories(fuzz_api_${_engine} PRIVATE "${CMAKE_CURRENT_LIST_DIR}/../../src/engine/duktape")
+    endif()
     add_test(NAME fuzz_api_${_engine}
              COMMAND fuzz_api_${_engine} --seed 1 --lists ${BEACON_FUZZ_LISTS})
     set_tests_properties(fuzz_api_${_engine} PROPERTIES TIMEOUT 600)

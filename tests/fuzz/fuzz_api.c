@@ -202,8 +202,9 @@ static struct {
 
 /* ------------------------------------------------------------------ allocation failures */
 
-/* The fuzz binary is linked with --wrap=malloc,calloc,realloc: while injection is on, now and then
- * a run of allocations fails. A generator of its own keeps the argument lists the seed's. */
+/* The fuzz binary is linked with --wrap=malloc,calloc,realloc,aligned_alloc (and for Duktape
+ * eng_duk_slab_alloc, its heaps' small blocks): while injection is on, now and then a run of
+ * allocations fails. A generator of its own keeps the argument lists the seed's. */
 static unsigned long fault_one_in = 3000;
 static bool injecting;
 static uint64_t fault_rng = 0x2545F4914F6CDD1DULL;
@@ -248,6 +249,24 @@ void *__wrap_realloc(void *ptr, size_t size)
 {
 	return inject_failure() ? NULL : __real_realloc(ptr, size);
 }
+
+void *__real_aligned_alloc(size_t alignment, size_t size);
+
+void *__wrap_aligned_alloc(size_t alignment, size_t size)
+{
+	return inject_failure() ? NULL : __real_aligned_alloc(alignment, size);
+}
+
+#if FUZZ_DUK_SLABS
+#include "eng_duk_slab.h"
+
+void *__real_eng_duk_slab_alloc(eng_duk_slabs_t *slabs, size_t size);
+
+void *__wrap_eng_duk_slab_alloc(eng_duk_slabs_t *slabs, size_t size)
+{
+	return inject_failure() ? NULL : __real_eng_duk_slab_alloc(slabs, size);
+}
+#endif
 
 static eng_value_t pool_value(void)
 {

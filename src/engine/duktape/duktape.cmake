@@ -94,6 +94,11 @@ target_include_directories(beacon_engine_duktape PUBLIC "${_eng_duk_here}/..")
 target_include_directories(beacon_engine_duktape SYSTEM PRIVATE "${_eng_duk_gen}")
 target_include_directories(beacon_engine_duktape PRIVATE "${_eng_duk_here}")
 target_link_libraries(beacon_engine_duktape PUBLIC m)
+# The host simulator's many heaps take their small blocks from slabs (eng_duk_slab.h); a
+# device's or the browser's build, cross-compiled, from the C library.
+if(NOT CMAKE_CROSSCOMPILING)
+  target_compile_definitions(beacon_engine_duktape PRIVATE ENG_DUK_SLABS=1)
+endif()
 # The amalgamation is third-party code: its warnings are not ours to fix.
 set_source_files_properties("${_eng_duk_here}/duk_unity.c" PROPERTIES COMPILE_OPTIONS "-w")
 set_source_files_properties(${_eng_duk_backend_sources} PROPERTIES

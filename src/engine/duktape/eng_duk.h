@@ -30,6 +30,7 @@
 
 #include "duktape.h"
 #include "eng_duk_ext.h"
+#include "eng_duk_slab.h"
 #include "engine.h"
 #include "eng_random.h"
 
@@ -59,7 +60,8 @@ typedef struct {
  * iterations as on JerryScript (whose unit is a backward branch). */
 #define ENG_DUK_WORK_PER_UNIT 2u
 
-/* Every block of a heap, so that an abandoned heap (eng_abandon) can be given back whole. */
+/* Every block of a heap larger than a slab's (eng_duk_slab.h), so that an abandoned heap
+ * (eng_abandon) can be given back whole. */
 typedef struct eng_duk_block_link {
 	struct eng_duk_block_link *prev, *next;
 	size_t size;
@@ -75,6 +77,7 @@ typedef struct {
 	 * DUK_HEAP_ALLOC_FAIL_MARKANDSWEEP_LIMIT collections before it gives up. */
 	unsigned failures;
 	eng_duk_block_link_t blocks; /* circular list head */
+	eng_duk_slabs_t slabs;       /* the small blocks */
 } eng_duk_mem_t;
 
 typedef struct {

@@ -210,6 +210,8 @@ int eng_compile(const char *source, size_t len, const char *filename, uint8_t **
 	}
 	if (scratch != NULL) {
 		duk_destroy_heap(scratch);
+		/* The slabs a heap keeps for its next blocks (eng_duk_slab.h). */
+		eng_duk_blocks_free_all(&scratch_mem);
 	}
 	return result;
 }

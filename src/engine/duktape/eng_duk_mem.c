@@ -9,10 +9,10 @@
 
 #include "eng_duk.h"
 
-/* A header in front of each block: its size and its place in the heap's list of blocks. Duktape
- * aligns its own data to 8 bytes (DUK_USE_ALIGN_BY), and so does this header (24 bytes on a
- * 64-bit host, 16 on wasm32): padding it to max_align_t would cost 8 more bytes on each of the
- * two thousand blocks an idle device's heap holds (bench/fleet-memory.sh). */
+/* A header in front of each block larger than a slab's (the small ones have none:
+ * eng_duk_slab.h): its size and its place in the heap's list of blocks. Duktape aligns its own
+ * data to 8 bytes (DUK_USE_ALIGN_BY), and so does this header (24 bytes on a 64-bit host, 16 on
+ * wasm32). */
 typedef union {
 	double align;
 	uint64_t align_u64;
@@ -29,6 +29,7 @@ typedef union {
 void eng_duk_blocks_init(eng_duk_mem_t *mem)
 {
 	mem->blocks.prev = mem->blocks.next = &mem->blocks;
+	eng_duk_slabs_init(&mem->slabs);
 }
 
 void eng_duk_mem_init(eng_duk_mem_t *mem)
@@ -58,91 +59,147 @@ static void block_unlink(eng_duk_block_t *block)
  * heap; to behave as the device does, once Duktape has given up on an allocation (every retry
  * after a collection failed) the heap's owner is told it is a fatal error.
  */
-static void refused(eng_duk_mem_t *mem)
+static void *refused(eng_duk_mem_t *mem)
 {
 	if (++mem->failures >= ENG_DUK_ALLOC_ATTEMPTS) {
 		mem->failures = 0;
 		eng_port_fatal("out of memory (JavaScript heap)");
 	}
+	return NULL;
 }
 
-/* An allocation succeeded. Between Duktape's retries, its emergency collections compact objects
- * (reallocations that shrink, and succeed): those do not end a run of refusals. */
-static void granted(eng_duk_mem_t *mem)
+/* An allocation succeeded: the heap holds `counted` bytes more (less, when negative). Between
+ * Duktape's retries, its emergency collections compact objects (reallocations that shrink, and
+ * succeed): those do not end a run of refusals. */
+static void *granted(eng_duk_mem_t *mem, void *ptr, size_t old, size_t counted)
 {
 	if (eng_duk->main == NULL || !eng_duk_gc_running(eng_duk->main)) {
 		mem->failures = 0;
 	}
+	mem->used = mem->used - old + counted;
+	if (mem->used > mem->peak) {
+		mem->peak = mem->used;
+	}
+	return ptr;
+}
+
+#if ENG_DUK_SLABS
+/* The bytes a small block takes in a slab, 0 for a larger one. */
+#define slab_class_bytes(size) eng_duk_slab_class_bytes(size)
+#else
+/* A device's or the browser's build, with one heap or a few: every block from the C library,
+ * whose heap there is small and which slabs would only fragment (duktape.cmake). */
+#define slab_class_bytes(size) ((void)(size), (size_t)0)
+#endif
+
+/* Bytes a block of `size` counts against the heap: its slab class, or its size. */
+static size_t counted_bytes(size_t size)
+{
+	size_t small = slab_class_bytes(size);
+	return small != 0 ? small : size;
+}
+
+/* A block larger than a slab's, with its header, on the heap's list. */
+static void *large_alloc(eng_duk_mem_t *mem, size_t size)
+{
+	if (size > SIZE_MAX - sizeof(eng_duk_block_t)) {
+		return NULL;
+	}
+	eng_duk_block_t *block = malloc(sizeof(*block) + size);
+	if (block == NULL) {
+		return NULL;
+	}
+	block->link.size = size;
+	block_link(mem, block);
+	return block + 1;
+}
+
+static void large_free(void *ptr)
+{
+	eng_duk_block_t *block = (eng_duk_block_t *) ptr - 1;
+	block_unlink(block);
+	free(block);
+}
+
+/* The bytes ptr's block counts against the heap. */
+static size_t block_bytes(const eng_duk_mem_t *mem, const void *ptr)
+{
+	size_t small = eng_duk_slab_block_bytes(&mem->slabs, ptr);
+	return small != 0 ? small : ((const eng_duk_block_t *) ptr - 1)->link.size;
 }
 
 void *eng_duk_alloc(void *udata, duk_size_t size)
 {
 	eng_duk_mem_t *mem = udata;
-	eng_duk_block_t *block;
+	size_t counted = counted_bytes(size);
 
-	if (size > mem->limit - mem->used || size > SIZE_MAX - sizeof(*block)) {
-		refused(mem);
-		return NULL;
+	if (counted > mem->limit - mem->used) {
+		return refused(mem);
 	}
-	block = malloc(sizeof(*block) + size);
-	if (block == NULL) {
-		refused(mem);
-		return NULL;
-	}
-	granted(mem);
-	block->link.size = size;
-	block_link(mem, block);
-	mem->used += size;
-	if (mem->used > mem->peak) {
-		mem->peak = mem->used;
-	}
-	return block + 1;
+	void *ptr = slab_class_bytes(size) != 0 ? eng_duk_slab_alloc(&mem->slabs, size) : large_alloc(mem, size);
+	return ptr != NULL ? granted(mem, ptr, 0, counted) : refused(mem);
 }
 
 void *eng_duk_realloc(void *udata, void *ptr, duk_size_t size)
 {
 	eng_duk_mem_t *mem = udata;
-	eng_duk_block_t *block, *moved;
-	size_t old;
 
 	if (ptr == NULL) {
 		return eng_duk_alloc(udata, size);
 	}
-	block = (eng_duk_block_t *) ptr - 1;
-	old = block->link.size;
-	if (size > old && (size - old > mem->limit - mem->used || size > SIZE_MAX - sizeof(*block))) {
-		refused(mem);
-		return NULL;
+	size_t old = block_bytes(mem, ptr), counted = counted_bytes(size);
+	bool was_small = eng_duk_slab_block_bytes(&mem->slabs, ptr) != 0;
+	bool small = slab_class_bytes(size) != 0;
+	if (counted > old && counted - old > mem->limit - mem->used) {
+		return refused(mem);
 	}
-	block_unlink(block);
-	moved = realloc(block, sizeof(*block) + size);
+	if (was_small && small && counted == old) {
+		return granted(mem, ptr, old, counted); /* the same class */
+	}
+	if (!was_small && !small) {
+		eng_duk_block_t *block = (eng_duk_block_t *) ptr - 1, *moved;
+		if (size > SIZE_MAX - sizeof(*block)) {
+			return refused(mem);
+		}
+		block_unlink(block);
+		moved = realloc(block, sizeof(*block) + size);
+		if (moved == NULL) {
+			block_link(mem, block);
+			return refused(mem);
+		}
+		moved->link.size = size;
+		block_link(mem, moved);
+		return granted(mem, moved + 1, old, counted);
+	}
+	/* From a slab to another class or to the list, or back. */
+	void *moved = small ? eng_duk_slab_alloc(&mem->slabs, size) : large_alloc(mem, size);
 	if (moved == NULL) {
-		block_link(mem, block);
-		refused(mem);
-		return NULL;
+		return refused(mem);
 	}
-	granted(mem);
-	moved->link.size = size;
-	block_link(mem, moved);
-	mem->used = mem->used - old + size;
-	if (mem->used > mem->peak) {
-		mem->peak = mem->used;
+	memcpy(moved, ptr, size < old ? size : old);
+	if (was_small) {
+		eng_duk_slab_free(&mem->slabs, ptr);
+	} else {
+		large_free(ptr);
 	}
-	return moved + 1;
+	return granted(mem, moved, old, counted);
 }
 
 void eng_duk_free(void *udata, void *ptr)
 {
 	eng_duk_mem_t *mem = udata;
-	eng_duk_block_t *block;
 
 	if (ptr == NULL) {
 		return;
 	}
-	block = (eng_duk_block_t *) ptr - 1;
-	block_unlink(block);
-	mem->used -= block->link.size;
-	free(block);
+	size_t small = eng_duk_slab_block_bytes(&mem->slabs, ptr);
+	if (small != 0) {
+		mem->used -= small;
+		eng_duk_slab_free(&mem->slabs, ptr);
+		return;
+	}
+	mem->used -= ((eng_duk_block_t *) ptr - 1)->link.size;
+	large_free(ptr);
 }
 
 /* Give back every block of a heap, without looking at what is in them. */
@@ -156,6 +213,7 @@ void eng_duk_blocks_free_all(eng_duk_mem_t *mem)
 		free((eng_duk_block_t *) link);
 		link = next;
 	}
+	eng_duk_slabs_free_all(&mem->slabs);
 	eng_duk_blocks_init(mem);
 	mem->used = 0;
 }

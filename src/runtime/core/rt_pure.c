@@ -2,6 +2,22 @@
 
 #include "rt_handle.h"
 
+/* Whether a key is an array index: digits without a leading zero, below 2^32 - 1. */
+static bool is_index(const char *name, size_t len)
+{
+	if (len == 0 || len > 10 || (name[0] == '0' && len > 1)) {
+		return false;
+	}
+	uint64_t v = 0;
+	for (size_t i = 0; i < len; i++) {
+		if (name[i] < '0' || name[i] > '9') {
+			return false;
+		}
+		v = v * 10u + (uint64_t)(name[i] - '0');
+	}
+	return v < 0xffffffffull;
+}
+
 static bool pure_at(eng_value_t v, int depth)
 {
 	switch (eng_typeof(v)) {
@@ -22,10 +38,12 @@ static bool pure_at(eng_value_t v, int depth)
 	if (depth >= RT_PURE_DEPTH || rt_handle_is_any(v)) {
 		return false;
 	}
-	if (eng_typeof(v) == ENG_TYPE_ARRAY) {
+	uint32_t n = eng_typeof(v) == ENG_TYPE_ARRAY ? eng_array_length(v) : 0;
+	if (n > 0 && n <= RT_PURE_INDEX_WALK_MAX) {
 		/* JSON carries an array's elements only: walk them by index, which costs neither the
-		 * key strings nor the lookups by name of the general case. */
-		uint32_t n = eng_array_length(v);
+		 * key strings nor the lookups by name of the general case. A longer array is walked by
+		 * its keys, as an object: `a[4e9] = 1` makes an array of four billion holes (nulls to
+		 * JSON) and one element, and a walk by index would run for hours. */
 		bool pure = true;
 		for (uint32_t i = 0; i < n && pure; i++) {
 			eng_value_t item = eng_get_index(v, i);
@@ -39,8 +57,8 @@ static bool pure_at(eng_value_t v, int depth)
 		eng_release(keys);
 		return false;
 	}
-	bool pure = true;
-	uint32_t n = eng_array_length(keys);
+	bool pure = true, array = eng_typeof(v) == ENG_TYPE_ARRAY;
+	n = eng_array_length(keys);
 	for (uint32_t i = 0; i < n && pure; i++) {
 		eng_value_t key = eng_get_index(keys, i);
 		char name[256];
@@ -50,6 +68,9 @@ static bool pure_at(eng_value_t v, int depth)
 			/* A key longer than 255 bytes cannot be read back here: refuse rather than guess. */
 			pure = false;
 			break;
+		}
+		if (array && !is_index(name, len)) {
+			continue; /* JSON carries an array's elements only */
 		}
 		eng_value_t item = eng_get(v, name);
 		pure = !eng_is_exception(item) && pure_at(item, depth + 1);

@@ -12,6 +12,8 @@
 
 /* Nesting deeper than this is refused as well: serializing it would overflow a device stack. */
 #define RT_PURE_DEPTH 32
+/* Arrays up to this length are walked by index, longer ones by their keys (rt_pure.c). */
+#define RT_PURE_INDEX_WALK_MAX 4096u
 
 /* True when the value contains nothing JSON cannot carry (functions, promises, handles,
  * symbols, cycles, nesting deeper than RT_PURE_DEPTH). */
