@@ -188,8 +188,7 @@ int world_init(world_t *world, uint32_t device_count, const world_io_t *io)
 	world->io = *io;
 	world->verbose = io->verbose != NULL;
 	world->until = WORLD_FOREVER;
-	world->air_rng = 1; /* the script's seed replaces it */
-	world->seed = 1;
+	world->seed = 1; /* the script's seed replaces it */
 	world->device_count = device_count;
 	rt_uwb_model_init(&world->uwb_model, 1);
 	world->uwb_interval_ms = WORLD_UWB_DEFAULT_INTERVAL_MS;
@@ -235,6 +234,8 @@ void world_free(world_t *world)
 	free(world->devices);
 	free(world->wake_heap);
 	free(world->events);
+	free(world->gnss_tracked);
+	world->gnss_tracked = NULL;
 	world_air_free(world);
 	world->devices = NULL;
 	world->wake_heap = NULL;

@@ -150,6 +150,10 @@ typedef struct world_device {
 	/* The radio (world_air.c). */
 	world_adv_set_t adv[WORLD_AIR_SETS];
 	world_scan_t scan;
+	world_air_place_t air_place;
+	/* Bumped at every change of position (world_air_moved): the air's cached path losses are
+	 * those of a generation. */
+	uint32_t pos_gen;
 	/* Receptions the app's full event queue could not take: in all, and since the last boot. */
 	uint64_t rx_lost;
 	uint32_t rx_lost_since_boot;
@@ -187,14 +191,20 @@ typedef struct world {
 	uint32_t *wake_heap;
 
 	/* The air (world_air.c): scripted beacons, captured packets, the scanning devices in index
-	 * order, the generator of advDelay and RSSI noise (seeded by the script's `seed`). */
+	 * order and by place (world_air_reach.c). Its draws (advDelay, RSSI noise) are keyed by the
+	 * script's `seed` and what they are for (world_air_key_t). */
 	world_beacon_t *beacons;
 	uint32_t beacon_count, beacon_cap;
 	world_capture_t *captures;
 	uint32_t capture_count, capture_cap;
 	uint32_t *scanners;
 	uint32_t scanner_count;
-	uint64_t air_rng;
+	world_air_index_t air_index;
+	/* Every advertising set that is on has its next event scheduled (world_air_wake need not
+	 * look), as long as someone listens. */
+	bool air_all_awake;
+	/* Tests: every advertising event visits every scanner, the reference the index must match. */
+	bool air_exhaustive;
 	/* The script's seed (default 1): the air's generator starts from it, and each device's
 	 * hal_device_random (Math.random's seed) is drawn from it, the device and its boot. */
 	uint64_t seed;
@@ -202,8 +212,9 @@ typedef struct world {
 	size_t air_pending; /* air events in the input heap */
 	/* A real radio under the devices (world_air_use_radio), or NULL: the modeled air only. */
 	const world_radio_t *radio;
-	/* Devices that follow a GNSS track (their positions move with time). */
+	/* Devices that follow a GNSS track (their positions move with time): how many, and which. */
 	uint32_t gnss_tracks;
+	uint32_t *gnss_tracked;
 	/* --energy: a record of each device's draw this often, ms (0: none). */
 	uint32_t energy_period_ms;
 	/* A receiver outside the world that takes the devices' fixes (world_gnss_use_wire). */
