@@ -25,7 +25,7 @@
 static world_adv_set_t *source_set(world_t *w, uint32_t source, uint32_t set)
 {
 	if (source < w->device_count) {
-		return set < WORLD_AIR_SETS ? &w->devices[source].adv[set] : NULL;
+		return set < WORLD_AIR_SETS ? &w->air_sets[(size_t)source * WORLD_AIR_SETS + set] : NULL;
 	}
 	source -= w->device_count;
 	return source < w->beacon_count ? &w->beacons[source].set : NULL;
@@ -47,7 +47,7 @@ bool world_air_listening(const world_t *w)
  * arrays (a beacon's index there depends on how many devices the world has). */
 static uint64_t source_key(const world_t *w, uint32_t source)
 {
-	return source < w->device_count ? w->devices[source].identity
+	return source < w->device_count ? w->air_spots[source].identity
 					: (1ull << 32) + (source - w->device_count);
 }
 
@@ -140,6 +140,10 @@ void world_air_free(world_t *w)
 	free(w->beacons);
 	free(w->captures);
 	free(w->scanners);
+	free(w->air_sets);
+	free(w->air_spots);
+	w->air_sets = NULL;
+	w->air_spots = NULL;
 	world_air_index_free(w);
 	w->beacons = NULL;
 	w->captures = NULL;

@@ -76,6 +76,16 @@ typedef struct {
 	uint8_t kind; /* RT_BLE_RX_* */
 } world_capture_t;
 
+/* A device as the air sees it, kept apart from the device so that the air's loops stay in a few
+ * small arrays: its identity (world_device_t.identity), its position (a copy of
+ * world_device_t.lat, lon, alt, made by world_air_moved) and the generation of that position,
+ * bumped at every change (the air's cached path losses are those of a generation). */
+typedef struct {
+	double lat, lon, alt;
+	uint32_t identity;
+	uint32_t gen;
+} world_air_spot_t;
+
 /* Where a scanning device is in the air's index of scanners (world_air_reach.c). */
 typedef struct {
 	bool indexed;   /* in the cell (cx, cy) */

@@ -88,15 +88,15 @@ static void source_place(const world_t *w, uint32_t source, double *lat, double 
 			 uint32_t *gen)
 {
 	if (source < w->device_count) {
-		const world_device_t *d = &w->devices[source];
-		*lat = d->lat, *lon = d->lon, *alt = d->alt, *gen = d->pos_gen;
+		const world_air_spot_t *d = &w->air_spots[source];
+		*lat = d->lat, *lon = d->lon, *alt = d->alt, *gen = d->gen;
 	} else {
 		const world_beacon_t *b = &w->beacons[source - w->device_count];
 		*lat = b->lat, *lon = b->lon, *alt = b->alt, *gen = 0; /* beacons stand still */
 	}
 }
 
-static double compute_loss(double lat, double lon, double alt, const world_device_t *rx)
+static double compute_loss(double lat, double lon, double alt, const world_air_spot_t *rx)
 {
 	double ground = rt_geo_distance(lat, lon, rx->lat, rx->lon);
 	double dz = alt - rx->alt;
@@ -123,11 +123,12 @@ static bool loss_table(world_air_index_t *x, uint32_t cap)
 	return true;
 }
 
-double world_air_path_loss(world_t *w, uint32_t source, const world_device_t *rx)
+double world_air_path_loss(world_t *w, uint32_t source, const world_device_t *device)
 {
 	double lat, lon, alt;
 	uint32_t gen;
 	source_place(w, source, &lat, &lon, &alt, &gen);
+	const world_air_spot_t *rx = &w->air_spots[device->rt.index];
 	world_air_index_t *x = &w->air_index;
 	/* A direct-mapped cache of pairs by position generation: a pair that does not move is
 	 * computed once; one that moves has a new generation and is computed again. When pairs keep
@@ -135,10 +136,10 @@ double world_air_path_loss(world_t *w, uint32_t source, const world_device_t *rx
 	if (x->loss == NULL && !loss_table(x, LOSS_CAP_MIN)) {
 		return compute_loss(lat, lon, alt, rx);
 	}
-	uint32_t receiver = rx->rt.index;
+	uint32_t receiver = device->rt.index;
 	loss_entry_t *e = &x->loss[mix(((uint64_t)source << 32) | receiver) & (x->loss_cap - 1)];
 	if (e->source == source && e->receiver == receiver && e->source_gen == gen &&
-	    e->receiver_gen == rx->pos_gen) {
+	    e->receiver_gen == rx->gen) {
 		return e->loss;
 	}
 	double loss = compute_loss(lat, lon, alt, rx);
@@ -149,7 +150,7 @@ double world_air_path_loss(world_t *w, uint32_t source, const world_device_t *rx
 		}
 		e = &x->loss[mix(((uint64_t)source << 32) | receiver) & (x->loss_cap - 1)];
 	}
-	*e = (loss_entry_t){source, receiver, gen, rx->pos_gen, loss};
+	*e = (loss_entry_t){source, receiver, gen, rx->gen, loss};
 	return loss;
 }
 
@@ -286,7 +287,11 @@ void world_air_index_scanner(world_t *w, world_device_t *d, bool scanning)
 
 void world_air_moved(world_t *w, world_device_t *d)
 {
-	d->pos_gen++; /* its cached path losses are stale */
+	world_air_spot_t *spot = &w->air_spots[d->rt.index];
+	spot->lat = d->lat;
+	spot->lon = d->lon;
+	spot->alt = d->alt;
+	spot->gen++; /* its cached path losses are stale */
 	if (!d->air_place.indexed) {
 		return;
 	}
@@ -337,7 +342,7 @@ static box_t box_around(double lat, double lon, double reach_m)
 	return b;
 }
 
-static bool in_box(const box_t *b, const world_device_t *d)
+static bool in_box(const box_t *b, const world_air_spot_t *d)
 {
 	if (fabs(d->lat - b->lat) > b->dlat) {
 		return false;
@@ -352,7 +357,7 @@ static void walk_scanners(world_t *w, uint32_t source, const box_t *b)
 	world_air_index_t *x = &w->air_index;
 	for (uint32_t i = 0; i < w->scanner_count; i++) {
 		uint32_t s = w->scanners[i];
-		if (s != source && (b == NULL || in_box(b, &w->devices[s])) && !found_push(x, s)) {
+		if (s != source && (b == NULL || in_box(b, &w->air_spots[s])) && !found_push(x, s)) {
 			return;
 		}
 	}
@@ -401,7 +406,7 @@ size_t world_air_in_reach(world_t *w, uint32_t source, int8_t power, const uint3
 				cell_t *c = cell_find(x, cell_key(cx, cy), false);
 				for (uint32_t i = 0; c != NULL && i < c->count; i++) {
 					uint32_t s = c->devices[i];
-					if (s != source && in_box(&b, &w->devices[s])) {
+					if (s != source && in_box(&b, &w->air_spots[s])) {
 						found_push(x, s);
 					}
 				}
