@@ -188,14 +188,16 @@ int world_init(world_t *world, uint32_t device_count, const world_io_t *io)
 	world->io = *io;
 	world->verbose = io->verbose != NULL;
 	world->until = WORLD_FOREVER;
-	world->air_rng = 1; /* the script's seed replaces it */
-	world->seed = 1;
+	world->seed = 1; /* the script's seed replaces it */
 	world->device_count = device_count;
 	rt_uwb_model_init(&world->uwb_model, 1);
 	world->uwb_interval_ms = WORLD_UWB_DEFAULT_INTERVAL_MS;
 	world->devices = calloc(device_count ? device_count : 1, sizeof(world_device_t));
 	world->wake_heap = calloc(device_count ? device_count : 1, sizeof(uint32_t));
-	if (world->devices == NULL || world->wake_heap == NULL) {
+	world->air_sets = calloc(device_count ? device_count * WORLD_AIR_SETS : 1, sizeof(world_adv_set_t));
+	world->air_spots = calloc(device_count ? device_count : 1, sizeof(world_air_spot_t));
+	if (world->devices == NULL || world->wake_heap == NULL || world->air_sets == NULL ||
+	    world->air_spots == NULL) {
 		world_free(world);
 		return -1;
 	}
@@ -204,6 +206,7 @@ int world_init(world_t *world, uint32_t device_count, const world_io_t *io)
 		rt_device_init(&d->rt, i);
 		d->rt.port = d;
 		d->world = world;
+		d->adv = &world->air_sets[(size_t)i * WORLD_AIR_SETS];
 		snprintf(d->name, sizeof(d->name), "d%u", (unsigned)i);
 		device_defaults(d, world_profile_default());
 		world_device_identity(world, i, i);
@@ -235,6 +238,8 @@ void world_free(world_t *world)
 	free(world->devices);
 	free(world->wake_heap);
 	free(world->events);
+	free(world->gnss_tracked);
+	world->gnss_tracked = NULL;
 	world_air_free(world);
 	world->devices = NULL;
 	world->wake_heap = NULL;
@@ -260,6 +265,7 @@ void world_device_identity(world_t *world, uint32_t index, uint32_t identity)
 					 0xbe, 0xac, 0x05, 0x1a, 0x00, 0x00, 0x00, 0x00};
 	world_device_t *d = &world->devices[index];
 	d->identity = identity;
+	world->air_spots[index].identity = identity;
 	memcpy(d->public_id, base, sizeof(base));
 	d->public_id[14] = (char)((identity + 1) >> 8);
 	d->public_id[15] = (char)((identity + 1) & 0xff);

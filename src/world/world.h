@@ -79,6 +79,15 @@ typedef struct world_device {
 	 * id and its random numbers. The same as rt.index (its place in this world) except in a world
 	 * that plays one device of a larger scenario (world_script_load_device). */
 	uint32_t identity;
+	/* Where the device is: WGS-84 degrees and metres (the air, UWB ranging and GNSS use it). */
+	double lat, lon, alt;
+	/* The radio (world_air.c). Its WORLD_AIR_SETS advertising sets are in the world's air_sets:
+	 * an advertising event reads its set and its sender's air_spots entry and nothing of the
+	 * device (27 KB, mostly the runtime's state), so that in a world of thousands of devices an
+	 * event is not a trip to memory for a page of each. */
+	world_adv_set_t *adv;
+	world_scan_t scan;
+	world_air_place_t air_place;
 	const world_profile_t *profile;
 	uint32_t features;
 	bool has_imu;
@@ -130,8 +139,6 @@ typedef struct world_device {
 	/* Clock. */
 	bool utc_synced;
 
-	/* Where the device is: WGS-84 degrees and metres (the air, UWB ranging and GNSS use it). */
-	double lat, lon, alt;
 	/* Radios beyond BLE: GNSS (and the track the device follows), LTE, NFC, UWB. */
 	world_gnss_t gnss;
 	world_modem_t modem;
@@ -150,9 +157,6 @@ typedef struct world_device {
 	const hal_flash_t *storage_backing;
 	bool power_cut_pending;    /* the device loses power when it runs next (a scripted cut) */
 	int flash_fault;           /* HAL_FLASH_E*: the next write or erase fails so (0: none) */
-	/* The radio (world_air.c). */
-	world_adv_set_t adv[WORLD_AIR_SETS];
-	world_scan_t scan;
 	/* Receptions the app's full event queue could not take: in all, and since the last boot. */
 	uint64_t rx_lost;
 	uint32_t rx_lost_since_boot;
@@ -190,14 +194,22 @@ typedef struct world {
 	uint32_t *wake_heap;
 
 	/* The air (world_air.c): scripted beacons, captured packets, the scanning devices in index
-	 * order, the generator of advDelay and RSSI noise (seeded by the script's `seed`). */
+	 * order and by place (world_air_reach.c). Its draws (advDelay, RSSI noise) are keyed by the
+	 * script's `seed` and what they are for (world_air_key_t). */
 	world_beacon_t *beacons;
 	uint32_t beacon_count, beacon_cap;
 	world_capture_t *captures;
 	uint32_t capture_count, capture_cap;
 	uint32_t *scanners;
 	uint32_t scanner_count;
-	uint64_t air_rng;
+	world_adv_set_t *air_sets;   /* WORLD_AIR_SETS per device, in device order */
+	world_air_spot_t *air_spots; /* per device: where it is, for the air (world_air_moved) */
+	world_air_index_t air_index;
+	/* Every advertising set that is on has its next event scheduled (world_air_wake need not
+	 * look), as long as someone listens. */
+	bool air_all_awake;
+	/* Tests: every advertising event visits every scanner, the reference the index must match. */
+	bool air_exhaustive;
 	/* The script's seed (default 1): the air's generator starts from it, and each device's
 	 * hal_device_random (Math.random's seed) is drawn from it, the device and its boot. */
 	uint64_t seed;
@@ -205,8 +217,9 @@ typedef struct world {
 	size_t air_pending; /* air events in the input heap */
 	/* A real radio under the devices (world_air_use_radio), or NULL: the modeled air only. */
 	const world_radio_t *radio;
-	/* Devices that follow a GNSS track (their positions move with time). */
+	/* Devices that follow a GNSS track (their positions move with time): how many, and which. */
 	uint32_t gnss_tracks;
+	uint32_t *gnss_tracked;
 	/* --energy: a record of each device's draw this often, ms (0: none). */
 	uint32_t energy_period_ms;
 	/* A receiver outside the world that takes the devices' fixes (world_gnss_use_wire). */

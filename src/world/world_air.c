@@ -14,34 +14,10 @@
 #include "rt_ble.h"
 #include "rt_ble_ad.h"
 #include "rt_ble_beacon.h"
-#include "rt_geo.h"
 #include "rt_hex.h"
 #include "world.h"
 #include "world_inputs.h"
 #include "world_air_internal.h"
-
-/* ------------------------------------------------------------------ randomness */
-
-/* splitmix64: a tiny, well-known generator; the world's seed makes every run the same. */
-static uint64_t next_u64(world_t *w)
-{
-	uint64_t z = (w->air_rng += 0x9e3779b97f4a7c15ull);
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static double uniform(world_t *w)
-{
-	return ((double)(next_u64(w) >> 11) + 0.5) / 9007199254740992.0; /* (0, 1) */
-}
-
-/* Box-Muller: one standard normal draw. */
-static double gaussian(world_t *w)
-{
-	double u1 = uniform(w), u2 = uniform(w);
-	return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-}
 
 /* ------------------------------------------------------------------ sources */
 
@@ -49,7 +25,7 @@ static double gaussian(world_t *w)
 static world_adv_set_t *source_set(world_t *w, uint32_t source, uint32_t set)
 {
 	if (source < w->device_count) {
-		return set < WORLD_AIR_SETS ? &w->devices[source].adv[set] : NULL;
+		return set < WORLD_AIR_SETS ? &w->air_sets[(size_t)source * WORLD_AIR_SETS + set] : NULL;
 	}
 	source -= w->device_count;
 	return source < w->beacon_count ? &w->beacons[source].set : NULL;
@@ -67,17 +43,31 @@ bool world_air_listening(const world_t *w)
 	return w->scanner_count > 0 || world_tracing(w);
 }
 
+/* The sender's part of a draw's key: what it is in its scenario, not where it is in this world's
+ * arrays (a beacon's index there depends on how many devices the world has). */
+static uint64_t source_key(const world_t *w, uint32_t source)
+{
+	return source < w->device_count ? w->air_spots[source].identity
+					: (1ull << 32) + (source - w->device_count);
+}
+
 static void schedule(world_t *w, uint32_t source, uint32_t set_index, world_adv_set_t *set)
 {
 	world_event_t e;
 	memset(&e, 0, sizeof(e));
-	e.at = set->nominal + (uint64_t)(next_u64(w) % (WORLD_AIR_ADV_DELAY_MAX + 1));
+	/* advDelay is a keyed draw too (the set's delay number, no receiver): a set's timing depends
+	 * on the seed and the set alone, not on what else the world draws or in which order. */
+	world_air_key_t k = {source_key(w, source), set_index, set->delays++, UINT64_MAX};
+	e.at = set->nominal + world_air_draw_u64(w, &k, 0) % (WORLD_AIR_ADV_DELAY_MAX + 1);
 	e.device = source;
 	e.kind = WORLD_IN_AIR_ADV;
 	e.value[0] = set_index;
 	e.value[1] = set->gen;
 	set->scheduled = world_add_event(w, &e) == 0;
 	w->air_pending += set->scheduled;
+	if (!set->scheduled) {
+		w->air_all_awake = false;
+	}
 }
 
 void world_air_wake_set(world_t *w, uint32_t source, uint32_t set_index, world_adv_set_t *set)
@@ -94,9 +84,12 @@ void world_air_wake_set(world_t *w, uint32_t source, uint32_t set_index, world_a
 
 void world_air_wake(world_t *w)
 {
-	if (!world_air_listening(w)) {
+	/* Sets fall asleep only while no one listens (world_air_event, hal_ble_adv_start): once all
+	 * are awake, a scan starting or a run resuming has nothing to walk. */
+	if (!world_air_listening(w) || w->air_all_awake) {
 		return;
 	}
+	w->air_all_awake = true;
 	for (uint32_t i = 0; i < w->device_count; i++) {
 		for (uint32_t s = 0; s < WORLD_AIR_SETS; s++) {
 			world_air_wake_set(w, i, s, &w->devices[i].adv[s]);
@@ -122,6 +115,7 @@ int world_air_add_beacon(world_t *w, const world_beacon_t *beacon)
 	*b = *beacon;
 	b->set.on = true;
 	b->set.scheduled = false;
+	w->air_all_awake = false;
 	b->set.nominal = 0;
 	return 0;
 }
@@ -146,6 +140,11 @@ void world_air_free(world_t *w)
 	free(w->beacons);
 	free(w->captures);
 	free(w->scanners);
+	free(w->air_sets);
+	free(w->air_spots);
+	w->air_sets = NULL;
+	w->air_spots = NULL;
+	world_air_index_free(w);
 	w->beacons = NULL;
 	w->captures = NULL;
 	w->scanners = NULL;
@@ -228,20 +227,6 @@ static const char *source_name(world_t *w, uint32_t source)
 					: w->beacons[source - w->device_count].name;
 }
 
-static void source_position(world_t *w, uint32_t source, double *lat, double *lon, double *alt)
-{
-	if (source < w->device_count) {
-		*lat = w->devices[source].lat;
-		*lon = w->devices[source].lon;
-		*alt = w->devices[source].alt;
-	} else {
-		const world_beacon_t *b = &w->beacons[source - w->device_count];
-		*lat = b->lat;
-		*lon = b->lon;
-		*alt = b->alt;
-	}
-}
-
 static void source_address(world_t *w, uint32_t source, uint8_t addr[HAL_BLE_ADDR_LEN])
 {
 	if (source < w->device_count) {
@@ -264,18 +249,14 @@ static uint8_t listening_on(const world_scan_t *s, uint64_t t)
 	return s->order[(elapsed / s->p.interval_ms) % s->nchan];
 }
 
-static double rssi_at(world_t *w, uint32_t source, const world_device_t *rx, int8_t power)
+/* The draws of one reception: the advertisement, the scan request's way back, the scan response. */
+enum { DRAW_ADV = 0, DRAW_REQUEST = 1, DRAW_RESPONSE = 2 };
+
+static double rssi_at(world_t *w, uint32_t source, const world_air_key_t *k, const world_device_t *rx,
+		      int8_t power, uint32_t draw)
 {
-	double lat, lon, alt;
-	source_position(w, source, &lat, &lon, &alt);
-	double ground = rt_geo_distance(lat, lon, rx->lat, rx->lon);
-	double dz = alt - rx->alt;
-	double d = sqrt(ground * ground + dz * dz);
-	if (d < 0.1) {
-		d = 0.1; /* the antennas of two devices side by side */
-	}
-	double loss = WORLD_AIR_PL0 + 10.0 * WORLD_AIR_EXPONENT * log10(d);
-	return round((double)power - loss + WORLD_AIR_SIGMA * gaussian(w));
+	double loss = world_air_path_loss(w, source, rx);
+	return round((double)power - loss + WORLD_AIR_SIGMA * world_air_gaussian(w, k, draw));
 }
 
 static void trace_reception(world_t *w, world_device_t *rx, const char *from, const rt_ble_rx_t *r,
@@ -352,13 +333,15 @@ static size_t scan_response(world_t *w, uint32_t source, uint8_t out[HAL_BLE_AD_
 	return len;
 }
 
-static void hear(world_t *w, uint32_t source, const world_adv_set_t *set, world_device_t *rx)
+static void hear(world_t *w, uint32_t source, uint32_t set_index, const world_adv_set_t *set,
+		 world_device_t *rx)
 {
 	uint8_t ch = listening_on(&rx->scan, w->now);
 	if (ch == 0) {
 		return;
 	}
-	double rssi = rssi_at(w, source, rx, set->power);
+	world_air_key_t k = {source_key(w, source), set_index, set->sent, rx->identity};
+	double rssi = rssi_at(w, source, &k, rx, set->power, DRAW_ADV);
 	if (rssi < WORLD_AIR_SENSITIVITY) {
 		return;
 	}
@@ -389,14 +372,14 @@ static void hear(world_t *w, uint32_t source, const world_adv_set_t *set, world_
 			memset(&q, 0, sizeof(q));
 			world_air_device_address(rx->identity, q.addr);
 			/* The request is sent at 0 dBm. */
-			double back = rssi_at(w, source, rx, 0);
+			double back = rssi_at(w, source, &k, rx, 0, DRAW_REQUEST);
 			q.rssi = (int8_t)(back > 20 ? 20 : back < -127 ? -127 : back);
 			q.channel = ch;
 			q.kind = RT_BLE_RX_SCAN_REQUEST;
 			deliver(w, adv, rx->name, &q);
 		}
 	}
-	double rssi2 = rssi_at(w, source, rx, set->power);
+	double rssi2 = rssi_at(w, source, &k, rx, set->power, DRAW_RESPONSE);
 	if (rssi2 < WORLD_AIR_SENSITIVITY) {
 		return;
 	}
@@ -416,6 +399,7 @@ void world_air_event(world_t *w, const world_event_t *e)
 	}
 	set->scheduled = false;
 	if (!world_air_listening(w)) {
+		w->air_all_awake = false;
 		return; /* no one hears it: the set sleeps until someone listens (world_air_wake) */
 	}
 	set->sent++;
@@ -433,11 +417,13 @@ void world_air_event(world_t *w, const world_event_t *e)
 		trace_fields(&w->json, set->ad, set->len);
 		world_trace_end(&w->json, w);
 	}
-	for (uint32_t i = 0; i < w->scanner_count; i++) {
-		world_device_t *rx = &w->devices[w->scanners[i]];
-		if (w->scanners[i] != source) {
-			hear(w, source, set, rx);
-		}
+	/* Only the scanners within reach of this power: one farther away hears nothing whatever the
+	 * noise, and as each reception's noise is its own keyed draw, leaving them out changes
+	 * nothing for the others. */
+	const uint32_t *near;
+	size_t n = world_air_in_reach(w, source, set->power, &near);
+	for (size_t i = 0; i < n; i++) {
+		hear(w, source, set_index, set, &w->devices[near[i]]);
 	}
 	/* The next event is advInterval after this one, advDelay included (Core Vol 6 Part B 4.4.2.2:
 	 * T_advEvent = advInterval + advDelay), so the delays add up: an advertiser sends one event

@@ -6,14 +6,16 @@
  * 38 and 39 in turn at each advertising event, every interval plus the 0..10 ms advDelay of the
  * Core Specification. A scanning device listens during its windows, one channel per scan
  * interval in turn, and hears an event when its window is open on a channel the event uses, with
- * an RSSI from a log-distance path-loss model and seeded Gaussian noise. Advertising events are
- * only materialised while someone listens (a scanner) or reads the trace: a world of advertisers
- * no one hears costs nothing per advertisement.
+ * an RSSI from a log-distance path-loss model and Gaussian noise drawn by key (world_air_key_t).
+ * Advertising events are only materialised while someone listens (a scanner) or reads the trace:
+ * a world of advertisers no one hears costs nothing per advertisement; and an event visits only
+ * the scanners within the reach of its power (world_air_in_reach).
  */
 #ifndef WORLD_AIR_H
 #define WORLD_AIR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hal_ble.h"
@@ -41,7 +43,9 @@ typedef struct {
 	uint32_t interval;
 	uint32_t gen;        /* events of an earlier configuration are ignored */
 	uint64_t nominal;    /* world time of the next event before advDelay */
-	uint64_t sent;       /* advertising events materialised (trace, reception) */
+	uint64_t sent;       /* advertising events materialised (trace, reception): the event
+			      * number of the receptions' noise draws */
+	uint64_t delays;     /* advDelays drawn: the number of the next one's draw */
 } world_adv_set_t;
 
 typedef struct {
@@ -71,6 +75,47 @@ typedef struct {
 	uint8_t channel;
 	uint8_t kind; /* RT_BLE_RX_* */
 } world_capture_t;
+
+/* A device as the air sees it, kept apart from the device so that the air's loops stay in a few
+ * small arrays: its identity (world_device_t.identity), its position (a copy of
+ * world_device_t.lat, lon, alt, made by world_air_moved) and the generation of that position,
+ * bumped at every change (the air's cached path losses are those of a generation). */
+typedef struct {
+	double lat, lon, alt;
+	uint32_t identity;
+	uint32_t gen;
+} world_air_spot_t;
+
+/* Where a scanning device is in the air's index of scanners (world_air_reach.c). */
+typedef struct {
+	bool indexed;   /* in the cell (cx, cy) */
+	bool unplaced;  /* scanning, but the index had no memory for it: found by the list */
+	int32_t cx, cy;
+} world_air_place_t;
+
+/* The air's index of scanning devices by cell of latitude and longitude, and its cache of path
+ * losses between devices that have not moved (world_air_reach.c). */
+typedef struct {
+	double cell_lat, cell_lon; /* a cell's size, degrees (0: no scanner placed yet) */
+	struct world_air_cell *cells;
+	uint32_t cell_cap, cell_count;
+	uint32_t unplaced;
+	struct world_air_loss *loss;
+	uint32_t loss_cap, loss_evictions;
+	uint32_t *found; /* the scanners an event reaches */
+	uint32_t found_count, found_cap;
+	double reach[256]; /* world_air_reach_m() of each power, from -128 dBm */
+	bool reach_made;
+} world_air_index_t;
+
+/* What a draw of the air's noise is a function of, with the world's seed and the draw's number:
+ * the same key gives the same draw whatever else the world computes, and in whatever order. */
+typedef struct {
+	uint64_t source;   /* the sender: a device's identity, or 2^32 + a beacon's index */
+	uint64_t set;      /* its advertising set */
+	uint64_t event;    /* that set's event (world_adv_set_t.sent), or its advDelay's number */
+	uint64_t receiver; /* the receiving device's identity; UINT64_MAX for an advDelay */
+} world_air_key_t;
 
 /*
  * A real radio under the world's devices: a test board's BLE controller, whose air is BabbleSim's
@@ -118,5 +163,19 @@ void world_air_device_reset(struct world *w, struct world_device *d);
 /* The address of device i (static random, most significant byte first). */
 void world_air_device_address(uint32_t index, uint8_t addr[HAL_BLE_ADDR_LEN]);
 void world_air_free(struct world *w);
+
+/* Device d changed position (a move input, its GNSS track, the scenario): every position change
+ * goes through here, which keeps the index of scanners and the cache of path losses right. */
+void world_air_moved(struct world *w, struct world_device *d);
+/* The scanning devices that a sender (a source: device index, or device_count + beacon index) at
+ * power dBm may be heard by, in index order and without the sender: all within
+ * world_air_reach_m(power), maybe some beyond. *out stays valid until the next call. */
+size_t world_air_in_reach(struct world *w, uint32_t source, int8_t power, const uint32_t **out);
+/* The farthest a sender of power dBm can be heard with any noise the air draws, metres. */
+double world_air_reach_m(int8_t power);
+/* The largest noise the air can draw, dB (|a normal draw| * WORLD_AIR_SIGMA is at most this). */
+double world_air_noise_max(void);
+/* Standard normal draw number `draw` of a key (Box-Muller on two keyed uniform draws). */
+double world_air_gaussian(const struct world *w, const world_air_key_t *k, uint32_t draw);
 
 #endif /* WORLD_AIR_H */

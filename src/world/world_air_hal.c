@@ -21,6 +21,7 @@ static void scanner_add(world_t *w, world_device_t *d)
 			return;
 		}
 	}
+	world_air_index_scanner(w, d, true);
 	for (uint32_t i = 0; i < w->scanner_count; i++) {
 		if (w->scanners[i] == d->rt.index) {
 			return;
@@ -37,6 +38,7 @@ static void scanner_add(world_t *w, world_device_t *d)
 
 static void scanner_remove(world_t *w, world_device_t *d)
 {
+	world_air_index_scanner(w, d, false);
 	for (uint32_t i = 0; i < w->scanner_count; i++) {
 		if (w->scanners[i] == d->rt.index) {
 			memmove(&w->scanners[i], &w->scanners[i + 1], (w->scanner_count - i - 1) * sizeof(uint32_t));
@@ -123,6 +125,8 @@ bool hal_ble_adv_start(uint32_t set, const uint8_t *ad, size_t len, uint32_t int
 	world_energy_radio(w, d);
 	if (world_air_listening(w)) {
 		world_air_wake_set(w, d->rt.index, set, s);
+	} else {
+		w->air_all_awake = false; /* on, and asleep until someone listens */
 	}
 	return true;
 }

@@ -107,7 +107,13 @@ int world_gnss_finish(world_t *w, char *err, size_t cap)
 				 rt_gnss_track_error_message(e));
 			return -1;
 		}
-		w->gnss_tracks++;
+		uint32_t *t = realloc(w->gnss_tracked, (w->gnss_tracks + 1) * sizeof(*t));
+		if (t == NULL) {
+			snprintf(err, cap, "out of memory");
+			return -1;
+		}
+		w->gnss_tracked = t;
+		w->gnss_tracked[w->gnss_tracks++] = i;
 	}
 	world_gnss_follow(w);
 	return 0;
@@ -115,19 +121,17 @@ int world_gnss_finish(world_t *w, char *err, size_t cap)
 
 void world_gnss_follow(world_t *w)
 {
-	if (w->gnss_tracks == 0) {
-		return;
-	}
-	for (uint32_t i = 0; i < w->device_count; i++) {
-		world_device_t *d = &w->devices[i];
-		if (d->gnss.n_points == 0) {
-			continue;
-		}
+	/* The devices with a track only: this runs at every step of the world. */
+	for (uint32_t i = 0; i < w->gnss_tracks; i++) {
+		world_device_t *d = &w->devices[w->gnss_tracked[i]];
 		rt_gnss_pose_t pose;
 		rt_gnss_track_pose(&d->gnss.track, (int64_t)w->now, &pose);
-		d->lat = pose.lat;
-		d->lon = pose.lon;
-		d->alt = pose.alt;
+		if (pose.lat != d->lat || pose.lon != d->lon || pose.alt != d->alt) {
+			d->lat = pose.lat;
+			d->lon = pose.lon;
+			d->alt = pose.alt;
+			world_air_moved(w, d); /* one standing still keeps its cached path losses */
+		}
 	}
 }
 

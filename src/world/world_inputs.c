@@ -321,6 +321,7 @@ void world_apply_input(world_t *w, world_device_t *d, const world_event_t *e)
 		d->lat = e->value[0];
 		d->lon = e->value[1];
 		d->alt = e->value[2];
+		world_air_moved(w, d);
 		if (world_tracing(w)) {
 			world_trace_begin(&w->json, w, d, "move");
 			world_trace_num(&w->json, "lat", d->lat);

@@ -71,6 +71,7 @@ static int device_line(world_t *w, const line_t *l, unsigned lineno, char *err, 
 			d->lat = v[0];
 			d->lon = v[1];
 			d->alt = v[2];
+			world_air_moved(w, d);
 			continue;
 		}
 		if (strcmp(key, "accel") == 0) {
@@ -515,7 +516,6 @@ static int load(world_t *w, const char *text, size_t len, int64_t play, char *er
 			if (line.count != 2 || !world_script_parse_u64(line.tok[1], &seed)) {
 				FAIL("seed takes a whole number");
 			}
-			w->air_rng = seed;
 			w->seed = seed;
 		} else if (strcmp(word, "gnss") == 0) {
 			if (gnss_line(w, &line, lineno, err, err_cap) != 0) {

@@ -110,6 +110,10 @@ endforeach()
 # The BLE air of the simulated world: path loss, scan windows and channels, scan responses, cost.
 beacon_c_test(test_world_air duktape "${CMAKE_CURRENT_LIST_DIR}/test_world_air.c"
               LIBS beacon_port_host beacon_world beacon_runtime)
+# What an advertising event costs: keyed noise, the reach of a power, the index of scanners (held
+# to the exhaustive walk of every scanner), moving scanners.
+beacon_c_test(test_world_air_reach duktape "${CMAKE_CURRENT_LIST_DIR}/test_world_air_reach.c"
+              LIBS beacon_port_host beacon_world beacon_runtime m)
 
 # Beacon packets: the advertising-data codec and the packet formats (pure C, like the interval
 # parser: the engine is linked only because the helper links one).
