@@ -224,19 +224,25 @@ static cell_t *cell_find(world_air_index_t *x, uint64_t key, bool make)
 	}
 }
 
-static bool cell_push(cell_t *c, uint32_t device)
+/* Append to a list of device indices that grows by doubling from `first` (false: no memory). */
+static bool list_push(uint32_t **list, uint32_t *count, uint32_t *cap, uint32_t first, uint32_t device)
 {
-	if (c->count == c->cap) {
-		uint32_t cap = c->cap ? 2 * c->cap : 4;
-		uint32_t *p = realloc(c->devices, cap * sizeof(*p));
+	if (*count == *cap) {
+		uint32_t grown = *cap ? 2 * *cap : first;
+		uint32_t *p = realloc(*list, grown * sizeof(*p));
 		if (p == NULL) {
 			return false;
 		}
-		c->devices = p;
-		c->cap = cap;
+		*list = p;
+		*cap = grown;
 	}
-	c->devices[c->count++] = device;
+	(*list)[(*count)++] = device;
 	return true;
+}
+
+static bool cell_push(cell_t *c, uint32_t device)
+{
+	return list_push(&c->devices, &c->count, &c->cap, 4, device);
 }
 
 static void index_add(world_t *w, world_device_t *d)
@@ -306,17 +312,7 @@ void world_air_moved(world_t *w, world_device_t *d)
 
 static bool found_push(world_air_index_t *x, uint32_t device)
 {
-	if (x->found_count == x->found_cap) {
-		uint32_t cap = x->found_cap ? 2 * x->found_cap : 64;
-		uint32_t *f = realloc(x->found, cap * sizeof(*f));
-		if (f == NULL) {
-			return false;
-		}
-		x->found = f;
-		x->found_cap = cap;
-	}
-	x->found[x->found_count++] = device;
-	return true;
+	return list_push(&x->found, &x->found_count, &x->found_cap, 64, device);
 }
 
 static int by_index(const void *a, const void *b)

@@ -30,35 +30,30 @@ void *__real_realloc(void *ptr, size_t size);
 void *__real_aligned_alloc(size_t alignment, size_t size);
 void __real_free(void *ptr);
 
-/* Duktape's heaps take their small blocks from aligned chunks (eng_duk_slab.h). */
-void *__wrap_aligned_alloc(size_t alignment, size_t size)
+/* A block the C library handed out, counted. */
+static void *counted(void *p)
 {
-	void *p = __real_aligned_alloc(alignment, size);
 	if (p != NULL) {
 		live_blocks++;
 		live_bytes += (long)malloc_usable_size(p);
 	}
 	return p;
+}
+
+/* Duktape's heaps take their small blocks from aligned chunks (eng_duk_slab.h). */
+void *__wrap_aligned_alloc(size_t alignment, size_t size)
+{
+	return counted(__real_aligned_alloc(alignment, size));
 }
 
 void *__wrap_malloc(size_t size)
 {
-	void *p = __real_malloc(size);
-	if (p != NULL) {
-		live_blocks++;
-		live_bytes += (long)malloc_usable_size(p);
-	}
-	return p;
+	return counted(__real_malloc(size));
 }
 
 void *__wrap_calloc(size_t n, size_t size)
 {
-	void *p = __real_calloc(n, size);
-	if (p != NULL) {
-		live_blocks++;
-		live_bytes += (long)malloc_usable_size(p);
-	}
-	return p;
+	return counted(__real_calloc(n, size));
 }
 
 void *__wrap_realloc(void *ptr, size_t size)
