@@ -408,7 +408,9 @@ size_t world_air_in_reach(world_t *w, uint32_t source, int8_t power, const uint3
 				}
 			}
 		}
-		qsort(x->found, x->found_count, sizeof(uint32_t), by_index);
+		if (x->found_count > 1) { /* (qsort of no list at all is undefined) */
+			qsort(x->found, x->found_count, sizeof(uint32_t), by_index);
+		}
 	}
 	*out = x->found;
 	return x->found_count;
