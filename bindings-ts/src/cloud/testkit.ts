@@ -117,6 +117,82 @@ export async function startPostgres(opts: { fsync?: boolean } = {}): Promise<PgS
 }
 
 // ---------------------------------------------------------------------------------------------
+// Mosquitto: Debian's broker, configured by writeMosquittoConfig (the files `beacon cloud
+// mosquitto-config` writes), on a free port, with the open-file limit raised to the hard limit
+// so it can hold thousands of device connections.
+
+export const MOSQUITTO = ['/usr/sbin/mosquitto', '/usr/bin/mosquitto'].find((p) => fs.existsSync(p));
+export const MOSQUITTO_MISSING = "mosquitto is not installed (Debian package 'mosquitto'; scripts/setup.sh installs it)";
+
+export interface MosquittoServer {
+  url: string;
+  port: number;
+  /** The directory of its passwd, acl and mosquitto.conf (pass as --mosquitto-dir). */
+  dir: string;
+  pid(): number;
+  /** Everything the broker wrote to stdout and stderr. */
+  log(): string;
+  /** Make it reread the password file (after devices are added or revoked). */
+  reload(): void;
+  /** Kill it (SIGKILL by default) and wait until it is gone. */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Start it again on the same port with the same files. */
+  restart(): Promise<void>;
+}
+
+async function portOpen(port: number): Promise<true | undefined> {
+  return new Promise((resolve) => {
+    const s = net.connect(port, '127.0.0.1');
+    s.on('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.on('error', () => resolve(undefined));
+  });
+}
+
+export async function startMosquitto(store: import('./store').CloudStore, opts: { port?: number } = {}): Promise<MosquittoServer> {
+  if (!MOSQUITTO) throw new Error(MOSQUITTO_MISSING);
+  const { writeMosquittoConfig } = await import('./mosquitto');
+  const dir = tmpDir('beacon-mosquitto-');
+  const port = opts.port ?? (await freePort());
+  // As root the broker would switch to the 'mosquitto' user, which cannot read a private
+  // temporary directory: it stays root here.
+  const files = await writeMosquittoConfig(store, dir, { port, user: process.getuid?.() === 0 ? 'root' : undefined });
+  let child: ChildProcess;
+  let log = '';
+  const launch = async (): Promise<void> => {
+    child = spawn('sh', ['-c', 'ulimit -n "$(ulimit -Hn)"; exec "$0" -c "$1"', MOSQUITTO, files.confFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout?.on('data', (d: Buffer) => (log += d.toString()));
+    child.stderr?.on('data', (d: Buffer) => (log += d.toString()));
+    const c = child;
+    process.on('exit', () => c.kill('SIGKILL'));
+    await waitFor('mosquitto to listen', () => (c.exitCode === null ? portOpen(port) : Promise.reject(new Error(`mosquitto exited: ${log}`))));
+  };
+  await launch();
+  const kill = async (signal: NodeJS.Signals = 'SIGKILL'): Promise<void> => {
+    const c = child;
+    if (c.exitCode !== null || c.signalCode !== null) return;
+    const gone = new Promise<void>((r) => c.once('exit', () => r()));
+    c.kill(signal);
+    await gone;
+  };
+  return {
+    url: `mqtt://127.0.0.1:${port}`,
+    port,
+    dir,
+    pid: () => child.pid ?? 0,
+    log: () => log,
+    reload: () => child.kill('SIGHUP'),
+    kill,
+    restart: async () => {
+      await kill();
+      await launch();
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
 // The cloud as a separate process (`beacon cloud`), to kill it for real.
 
 export interface CloudProcess {
