@@ -118,9 +118,8 @@ test('through Mosquitto (beacon cloud mosquitto-config) on a TLS listener: the f
   const devicePort = await freePort();
   const cloudPort = await freePort();
   const conf = path.join(tempDir, 'mosquitto');
-  const files = await writeMosquittoConfig(store, conf, { port: devicePort, host: '127.0.0.1', tls, user: process.getuid?.() === 0 ? 'root' : undefined });
-  // The devices' listener is TLS; the cloud's own client comes in on a plain loopback one.
-  fs.appendFileSync(files.confFile, `listener ${cloudPort} 127.0.0.1\n`);
+  // The devices' listener is TLS; the cloud's own client comes in on the plain loopback one.
+  const files = await writeMosquittoConfig(store, conf, { port: devicePort, host: '127.0.0.1', tls, servicePort: cloudPort, user: process.getuid?.() === 0 ? 'root' : undefined });
   const broker = spawn(MOSQUITTO!, ['-c', files.confFile], { stdio: 'ignore' });
   try {
     await waitFor('mosquitto to listen', () => new Promise<boolean | undefined>((resolve) => {
@@ -128,7 +127,7 @@ test('through Mosquitto (beacon cloud mosquitto-config) on a TLS listener: the f
       s.on('connect', () => { s.destroy(); resolve(true); });
       s.on('error', () => resolve(undefined));
     }));
-    const cloud = await startCloud({ store, broker: `mqtt://127.0.0.1:${cloudPort}`, mosquittoDir: conf, httpPort: 0, log: () => undefined });
+    const cloud = await startCloud({ store, broker: files.serviceUrl, mosquittoDir: conf, httpPort: 0, log: () => undefined });
     try {
       const r = await beacon(['run', report, '--target', 'bsim', '--for', '70min', '--utc', '1767254400000',
         '--cloud', `mqtts://localhost:${devicePort}`, '--cloud-secret', creds.password, '--cloud-ca', tls.cert]);

@@ -55,13 +55,13 @@ before(async () => {
   port = await freePort();
   // The command writes the files; as root, the test adds `user root` so the broker can read them.
   const conf = path.join(dir, 'mosquitto');
-  const files = await writeMosquittoConfig(store, conf, { port, user: process.getuid?.() === 0 ? 'root' : undefined });
+  const files = await writeMosquittoConfig(store, conf, { port, servicePort: await freePort(), user: process.getuid?.() === 0 ? 'root' : undefined });
   broker = spawn(MOSQUITTO, ['-c', files.confFile], { stdio: ['ignore', 'pipe', 'pipe'] });
   broker.stdout?.on('data', (d: Buffer) => (brokerLog += d.toString()));
   broker.stderr?.on('data', (d: Buffer) => (brokerLog += d.toString()));
   await brokerUp();
   // With the broker's pid the cloud sends SIGHUP itself after a revocation or a new secret.
-  cloud = await startCloud({ store, broker: url(), mosquittoDir: conf, mosquittoPid: broker.pid, httpPort: 0, log: (l) => cloudLog.push(l) });
+  cloud = await startCloud({ store, broker: files.serviceUrl, mosquittoDir: conf, mosquittoPid: broker.pid, httpPort: 0, log: (l) => cloudLog.push(l) });
 });
 
 after(async () => {

@@ -9,35 +9,36 @@ import * as mqtt from 'mqtt';
 import * as path from 'path';
 import { DeviceClient, MemoryStorage, PowerCut, SyncStep } from '../src/cloud/deviceClient';
 import { decodeAck, encodeBatch, topic, WireEvent } from '../src/cloud/protocol';
-import { startCloud } from '../src/cloud/service';
+import { Cloud, startCloud } from '../src/cloud/service';
 import { CloudStore, openStore } from '../src/cloud/store';
 import {
-  beaconSync,
   deviceId,
-  freePort,
+  MOSQUITTO,
+  MOSQUITTO_MISSING,
+  MosquittoServer,
   PgServer,
   postgresBin,
   POSTGRES_MISSING,
   startAckCutter,
-  startCloudProcess,
+  startMosquitto,
   startPostgres,
   tmpDir,
   waitFor,
 } from '../src/cloud/testkit';
 import { allEvents } from './childProcess';
+import { brokerKnows, CloudLayout, singleProcess, workers } from './cloudLayouts';
 
 const dir = tmpDir('beacon-sync-test-');
 
-async function exactlyOnceScenario(db: string): Promise<void> {
-  const port = await freePort();
-  const token = `token-${Math.random().toString(36).slice(2)}`;
-  const args = ['--db', db, '--port', String(port), '--http-port', '0', '--token', token];
+async function exactlyOnceScenario(layout: CloudLayout): Promise<void> {
+  const db = layout.db;
+  const token = layout.token;
+  const port = layout.mqttPort;
   const id = deviceId();
-  const add = beaconSync(['cloud', 'device', 'add', id, '--db', db, '--json']);
-  assert.equal(add.status, 0, add.stderr);
-  const cred = JSON.parse(add.stdout) as { password: string };
+  const password = await layout.addDevice(id);
+  const cred = { password };
 
-  let cloud = await startCloudProcess(args);
+  await layout.start();
   const cutter = await startAckCutter({ host: '127.0.0.1', port });
   const storage = new MemoryStorage();
   const expected = new Set<number>(); // non-volatile events whose enqueue returned
@@ -72,7 +73,7 @@ async function exactlyOnceScenario(db: string): Promise<void> {
   const send = async (count: number): Promise<void> => {
     for (let i = 0; i < count; i++) {
       k++;
-      const res = await fetch(`${cloud.httpUrl}/api/devices/${id}/messages`, {
+      const res = await fetch(`${layout.httpUrl()}/api/devices/${id}/messages`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify({ type: 'cmd', payload: { k } }),
@@ -92,10 +93,10 @@ async function exactlyOnceScenario(db: string): Promise<void> {
     await send(3);
     let batches = 0;
     onStep = (s) => {
-      if (s === 'batch-sent' && ++batches === 2) void cloud.kill('SIGKILL');
+      if (s === 'batch-sent' && ++batches === 2) void layout.kill('SIGKILL');
     };
     await assert.rejects(dev.sync());
-    cloud = await startCloudProcess(args);
+    await layout.start();
     await syncOk();
     assert.equal(dev.pending, 0);
 
@@ -148,15 +149,15 @@ async function exactlyOnceScenario(db: string): Promise<void> {
     // 6. The cloud killed again, this time between the sync start and any batch.
     enqueue(5);
     onStep = (s) => {
-      if (s === 'connected') void cloud.kill('SIGKILL');
+      if (s === 'connected') void layout.kill('SIGKILL');
     };
     await assert.rejects(dev.sync());
-    cloud = await startCloudProcess(args);
+    await layout.start();
     await syncOk();
     await syncOk(); // nothing left: an empty sync
     assert.equal(dev.pending, 0);
   } finally {
-    await cloud.kill('SIGTERM');
+    await layout.kill('SIGTERM');
     await cutter.close();
   }
 
@@ -187,14 +188,25 @@ async function exactlyOnceScenario(db: string): Promise<void> {
   }
 }
 
-async function reorderScenario(store: CloudStore): Promise<void> {
-  const cloud = await startCloud({ store, port: 0, httpPort: 0, log: () => undefined });
+/** Clouds serving one store: the single process, or several workers on a shared subscription. */
+interface Serving {
+  clouds: Cloud[];
+  /** Where devices connect. */
+  mqttUrl: string;
+  /** Wait until a device's new credentials work (an external broker reloads in its own time). */
+  ready(id: string, password: string): Promise<void>;
+}
+
+async function reorderScenario(serving: Serving): Promise<void> {
+  const { clouds } = serving;
   const id = deviceId();
-  const cred = await cloud.issueDevice(id);
+  const cred = await clouds[0].issueDevice(id);
+  await serving.ready(id, cred.password);
+  const store = clouds[0].store;
   const ev = (seq: number): WireEvent => ({ seq, type: 't', ts: 1_700_000_000_000 + seq, payload: { seq }, volatile: false, variable: false });
   const batch = (seqs: number[]): Buffer => encodeBatch({ stream: 77, events: seqs.map(ev) });
   const connect = async (): Promise<{ client: mqtt.MqttClient; acks: string[] }> => {
-    const client = await mqtt.connectAsync(cloud.mqttUrl, { clientId: id, username: id, password: cred.password, protocolVersion: 4, reconnectPeriod: 0 });
+    const client = await mqtt.connectAsync(serving.mqttUrl, { clientId: id, username: id, password: cred.password, protocolVersion: 4, reconnectPeriod: 0 });
     const acks: string[] = [];
     client.on('message', (_t, p) => {
       const a = decodeAck(p);
@@ -203,23 +215,36 @@ async function reorderScenario(store: CloudStore): Promise<void> {
     await client.subscribeAsync(topic(id, 'a'), { qos: 1 });
     return { client, acks };
   };
+  const sum = (k: 'events' | 'duplicates' | 'batches'): number => clouds.reduce((n, c) => n + c.core.counters[k], 0);
+  const { client, acks } = await connect();
+  const sent = [[4, 5, 6], [1, 2, 3], [4, 5, 6], [2, 3, 4, 5], [9], [1, 2, 3]];
+  for (const seqs of sent) {
+    await client.publishAsync(topic(id, 'u'), batch(seqs), { qos: 1 });
+  }
+  await waitFor('six acknowledgements', () => (acks.length === 6 ? true : undefined));
+  // One process answers in order; workers each answer the batches they took, so only the set
+  // of acknowledgements is the same.
+  const want = sent.map((q) => `${q[0]}-${q[q.length - 1]}`);
+  if (clouds.length === 1) assert.deepEqual(acks, want);
+  else assert.deepEqual([...acks].sort(), [...want].sort());
+  await client.endAsync();
+  // After a reconnect, the old batches once more.
+  const second = await connect();
+  await second.client.publishAsync(topic(id, 'u'), batch([1, 2, 3, 4, 5, 6, 9]), { qos: 1 });
+  await waitFor('the acknowledgement', () => (second.acks.length === 1 ? true : undefined));
+  await second.client.endAsync();
+  const seqs = (await allEvents(store, id)).map((e) => e.seq).sort((a, b) => a - b);
+  assert.deepEqual(seqs, [1, 2, 3, 4, 5, 6, 9]);
+  assert.equal(sum('events'), 7);
+  assert.equal(sum('duplicates'), 3 + 4 + 3 + 7);
+  assert.equal(sum('batches'), 7);
+}
+
+/** The single process on its embedded broker, over `store`. */
+async function reorderAlone(store: CloudStore): Promise<void> {
+  const cloud = await startCloud({ store, port: 0, httpPort: 0, log: () => undefined });
   try {
-    const { client, acks } = await connect();
-    for (const seqs of [[4, 5, 6], [1, 2, 3], [4, 5, 6], [2, 3, 4, 5], [9], [1, 2, 3]]) {
-      await client.publishAsync(topic(id, 'u'), batch(seqs), { qos: 1 });
-    }
-    await waitFor('six acknowledgements', () => (acks.length === 6 ? true : undefined));
-    assert.deepEqual(acks, ['4-6', '1-3', '4-6', '2-5', '9-9', '1-3']);
-    await client.endAsync();
-    // After a reconnect, the old batches once more.
-    const second = await connect();
-    await second.client.publishAsync(topic(id, 'u'), batch([1, 2, 3, 4, 5, 6, 9]), { qos: 1 });
-    await waitFor('the acknowledgement', () => (second.acks.length === 1 ? true : undefined));
-    await second.client.endAsync();
-    const seqs = (await allEvents(store, id)).map((e) => e.seq).sort((a, b) => a - b);
-    assert.deepEqual(seqs, [1, 2, 3, 4, 5, 6, 9]);
-    assert.equal(cloud.core.counters.events, 7);
-    assert.equal(cloud.core.counters.duplicates, 3 + 4 + 3 + 7);
+    await reorderScenario({ clouds: [cloud], mqttUrl: cloud.mqttUrl, ready: async () => undefined });
   } finally {
     await cloud.stop();
   }
@@ -227,12 +252,12 @@ async function reorderScenario(store: CloudStore): Promise<void> {
 
 describe('exactly once: sqlite', () => {
   test('cloud killed, link cut before the ack, power cuts: each event and message once', async () => {
-    await exactlyOnceScenario(path.join(dir, 'cloud.db'));
+    await exactlyOnceScenario(await singleProcess(path.join(dir, 'cloud.db'), 'sync-token'));
   });
   test('duplicated and reordered batches are stored once and each acknowledged', async () => {
     const store = await openStore(path.join(dir, 'reorder.db'));
     try {
-      await reorderScenario(store);
+      await reorderAlone(store);
     } finally {
       await store.close();
     }
@@ -246,14 +271,55 @@ describe('exactly once: postgres', { skip: postgresBin() ? false : POSTGRES_MISS
   });
   after(() => pg?.stop());
   test('cloud killed, link cut before the ack, power cuts: each event and message once', async () => {
-    await exactlyOnceScenario(await (pg as PgServer).createDatabase('sync_scenario'));
+    await exactlyOnceScenario(await singleProcess(await (pg as PgServer).createDatabase('sync_scenario'), 'sync-token'));
   });
   test('duplicated and reordered batches are stored once and each acknowledged', async () => {
     const store = await openStore(await (pg as PgServer).createDatabase('sync_reorder'));
     try {
-      await reorderScenario(store);
+      await reorderAlone(store);
     } finally {
       await store.close();
     }
+  });
+});
+
+// The same scenarios with the cloud scaled out: two `beacon cloud` workers on PostgreSQL behind
+// one Mosquitto, sharing the devices' frames through a shared subscription. "The cloud killed"
+// is every worker killed at once.
+describe('exactly once: 2 workers on Mosquitto and postgres', { skip: !postgresBin() ? POSTGRES_MISSING : !MOSQUITTO ? MOSQUITTO_MISSING : false }, () => {
+  let pg: PgServer | undefined;
+  before(async () => {
+    pg = await startPostgres({ fsync: false });
+  });
+  after(() => pg?.stop());
+  const withBroker = async (db: string, fn: (broker: MosquittoServer) => Promise<void>): Promise<void> => {
+    const auth = await openStore(db);
+    const broker = await startMosquitto(auth);
+    await auth.close();
+    try {
+      await fn(broker);
+    } finally {
+      await broker.kill();
+    }
+  };
+  test('workers killed, link cut before the ack, power cuts: each event and message once', async () => {
+    const db = await (pg as PgServer).createDatabase('sync_workers');
+    await withBroker(db, async (broker) => exactlyOnceScenario(await workers(db, 'sync-token', broker, 2)));
+  });
+  test('duplicated and reordered batches are stored once and each acknowledged, whichever worker takes them', async () => {
+    const db = await (pg as PgServer).createDatabase('sync_workers_reorder');
+    await withBroker(db, async (broker) => {
+      const stores = [await openStore(db), await openStore(db)];
+      const clouds: Cloud[] = [];
+      try {
+        for (const store of stores) clouds.push(await startCloud({ store, broker: broker.serviceUrl, mosquittoDir: broker.dir, mosquittoPid: broker.pidFile, httpPort: 0, log: () => undefined }));
+        await reorderScenario({ clouds, mqttUrl: broker.url, ready: (id, password) => brokerKnows(broker.url, id, password) });
+        // Both workers took frames: the broker shared them.
+        assert.ok(clouds.every((c) => c.core.counters.batches > 0), `batches per worker: ${clouds.map((c) => c.core.counters.batches).join(', ')}`);
+      } finally {
+        for (const c of clouds) await c.stop();
+        for (const s of stores) await s.close();
+      }
+    });
   });
 });

@@ -76,13 +76,20 @@ async function mosquittoCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   if ((cert === undefined) !== (key === undefined)) throw new UsageError('--tls-cert and --tls-key go together');
   const { writeMosquittoConfig } = await import('../cloud/mosquitto');
   return withStore(args, async (store) => {
-    const files = await writeMosquittoConfig(store, dir, {
-      port: portOption(args, 'port', cert ? 8883 : 1883),
-      host: stringOption(args, 'host'),
-      tls: cert && key ? { cert, key } : undefined,
-    });
+    const port = portOption(args, 'port', cert ? 8883 : 1883);
+    const servicePort = portOption(args, 'service-port', port + 1);
+    let files;
+    try {
+      files = await writeMosquittoConfig(store, dir, { port, host: stringOption(args, 'host'), tls: cert && key ? { cert, key } : undefined, servicePort, serviceHost: stringOption(args, 'service-host') });
+    } catch (err) {
+      if (err instanceof RangeError) throw new UsageError(`--service-port/--service-host: ${err.message}`, false);
+      throw err;
+    }
     io.out(`${files.confFile}\n${files.passwordFile}\n${files.aclFile}\n`);
-    io.err(`Start the broker with 'mosquitto -c ${files.confFile}' (or include it), then 'beacon cloud --broker mqtt://<host>:<port>'. Send the broker SIGHUP after adding or revoking devices.\n`);
+    io.err(
+      `Start the broker with 'mosquitto -c ${files.confFile}' (or include it); devices connect to port ${port}. ` +
+        `Then start one or more cloud workers with 'beacon cloud --broker ${files.serviceUrl} --db <the same store> --mosquitto-dir ${dir}'. Send the broker SIGHUP after adding or revoking devices.\n`,
+    );
     return 0;
   });
 }
@@ -91,6 +98,16 @@ async function mosquittoCommand(args: ParsedArgs, io: CliIo): Promise<number> {
 function mosquittoPidOption(text: string | undefined): number | string | undefined {
   if (text === undefined) return undefined;
   return /^[0-9]+$/.test(text) ? Number(text) : text;
+}
+
+/** --share-group / --no-share: a group name MQTT allows (no '/', '+' or '#'), or false. */
+function shareOption(args: ParsedArgs): string | false | undefined {
+  const group = stringOption(args, 'share-group');
+  const alone = flagOption(args, 'no-share');
+  if ((group !== undefined || alone) && stringOption(args, 'broker') === undefined) throw new UsageError(`--${alone ? 'no-share' : 'share-group'} goes with --broker (the embedded broker serves one process)`);
+  if (group !== undefined && alone) throw new UsageError('--share-group and --no-share exclude each other');
+  if (group !== undefined && !/^[A-Za-z0-9_.-]{1,64}$/.test(group)) throw new UsageError(`--share-group must be 1 to 64 letters, digits, '_', '.' or '-', not '${group.slice(0, 80)}'`);
+  return alone ? false : group;
 }
 
 async function serve(args: ParsedArgs, io: CliIo): Promise<number> {
@@ -105,6 +122,7 @@ async function serve(args: ParsedArgs, io: CliIo): Promise<number> {
     broker: stringOption(args, 'broker'),
     mosquittoDir: stringOption(args, 'mosquitto-dir'),
     mosquittoPid: mosquittoPidOption(stringOption(args, 'mosquitto-pid')),
+    share: shareOption(args),
     tls: cert && key ? { cert, key } : undefined,
     token: stringOption(args, 'token') ?? process.env.BEACON_CLOUD_TOKEN,
     log: (line: string) => io.err(`cloud: ${line}\n`),

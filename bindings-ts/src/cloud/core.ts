@@ -19,6 +19,7 @@ import {
   WireMessage,
 } from './protocol';
 import type { CloudStore, MessageRecord } from './store';
+import { isStoreUnreachable, StoreHealth, StoreUnreachable } from './storeHealth';
 
 export type Log = (line: string) => void;
 
@@ -31,6 +32,8 @@ export type Publish = (topic: string, payload: Buffer) => Promise<void>;
  * is rewritten and the broker reloads it, which disconnects the device.
  */
 export type EndSessions = (id: string) => Promise<void>;
+
+const FRAME_NAMES: Record<DeviceTopic, string> = { u: 'upload batch', s: 'sync start', k: 'message ack' };
 
 /** Messages fetched from the store per query while filling message frames. */
 const MESSAGE_PAGE = 256;
@@ -54,12 +57,16 @@ export class CloudCore {
   /** "Last seen" times not yet written: one small transaction a second instead of one per sync. */
   private seen = new Map<string, number>();
   private seenTimer?: NodeJS.Timeout;
+  /** Whether the store can be reached; while it cannot, no frame is acknowledged. */
+  readonly health: StoreHealth;
 
   constructor(
     readonly store: CloudStore,
     readonly log: Log,
     readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.health = new StoreHealth(store, log, now);
+  }
 
   private markSeen(id: string): void {
     this.seen.set(id, this.now());
@@ -73,6 +80,7 @@ export class CloudCore {
   async flushSeen(): Promise<void> {
     if (this.seenTimer) clearTimeout(this.seenTimer);
     this.seenTimer = undefined;
+    if (this.seen.size === 0 || !this.health.up) return;
     const list = [...this.seen].map(([id, at]) => ({ id, at }));
     this.seen.clear();
     await this.store.touchDevices(list).catch((err: Error) => this.log(`cannot record last-seen times: ${err.message}`));
@@ -140,6 +148,7 @@ export class CloudCore {
 
   private async handleNow(id: string, kind: DeviceTopic, payload: Buffer): Promise<void> {
     try {
+      this.health.check(`${FRAME_NAMES[kind]} from ${id}`);
       switch (kind) {
         case 'u':
           return await this.onBatch(id, payload);
@@ -151,7 +160,10 @@ export class CloudCore {
       }
     } catch (err) {
       if (err instanceof ProtocolError) throw this.refuse(id, err.message);
-      this.log(`error handling ${kind} from ${id}: ${(err as Error).message}`);
+      // An unreachable store is logged once by the health tracker, not once per frame.
+      if (err instanceof StoreUnreachable) throw err;
+      if (isStoreUnreachable(err)) this.health.failed(err as Error);
+      else this.log(`error handling ${kind} from ${id}: ${(err as Error).message}`);
       throw err;
     }
   }

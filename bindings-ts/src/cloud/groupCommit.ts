@@ -3,6 +3,7 @@
 // or more. Each caller still learns its own result only after the transaction holding its
 // batch has committed, so no acknowledgement ever goes out for an uncommitted batch.
 import type { WireEvent } from './protocol';
+import { isStoreUnreachable } from './storeHealth';
 
 export interface PendingBatch {
   deviceId: string;
@@ -19,7 +20,8 @@ interface Waiter extends PendingBatch {
 /**
  * Runs `commit` over queued batches, at most `parallel` commits at a time. `commit` stores all
  * the batches it is given in one transaction and returns the number of new events of each.
- * If a group fails, each batch of it is retried alone, so one bad batch fails only its sender.
+ * If a group fails, each batch of it is retried alone, so one bad batch fails only its sender;
+ * but not when the store cannot be reached, where every retry would wait for its own timeout.
  */
 export class GroupCommitter {
   private queue: Waiter[] = [];
@@ -54,8 +56,8 @@ export class GroupCommitter {
       const counts = await this.commit(group);
       group.forEach((w, i) => w.resolve(counts[i]));
     } catch (err) {
-      if (group.length === 1) {
-        group[0].reject(err);
+      if (group.length === 1 || isStoreUnreachable(err)) {
+        for (const w of group) w.reject(err);
         return;
       }
       for (const w of group) {

@@ -6,6 +6,7 @@ import { CborError, JsonValue } from './cbor';
 import { sameToken } from './credentials';
 import { checkMessage, isDeviceId, ProtocolError } from './protocol';
 import type { CloudStore } from './store';
+import type { StoreHealthReport } from './storeHealth';
 
 /** Largest request body accepted (a message of 8 KiB of CBOR fits easily as JSON). */
 export const MAX_BODY = 64 * 1024;
@@ -17,7 +18,19 @@ export interface ApiActions {
   revokeDevice(id: string): Promise<boolean>;
   sendMessage(id: string, type: string, payload: JsonValue): Promise<{ id: number; type: string; ts: number } | undefined>;
   mqttUrl(): string;
+  /** `GET /api/health`: whether this process can take uploads (no token needed). */
+  health(): CloudHealth;
   log(line: string): void;
+}
+
+/** What `/api/health` answers: 200 when this process can store and acknowledge uploads, else 503. */
+export interface CloudHealth {
+  ok: boolean;
+  /** This process: host name and process id (one of N workers, or the single cloud). */
+  worker: string;
+  store: StoreHealthReport & { kind: 'sqlite' | 'postgres' };
+  broker: { url: string; connected: boolean; shareGroup?: string; inFlight: number };
+  counters: { batches: number; events: number; duplicates: number; refused: number };
 }
 
 export class HttpError extends Error {
@@ -180,6 +193,13 @@ async function oneDevice(api: ApiActions, req: http.IncomingMessage, url: URL, p
 
 /** Answer one /api request; throws HttpError for every refusal. */
 export async function route(api: ApiActions, req: http.IncomingMessage, res: http.ServerResponse, url: URL, send: Send): Promise<void> {
+  // The health check is for load balancers and process supervisors, which hold no token; it
+  // shows no device data.
+  if (url.pathname === '/api/health') {
+    if (req.method !== 'GET' && req.method !== 'HEAD') notAllowed(req.method ?? '');
+    const h = api.health();
+    return send(h.ok ? 200 : 503, h);
+  }
   checkToken(api, req, res);
   const parts = url.pathname.split('/').filter((p) => p !== '');
   const method = req.method ?? 'GET';

@@ -136,6 +136,10 @@ export class PgStore implements CloudStore {
     await this.pool.query(SCHEMA);
   }
 
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
+  }
+
   async close(): Promise<void> {
     await this.pool.end();
   }

@@ -2,11 +2,13 @@
 // runs it from the command line; `beacon run` and `beacon test` start one for simulated devices.
 import * as fs from 'fs';
 import * as net from 'net';
+import * as os from 'os';
 import type { JsonValue } from './cbor';
 import { EmbeddedBroker, startEmbeddedBroker } from './broker';
 import { CloudCore, Log } from './core';
 import { hashSecret, newSecret, newToken } from './credentials';
 import { HttpServerHandle, startHttp } from './http';
+import type { CloudHealth } from './httpRoutes';
 import { connectExternalBroker, ExternalBroker, reloadMosquitto, writeMosquittoAuth } from './mosquitto';
 import { normalizeDeviceId } from './protocol';
 import { CloudStore, openStore } from './store';
@@ -32,6 +34,12 @@ export interface CloudOptions {
    * or one given a new secret. Without it the operator must send SIGHUP (docs/security.md).
    */
   mosquittoPid?: number | string;
+  /**
+   * With `broker`: the MQTT shared-subscription group this process joins (default
+   * 'beacon-cloud'), so that N processes started with the same --db and --broker share the
+   * devices' frames; false subscribes alone.
+   */
+  share?: string | false;
   /** PEM files for TLS on both MQTT (mqtts) and HTTP (https). */
   tls?: { cert: string; key: string };
   /** The HTTP API token (default: the one kept in the store, made on first start). */
@@ -54,6 +62,7 @@ export interface Cloud {
   token: string;
   store: CloudStore;
   core: CloudCore;
+  health(): CloudHealth;
   issueDevice(id: string): Promise<DeviceCredentials>;
   revokeDevice(id: string): Promise<boolean>;
   sendMessage(id: string, type: string, payload: JsonValue): Promise<{ id: number; type: string; ts: number } | undefined>;
@@ -104,7 +113,10 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
   try {
     const token = await apiToken(store, options.token);
     const core = new CloudCore(store, log, now);
-    stops.push(() => core.flushSeen());
+    stops.push(async () => {
+      core.health.stop();
+      await core.flushSeen();
+    });
     const tls = options.tls ? { cert: fs.readFileSync(options.tls.cert), key: fs.readFileSync(options.tls.key) } : undefined;
     let broker: EmbeddedBroker | ExternalBroker;
     if (options.broker !== undefined) {
@@ -119,7 +131,7 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
                 log(`cannot make Mosquitto reload its password file (${id}'s sessions go on until it does): ${(err as Error).message}`);
               }
             };
-      broker = await connectExternalBroker(core, options.broker, endSessions);
+      broker = await connectExternalBroker(core, options.broker, { endSessions, share: options.share });
     } else {
       broker = await startEmbeddedBroker(core, { host, port: options.port ?? 1883, tls });
     }
@@ -151,8 +163,21 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
       const m = await store.queueMessage(id, type, payload, now());
       return m ? { id: m.id, type: m.type, ts: m.ts } : undefined;
     };
+    const b = broker;
+    const health = (): CloudHealth => {
+      const external = 'connected' in b ? b : undefined;
+      const connected = external ? external.connected() : true;
+      const s = core.health.report();
+      return {
+        ok: s.ok && connected,
+        worker: `${os.hostname()}:${process.pid}`,
+        store: { kind: store.kind, ...s },
+        broker: { url: b.url, connected, shareGroup: external?.shareGroup, inFlight: external?.inFlight() ?? 0 },
+        counters: { ...core.counters },
+      };
+    };
     const http: HttpServerHandle = await startHttp(
-      { store, token, issueDevice, revokeDevice, sendMessage, mqttUrl: () => broker.url, log },
+      { store, token, issueDevice, revokeDevice, sendMessage, mqttUrl: () => broker.url, health, log },
       { host, port: options.httpPort ?? 8080, tls },
     );
     stops.push(() => http.close());
@@ -163,6 +188,7 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
       token,
       store,
       core,
+      health,
       issueDevice,
       revokeDevice,
       sendMessage,

@@ -139,6 +139,10 @@ export class SqliteStore implements CloudStore {
     this.db.exec(SCHEMA);
   }
 
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }

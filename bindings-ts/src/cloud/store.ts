@@ -66,6 +66,8 @@ export interface CloudStore {
   /** Create the tables if needed. */
   init(): Promise<void>;
   close(): Promise<void>;
+  /** Resolves when the store answers a trivial query (the health probe). */
+  ping(): Promise<void>;
 
   /** Issue (or replace) a device's credential hash; clears a revocation. */
   putCredential(id: string, hash: string, now: number): Promise<void>;

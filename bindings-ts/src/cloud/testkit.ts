@@ -60,6 +60,10 @@ export const POSTGRES_MISSING = "PostgreSQL is not installed (Debian package 'po
 export interface PgServer {
   url(db?: string): string;
   createDatabase(name: string): Promise<string>;
+  /** Kill the server at once (as a crash would: `pg_ctl stop -m immediate`), keeping its data. */
+  halt(): void;
+  /** Start it again after halt(), on the same port with the same data. */
+  resume(): void;
   stop(): void;
 }
 
@@ -85,16 +89,22 @@ export async function startPostgres(opts: { fsync?: boolean } = {}): Promise<PgS
   if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr}`);
   const port = await freePort();
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200${opts.fsync === false ? ' -c fsync=off -c synchronous_commit=off' : ''}`;
-  const start = spawnSync(path.join(bin, 'pg_ctl'), ['-D', data, '-o', options, '-l', path.join(dir, 'log'), '-w', '-t', '60', 'start'], { ...as, encoding: 'utf8', cwd: dir });
-  if (start.status !== 0) {
-    const log = fs.existsSync(path.join(dir, 'log')) ? fs.readFileSync(path.join(dir, 'log'), 'utf8') : '';
-    throw new Error(`PostgreSQL did not start: ${start.stderr}\n${log}`);
-  }
+  const launch = (): void => {
+    const start = spawnSync(path.join(bin, 'pg_ctl'), ['-D', data, '-o', options, '-l', path.join(dir, 'log'), '-w', '-t', '60', 'start'], { ...as, encoding: 'utf8', cwd: dir });
+    if (start.status !== 0) {
+      const log = fs.existsSync(path.join(dir, 'log')) ? fs.readFileSync(path.join(dir, 'log'), 'utf8') : '';
+      throw new Error(`PostgreSQL did not start: ${start.stderr}\n${log}`);
+    }
+  };
+  const halt = (): void => {
+    spawnSync(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'], { ...as, encoding: 'utf8', cwd: dir });
+  };
+  launch();
   let stopped = false;
   const stop = (): void => {
     if (stopped) return;
     stopped = true;
-    spawnSync(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'], { ...as, encoding: 'utf8', cwd: dir });
+    halt();
     fs.rmSync(dir, { recursive: true, force: true });
   };
   process.on('exit', stop);
@@ -112,6 +122,8 @@ export async function startPostgres(opts: { fsync?: boolean } = {}): Promise<PgS
       }
       return url(name);
     },
+    halt,
+    resume: launch,
     stop,
   };
 }
@@ -125,11 +137,16 @@ export const MOSQUITTO = ['/usr/sbin/mosquitto', '/usr/bin/mosquitto'].find((p) 
 export const MOSQUITTO_MISSING = "mosquitto is not installed (Debian package 'mosquitto'; scripts/setup.sh installs it)";
 
 export interface MosquittoServer {
+  /** The devices' listener. */
   url: string;
   port: number;
+  /** The cloud's listener (`beacon cloud --broker <serviceUrl>`). */
+  serviceUrl: string;
   /** The directory of its passwd, acl and mosquitto.conf (pass as --mosquitto-dir). */
   dir: string;
   pid(): number;
+  /** A file holding its process id, rewritten at each restart (pass as --mosquitto-pid). */
+  pidFile: string;
   /** Everything the broker wrote to stdout and stderr. */
   log(): string;
   /** Make it reread the password file (after devices are added or revoked). */
@@ -156,18 +173,21 @@ export async function startMosquitto(store: import('./store').CloudStore, opts: 
   const { writeMosquittoConfig } = await import('./mosquitto');
   const dir = tmpDir('beacon-mosquitto-');
   const port = opts.port ?? (await freePort());
+  const servicePort = await freePort();
   // As root the broker would switch to the 'mosquitto' user, which cannot read a private
   // temporary directory: it stays root here.
-  const files = await writeMosquittoConfig(store, dir, { port, user: process.getuid?.() === 0 ? 'root' : undefined });
+  const files = await writeMosquittoConfig(store, dir, { port, servicePort, user: process.getuid?.() === 0 ? 'root' : undefined });
   let child: ChildProcess;
   let log = '';
+  const pidFile = path.join(dir, 'mosquitto.pid');
   const launch = async (): Promise<void> => {
     child = spawn('sh', ['-c', 'ulimit -n "$(ulimit -Hn)"; exec "$0" -c "$1"', MOSQUITTO, files.confFile], { stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.on('data', (d: Buffer) => (log += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (log += d.toString()));
     const c = child;
+    fs.writeFileSync(pidFile, `${c.pid}\n`);
     process.on('exit', () => c.kill('SIGKILL'));
-    await waitFor('mosquitto to listen', () => (c.exitCode === null ? portOpen(port) : Promise.reject(new Error(`mosquitto exited: ${log}`))));
+    for (const p of [port, servicePort]) await waitFor('mosquitto to listen', () => (c.exitCode === null ? portOpen(p) : Promise.reject(new Error(`mosquitto exited: ${log}`))));
   };
   await launch();
   const kill = async (signal: NodeJS.Signals = 'SIGKILL'): Promise<void> => {
@@ -180,8 +200,10 @@ export async function startMosquitto(store: import('./store').CloudStore, opts: 
   return {
     url: `mqtt://127.0.0.1:${port}`,
     port,
+    serviceUrl: files.serviceUrl,
     dir,
     pid: () => child.pid ?? 0,
+    pidFile,
     log: () => log,
     reload: () => child.kill('SIGHUP'),
     kill,
