@@ -65,8 +65,13 @@ export async function brokerKnows(url: string, id: string, password: string): Pr
   });
 }
 
+export interface WorkersLayout extends CloudLayout {
+  /** Start worker i again after it was killed (or start one more). */
+  startOne(i: number): Promise<CloudProcess>;
+}
+
 /** N workers (`beacon cloud --broker --db`) behind `broker`, all on the shared subscription. */
-export async function workers(db: string, token: string, broker: MosquittoServer, count = 2): Promise<CloudLayout> {
+export async function workers(db: string, token: string, broker: MosquittoServer, count = 2): Promise<WorkersLayout> {
   const args = ['--db', db, '--broker', broker.serviceUrl, '--mosquitto-dir', broker.dir, '--mosquitto-pid', broker.pidFile, '--http-port', '0', '--token', token];
   let running: CloudProcess[] = [];
   return {
@@ -90,6 +95,10 @@ export async function workers(db: string, token: string, broker: MosquittoServer
     },
     start: async () => {
       running = await Promise.all(Array.from({ length: count }, () => startCloudProcess(args)));
+    },
+    startOne: async (i) => {
+      running[i] = await startCloudProcess(args);
+      return running[i];
     },
     kill: async (signal = 'SIGKILL') => {
       await Promise.all(running.map((c) => c.kill(signal)));

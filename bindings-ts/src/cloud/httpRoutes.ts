@@ -19,7 +19,7 @@ export interface ApiActions {
   sendMessage(id: string, type: string, payload: JsonValue): Promise<{ id: number; type: string; ts: number } | undefined>;
   mqttUrl(): string;
   /** `GET /api/health`: whether this process can take uploads (no token needed). */
-  health(): CloudHealth;
+  health(): Promise<CloudHealth>;
   log(line: string): void;
 }
 
@@ -197,7 +197,7 @@ export async function route(api: ApiActions, req: http.IncomingMessage, res: htt
   // shows no device data.
   if (url.pathname === '/api/health') {
     if (req.method !== 'GET' && req.method !== 'HEAD') notAllowed(req.method ?? '');
-    const h = api.health();
+    const h = await api.health();
     return send(h.ok ? 200 : 503, h);
   }
   checkToken(api, req, res);

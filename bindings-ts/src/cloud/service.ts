@@ -62,7 +62,7 @@ export interface Cloud {
   token: string;
   store: CloudStore;
   core: CloudCore;
-  health(): CloudHealth;
+  health(): Promise<CloudHealth>;
   issueDevice(id: string): Promise<DeviceCredentials>;
   revokeDevice(id: string): Promise<boolean>;
   sendMessage(id: string, type: string, payload: JsonValue): Promise<{ id: number; type: string; ts: number } | undefined>;
@@ -70,6 +70,16 @@ export interface Cloud {
 }
 
 const TOKEN_SETTING = 'http.token';
+/** How long /api/health waits for the store to answer. */
+const HEALTH_PING_MS = 2000;
+
+function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(what)), ms);
+  });
+  return Promise.race([p, limit]).finally(() => clearTimeout(timer));
+}
 
 export function isLoopback(host: string): boolean {
   if (host === 'localhost') return true;
@@ -164,14 +174,23 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
       return m ? { id: m.id, type: m.type, ts: m.ts } : undefined;
     };
     const b = broker;
-    const health = (): CloudHealth => {
+    // The store is asked at each request (a worker that took no frame lately would not know it
+    // is gone), with a bound so that the answer comes even when the database hangs.
+    const health = async (): Promise<CloudHealth> => {
       const external = 'connected' in b ? b : undefined;
       const connected = external ? external.connected() : true;
+      let storeError: string | undefined;
+      try {
+        await withTimeout(store.ping(), HEALTH_PING_MS, `no answer within ${HEALTH_PING_MS} ms`);
+      } catch (err) {
+        storeError = (err as Error).message;
+      }
       const s = core.health.report();
+      const storeOk = storeError === undefined && s.ok;
       return {
-        ok: s.ok && connected,
+        ok: storeOk && connected,
         worker: `${os.hostname()}:${process.pid}`,
-        store: { kind: store.kind, ...s },
+        store: { kind: store.kind, ...s, ok: storeOk, ...(storeError !== undefined ? { error: storeError } : {}) },
         broker: { url: b.url, connected, shareGroup: external?.shareGroup, inFlight: external?.inFlight() ?? 0 },
         counters: { ...core.counters },
       };
