@@ -7,9 +7,11 @@
 // and /api/health and acknowledges nothing meanwhile.
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
+import * as mqtt from 'mqtt';
 import { Client } from 'pg';
 import { DeviceClient, MemoryStorage, SyncStep } from '../src/cloud/deviceClient';
 import type { CloudHealth } from '../src/cloud/httpRoutes';
+import { decodeBatch, encodeBatch, topic } from '../src/cloud/protocol';
 import { openStore } from '../src/cloud/store';
 import { deviceId, MOSQUITTO, MOSQUITTO_MISSING, MosquittoServer, PgServer, postgresBin, POSTGRES_MISSING, startMosquitto, startPostgres, waitFor } from '../src/cloud/testkit';
 import { workers, WorkersLayout } from './cloudLayouts';
@@ -87,6 +89,13 @@ async function newDevice(cutAt?: SyncStep): Promise<LoadDevice> {
   return d;
 }
 
+/** Frames the workers refused so far, from their /api/health counters. */
+async function refusedCount(): Promise<number> {
+  let n = 0;
+  for (const w of layout.processes()) n += (await health(w.httpUrl)).body.counters.refused;
+  return n;
+}
+
 async function sql<T>(text: string, params: unknown[] = []): Promise<T[]> {
   const c = new Client({ connectionString: db });
   await c.connect();
@@ -111,6 +120,37 @@ describe('workers under faults', { skip }, () => {
       assert.doesNotMatch(JSON.stringify(h.body), /5eac0b1d/, 'no device ids');
     }
     assert.equal(seen.size, 2, 'two distinct workers');
+  });
+
+  test('a hostile device never stalls the workers or the shared subscription for the others', async () => {
+    const bad = await newDevice();
+    const good = await newDevice();
+    const password = await layout.addDevice(bad.id);
+    const attacker = await mqtt.connectAsync(broker.url, { clientId: bad.id, username: bad.id, password, protocolVersion: 4, reconnectPeriod: 0 });
+    const refusedBefore = await refusedCount();
+    // Malformed frames, a batch over the limit (257 events, hand-made: the encoder refuses it),
+    // and frames on another device's topic, as fast as the broker takes them.
+    const events = Array.from({ length: 256 }, (_, i) => ({ seq: i + 1, type: 't', ts: 1_767_225_600_000, payload: i, volatile: false, variable: false }));
+    const over = encodeBatch({ stream: 9, events });
+    // Key 4's array header says 256 (99 0100): make it 257 and add one more event map {1: 0, 2: 0, 3: 0}.
+    const at = over.indexOf(Buffer.from([0x04, 0x99, 0x01, 0x00]));
+    assert.ok(at > 0);
+    const oversized = Buffer.concat([over.subarray(0, at), Buffer.from([0x04, 0x99, 0x01, 0x01]), over.subarray(at + 4), Buffer.from([0xa3, 0x01, 0x00, 0x02, 0x00, 0x03, 0x00])]);
+    assert.throws(() => decodeBatch(oversized), /256/);
+    const flood: Promise<unknown>[] = [];
+    for (let i = 0; i < 300; i++) {
+      flood.push(attacker.publishAsync(topic(bad.id, 'u'), Buffer.from([0xa1, 0x00, 0xff, i & 0xff]), { qos: 1 }));
+      if (i % 10 === 0) flood.push(attacker.publishAsync(topic(bad.id, 'u'), oversized, { qos: 1 }));
+      if (i % 10 === 5) flood.push(attacker.publishAsync(topic(good.id, 'u'), over, { qos: 1 }));
+    }
+    for (let i = 0; i < 20; i++) good.client.enqueue('n', { i }, { volatile: false });
+    const r = await good.client.sync();
+    assert.equal(r.acked, 20, 'the good device synced meanwhile');
+    await Promise.all(flood);
+    await attacker.endAsync();
+    await waitFor('every bad frame refused', async () => ((await refusedCount()) - refusedBefore >= 330 ? true : undefined), 200, 50);
+    const rows = await sql<{ device_id: string; n: number }>('SELECT device_id, count(*)::int AS n FROM events WHERE device_id = ANY($1) GROUP BY device_id', [[bad.id, good.id]]);
+    assert.deepEqual(rows, [{ device_id: good.id, n: 20 }], "nothing stored from the bad frames, nothing on the other device's topic");
   });
 
   test('PostgreSQL down: nothing acknowledged, the workers say so; back: everything stored once', async () => {
