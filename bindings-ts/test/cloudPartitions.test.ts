@@ -1,7 +1,7 @@
 // The PostgreSQL store's own behaviour, beyond the suite both stores share
 // (cloudStore.test.ts): a group of batches in one statement, the events table partitioned by
 // day with a default partition for wild clocks, two workers on one database, the migration from
-// the unpartitioned table, retention, a hung server.
+// the unpartitioned table, retention (the store and `beacon cloud prune`), a hung server.
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import * as net from 'net';
@@ -9,7 +9,7 @@ import { Client } from 'pg';
 import { DAY_MS, partitionName } from '../src/cloud/pgEvents';
 import { PgStore, PgStoreOptions } from '../src/cloud/pgStore';
 import type { WireEvent } from '../src/cloud/protocol';
-import { deviceId, PgServer, postgresBin, POSTGRES_MISSING, startPostgres } from '../src/cloud/testkit';
+import { beaconSync, deviceId, PgServer, postgresBin, POSTGRES_MISSING, startPostgres } from '../src/cloud/testkit';
 
 // The server's clock in these tests (a Saturday noon, UTC): partitions are made for days from
 // 400 before to 2 after it.
@@ -268,6 +268,36 @@ if (!pgBin) {
       // A late event of a pruned day makes its partition again (it is inside the window).
       assert.equal(await s.storeEvents(id, 1, [ev(1, day(-100))], NOW), 1);
       assert.ok((await partitions(sql)).includes('events_20260820'));
+    });
+
+    test('beacon cloud prune --older-than: end to end, and refused durations', async () => {
+      const { url } = await database();
+      // The command uses the real clock: events relative to now.
+      const s = await store(url, {});
+      const id = deviceId();
+      await s.putCredential(id, 'h', 1);
+      const now = Date.now();
+      await s.storeEvents(id, 1, [ev(1, now - 100 * DAY_MS), ev(2, now - 100 * DAY_MS + 1), ev(3, 7), ev(4, now - 3 * DAY_MS), ev(5, now)], now);
+      const json = beaconSync(['cloud', 'prune', '--older-than', '90d', '--db', url, '--json']);
+      assert.equal(json.status, 0, json.stderr);
+      const r = JSON.parse(json.stdout) as { olderThan: number; partitions: string[]; events: number };
+      assert.deepEqual(r.partitions, [partitionName(Math.floor((now - 100 * DAY_MS) / DAY_MS))]);
+      assert.equal(r.events, 3);
+      assert.ok(Math.abs(r.olderThan - (now - 90 * DAY_MS)) < 60_000);
+      assert.deepEqual((await s.events(id)).events.map((e) => e.seq), [5, 4]);
+      // 36 hours: the day of 3 days ago has ended by then, today has not.
+      const text = beaconSync(['cloud', 'prune', '--older-than', '36h', '--db', url]);
+      assert.equal(text.status, 0, text.stderr);
+      assert.match(text.stdout, new RegExp(`^1 partitions dropped: ${partitionName(Math.floor((now - 3 * DAY_MS) / DAY_MS))}$`, 'm'));
+      assert.match(text.stdout, /^1 events removed \(device time before \d{4}-\d\d-\d\dT/m);
+      assert.deepEqual((await s.events(id)).events.map((e) => e.seq), [5]);
+      for (const bad of [[], ['--older-than', '0d'], ['--older-than', 'soon'], ['--older-than', '90'], ['--older-than', '-3d'], ['--older-than', '2 fortnights']]) {
+        const r2 = beaconSync(['cloud', 'prune', ...bad, '--db', url]);
+        assert.equal(r2.status, 2, `${bad.join(' ')}: ${r2.stderr}`);
+        assert.match(r2.stderr, /--older-than/);
+      }
+      assert.equal(beaconSync(['cloud', 'prune', 'now', '--older-than', '1d', '--db', url]).status, 2);
+      assert.deepEqual((await s.events(id)).events.map((e) => e.seq), [5]);
     });
 
     test('a server that never answers fails ping and queries in bounded time', async () => {

@@ -7,7 +7,7 @@ import { hashSecret, verifySecret } from '../src/cloud/credentials';
 import type { WireEvent } from '../src/cloud/protocol';
 import { partitionName } from '../src/cloud/pgEvents';
 import { CloudStore, openStore } from '../src/cloud/store';
-import { deviceId, PgServer, postgresBin, POSTGRES_MISSING, startPostgres, tmpDir } from '../src/cloud/testkit';
+import { beaconSync, deviceId, PgServer, postgresBin, POSTGRES_MISSING, startPostgres, tmpDir } from '../src/cloud/testkit';
 
 const dir = tmpDir('beacon-store-test-');
 
@@ -205,6 +205,28 @@ test('store: sqlite keeps everything across a reopen', async () => {
   assert.equal(await s.storeEvents(id, 1, [ev(2)], 1), 0);
   await s.close();
   await assert.rejects(s.ping(), /not open/);
+});
+
+test('beacon cloud prune on a SQLite store', async () => {
+  const file = path.join(dir, 'prune.db');
+  const id = deviceId();
+  const s = await openStore(file);
+  await s.putCredential(id, 'h', 1);
+  const now = Date.now();
+  await s.storeEvents(id, 1, [ev(1, { ts: now - 40 * 86_400_000 }), ev(2, { ts: now - 3_600_000 })], now);
+  await s.close();
+  const r = beaconSync(['cloud', 'prune', '--older-than', '2w', '--db', file, '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual({ ...JSON.parse(r.stdout), olderThan: 0 }, { olderThan: 0, partitions: [], events: 1 });
+  const text = beaconSync(['cloud', 'prune', '--older-than', '30m', '--db', file]);
+  assert.equal(text.status, 0, text.stderr);
+  assert.match(text.stdout, /^0 partitions dropped\n1 events removed \(device time before /);
+  const bad = beaconSync(['cloud', 'prune', '--older-than', '0h', '--db', file]);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--older-than: interval '0h' is shorter than 1 ms/);
+  const t = await openStore(file);
+  assert.equal((await t.events(id)).events.length, 0);
+  await t.close();
 });
 
 const pgBin = postgresBin();
