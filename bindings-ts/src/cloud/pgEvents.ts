@@ -31,8 +31,8 @@ export const DEFAULT_PARTITION = 'events_default';
  *
  * No foreign key to devices: rows are only written for authenticated devices, and devices are
  * never deleted, while the key check costs every inserted row a lookup and a FOR KEY SHARE lock
- * on its device's row: 12 to 16 % of the ingest rate (bench/cloud-ingest.sh, new against
- * new_fk).
+ * on its device's row: about 15 % of the ingest rate (the median of 13 interleaved runs of
+ * bench/cloud-ingest.sh, new against new_fk, on a shared 2-core machine; single runs vary).
  *
  * The sequence is created by name rather than by BIGSERIAL so that the migration from the old
  * table reuses the old one: row ids continue where they were, and old page cursors stay valid.
