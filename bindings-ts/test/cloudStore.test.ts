@@ -5,8 +5,9 @@ import * as assert from 'node:assert/strict';
 import * as path from 'path';
 import { hashSecret, verifySecret } from '../src/cloud/credentials';
 import type { WireEvent } from '../src/cloud/protocol';
+import { partitionName } from '../src/cloud/pgEvents';
 import { CloudStore, openStore } from '../src/cloud/store';
-import { deviceId, PgServer, postgresBin, POSTGRES_MISSING, startPostgres, tmpDir } from '../src/cloud/testkit';
+import { beaconSync, deviceId, PgServer, postgresBin, POSTGRES_MISSING, startPostgres, tmpDir } from '../src/cloud/testkit';
 
 const dir = tmpDir('beacon-store-test-');
 
@@ -156,6 +157,34 @@ function storeSuite(kind: 'sqlite' | 'postgres', open: () => Promise<CloudStore>
       await store.touchDevices([{ id, at: 4000 }]); // an older time does not move it back
       const d = (await store.listDevices()).find((x) => x.id === id);
       assert.deepEqual(d, { id, created: 1, lastSeen: 4242, revoked: false, events: 0, pendingMessages: 0 });
+      await store.ping();
+    });
+
+    // Last: it removes the older events of the tests before too.
+    test('prune: events older than the cutoff go, newer ones stay', async () => {
+      const id = deviceId();
+      await store.putCredential(id, 'h', 1);
+      const now = Date.now();
+      const day = 86_400_000;
+      // Whole days before the cutoff (PostgreSQL: a partition of its own, which is dropped), one
+      // from 1970 (PostgreSQL: the default partition, where rows are deleted), and recent ones.
+      const old = [ev(1, { ts: now - 30 * day }), ev(2, { ts: now - 31 * day }), ev(3, { ts: 5 })];
+      const recent = [ev(4, { ts: now - day }), ev(5, { ts: now })];
+      assert.equal(await store.storeEvents(id, 1, [...old, ...recent], now), 5);
+      const total = async (): Promise<number> => (await store.listDevices()).reduce((n, d) => n + d.events, 0);
+      const before = await total();
+      const r = await store.prune(now - 10 * day);
+      assert.deepEqual((await store.events(id)).events.map((e) => e.seq), [5, 4]);
+      assert.equal(r.events, before - (await total()));
+      assert.ok(r.events >= 3);
+      if (kind === 'postgres') {
+        for (const e of old.slice(0, 2)) assert.ok(r.partitions.includes(partitionName(Math.floor(e.ts / day))), `${r.partitions} misses ${e.ts}`);
+      } else {
+        assert.deepEqual(r.partitions, []);
+      }
+      assert.deepEqual(await store.prune(now - 10 * day), { partitions: [], events: 0 });
+      await assert.rejects(store.prune(-1), /cutoff must be a UTC time/);
+      await assert.rejects(store.prune(1.5), RangeError);
     });
   });
 }
@@ -175,6 +204,29 @@ test('store: sqlite keeps everything across a reopen', async () => {
   assert.equal((await s.pendingMessages(id, 0, 10)).length, 1);
   assert.equal(await s.storeEvents(id, 1, [ev(2)], 1), 0);
   await s.close();
+  await assert.rejects(s.ping(), /not open/);
+});
+
+test('beacon cloud prune on a SQLite store', async () => {
+  const file = path.join(dir, 'prune.db');
+  const id = deviceId();
+  const s = await openStore(file);
+  await s.putCredential(id, 'h', 1);
+  const now = Date.now();
+  await s.storeEvents(id, 1, [ev(1, { ts: now - 40 * 86_400_000 }), ev(2, { ts: now - 3_600_000 })], now);
+  await s.close();
+  const r = beaconSync(['cloud', 'prune', '--older-than', '2w', '--db', file, '--json']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual({ ...JSON.parse(r.stdout), olderThan: 0 }, { olderThan: 0, partitions: [], events: 1 });
+  const text = beaconSync(['cloud', 'prune', '--older-than', '30m', '--db', file]);
+  assert.equal(text.status, 0, text.stderr);
+  assert.match(text.stdout, /^0 partitions dropped\n1 events removed \(device time before /);
+  const bad = beaconSync(['cloud', 'prune', '--older-than', '0h', '--db', file]);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--older-than: interval '0h' is shorter than 1 ms/);
+  const t = await openStore(file);
+  assert.equal((await t.events(id)).events.length, 0);
+  await t.close();
 });
 
 const pgBin = postgresBin();

@@ -51,7 +51,12 @@ async function health(httpUrl: string): Promise<{ status: number; body: CloudHea
 
 async function allHealthy(): Promise<void> {
   for (const w of layout.processes()) {
-    await waitFor(`worker ${w.httpUrl} healthy`, async () => ((await health(w.httpUrl)).status === 200 ? true : undefined), 400, 50);
+    const gone = (): string | undefined => (w.child.exitCode !== null || w.child.signalCode !== null ? `exited (${w.child.exitCode ?? w.child.signalCode})` : undefined);
+    await waitFor(`worker ${w.httpUrl} healthy`, async () => {
+      const dead = gone();
+      if (dead) throw new Error(`worker ${w.httpUrl} ${dead}:\n${w.stderr().slice(-3000)}`);
+      return (await health(w.httpUrl)).status === 200 ? true : undefined;
+    }, 400, 50);
   }
 }
 

@@ -1,5 +1,5 @@
 // `beacon cloud`: run the cloud service, issue and revoke device credentials, write the files
-// an external Mosquitto needs.
+// an external Mosquitto needs, remove old events.
 import { flagOption, ParsedArgs, stringOption, UsageError } from './args';
 import { CliIo } from './io';
 
@@ -161,10 +161,45 @@ async function serve(args: ParsedArgs, io: CliIo): Promise<number> {
   return 0;
 }
 
+/**
+ * --older-than: a duration with its unit. A bare number would be milliseconds (as for the other
+ * interval options), and '--older-than 90' pruning all but the last 90 ms is surely a slip.
+ */
+async function olderThanOption(args: ParsedArgs): Promise<number> {
+  const text = stringOption(args, 'older-than');
+  if (text === undefined) throw new UsageError('prune needs --older-than <duration>, e.g. --older-than 90d');
+  if (!/[a-z]$/.test(text)) throw new UsageError(`--older-than needs a unit (m, h, d, w, ...), e.g. 90d, not '${text}'`);
+  const { parseInterval } = await import('./interval');
+  try {
+    return parseInterval(text);
+  } catch (err) {
+    if (err instanceof RangeError) throw new UsageError(`--older-than: ${err.message}`);
+    throw err;
+  }
+}
+
+async function pruneCommand(args: ParsedArgs, io: CliIo): Promise<number> {
+  const extra = args.positionals[1];
+  if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'`);
+  const ms = await olderThanOption(args);
+  // A duration longer than since 1970 leaves nothing to prune.
+  const olderThan = Math.max(0, Date.now() - ms);
+  return withStore(args, async (store) => {
+    const r = await store.prune(olderThan);
+    if (flagOption(args, 'json')) io.out(JSON.stringify({ olderThan, ...r }) + '\n');
+    else {
+      io.out(`${r.partitions.length} partitions dropped${r.partitions.length > 0 ? `: ${r.partitions.join(', ')}` : ''}\n`);
+      io.out(`${r.events} events removed (device time before ${new Date(olderThan).toISOString()})\n`);
+    }
+    return 0;
+  });
+}
+
 export async function cloudCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const sub = args.positionals[0];
   if (sub === undefined) return serve(args, io);
   if (sub === 'device') return deviceCommand(args, io);
   if (sub === 'mosquitto-config') return mosquittoCommand(args, io);
-  throw new UsageError(`unknown cloud command '${sub}' (device, mosquitto-config, or none to run the cloud)`);
+  if (sub === 'prune') return pruneCommand(args, io);
+  throw new UsageError(`unknown cloud command '${sub}' (device, mosquitto-config, prune, or none to run the cloud)`);
 }

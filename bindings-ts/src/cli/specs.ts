@@ -120,9 +120,10 @@ export const cloudSpec: CommandSpec = {
     'Run the cloud: an MQTT broker devices sync with, a store for their events, variables and messages, an HTTP API and a web page. ' +
     'It prints the MQTT and HTTP addresses and the API token, and runs until interrupted. ' +
     "'beacon cloud device add <public id>' issues a device's credentials (shown once); 'device revoke <id>' revokes them; 'device list' lists devices; " +
-    "'mosquitto-config <dir>' writes the password, ACL and configuration files an external Mosquitto needs.",
+    "'mosquitto-config <dir>' writes the password, ACL and configuration files an external Mosquitto needs; " +
+    "'prune --older-than 90d' removes events older than that (by device time; PostgreSQL drops whole days).",
   positionals: [
-    { name: 'command', help: 'nothing (run the cloud), device, or mosquitto-config', optional: true },
+    { name: 'command', help: 'nothing (run the cloud), device, mosquitto-config, or prune', optional: true },
     { name: 'action', help: 'device: add, revoke or list; mosquitto-config: the directory', optional: true },
     { name: 'id', help: 'device add/revoke: the public id (hex)', optional: true },
   ],
@@ -141,7 +142,8 @@ export const cloudSpec: CommandSpec = {
     { name: 'tls-cert', value: '<file>', help: 'PEM certificate for TLS on MQTT and HTTP' },
     { name: 'tls-key', value: '<file>', help: 'PEM private key for TLS on MQTT and HTTP' },
     { name: 'token', value: '<token>', help: 'HTTP API token (default: $BEACON_CLOUD_TOKEN, else the one kept in the store)' },
-    { name: 'json', help: 'device add/list: print JSON' },
+    { name: 'older-than', value: '<duration>', help: 'prune: remove events older than this, e.g. 90d, 12h, 30m, 2w' },
+    { name: 'json', help: 'device add/list, prune: print JSON' },
   ],
   details: 'Routes and examples: docs/cloud.md. The wire protocol: docs/cloud-protocol.md.',
 };

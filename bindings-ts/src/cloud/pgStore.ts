@@ -1,12 +1,16 @@
 // The PostgreSQL store, through `pg` (node-postgres: the standard, maintained driver). Same
-// schema and semantics as sqliteStore.ts; a batch is one transaction, and duplicates are
-// skipped by the (device, stream, seq) key with ON CONFLICT DO NOTHING, so concurrent
-// retransmissions of one batch cannot both insert.
+// semantics as sqliteStore.ts, for several stateless workers sharing one database: a group of
+// batches (groupCommit.ts) is stored by one statement, hence one transaction, and duplicates are
+// skipped by the events' unique key with ON CONFLICT DO NOTHING, so concurrent retransmissions
+// of one batch, on one worker or two, cannot both insert. The events table, partitioned by day,
+// is pgEvents.ts.
 import { Pool, PoolClient, types } from 'pg';
 import type { JsonValue } from './cbor';
 import { GroupCommitter, PendingBatch } from './groupCommit';
+import { DEFAULT_WINDOW, PartitionWindow, Partitions, transaction } from './pgEvents';
 import type { WireEvent } from './protocol';
 import {
+  checkCutoff,
   CloudStore,
   DeviceRecord,
   EventPage,
@@ -14,10 +18,12 @@ import {
   MessageRecord,
   pageLimit,
   parseCursor,
+  PruneResult,
   StoredEvent,
   VariableRecord,
 } from './store';
 
+// Everything but the events table (pgEvents.ts).
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS devices (
   id TEXT PRIMARY KEY,
@@ -27,21 +33,6 @@ CREATE TABLE IF NOT EXISTS devices (
   last_seen BIGINT,
   next_msg_id BIGINT NOT NULL DEFAULT 1
 );
-CREATE TABLE IF NOT EXISTS events (
-  row BIGSERIAL PRIMARY KEY,
-  device_id TEXT NOT NULL REFERENCES devices(id),
-  stream BIGINT NOT NULL,
-  seq BIGINT NOT NULL,
-  type TEXT NOT NULL,
-  ts BIGINT NOT NULL,
-  payload TEXT NOT NULL,
-  volatile BOOLEAN NOT NULL,
-  variable BOOLEAN NOT NULL,
-  received BIGINT NOT NULL,
-  UNIQUE (device_id, stream, seq)
-);
-CREATE INDEX IF NOT EXISTS events_by_time ON events (device_id, ts DESC, row DESC);
-CREATE INDEX IF NOT EXISTS events_by_type ON events (device_id, type, ts DESC, row DESC);
 CREATE TABLE IF NOT EXISTS variables (
   device_id TEXT NOT NULL REFERENCES devices(id),
   name TEXT NOT NULL,
@@ -122,41 +113,95 @@ function toDevice(r: { id: string; created: number; last_seen: number | null; re
   return d;
 }
 
+/**
+ * A group's events in one statement: insert the new ones (the events' key skips those stored
+ * before, and any sent twice), and from the newly stored variable events set each variable to
+ * the newest value. ON CONFLICT DO UPDATE cannot change one row twice in one statement, so only
+ * the newest event per (device, variable) is applied: the latest device time, the higher
+ * sequence number on a tie (the one enqueued later), as applying them one by one did. The
+ * rows come out sorted by (device, name), the same lock order for every group.
+ */
+const STORE_GROUP = `
+WITH ins AS (
+  INSERT INTO events (device_id, stream, seq, type, ts, payload, volatile, variable, received)
+  SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::boolean[], $8::boolean[], $9::bigint[])
+  ON CONFLICT DO NOTHING
+  RETURNING device_id, stream, seq, type, ts, payload, variable
+), vars AS (
+  INSERT INTO variables (device_id, name, value, ts)
+  SELECT DISTINCT ON (device_id, type) device_id, type, payload, ts FROM ins WHERE variable
+  ORDER BY device_id, type, ts DESC, seq DESC
+  ON CONFLICT (device_id, name) DO UPDATE SET value = excluded.value, ts = excluded.ts
+  WHERE excluded.ts >= variables.ts
+)
+SELECT device_id, stream, seq, ts FROM ins`;
+
+function eventKey(deviceId: string, stream: number, seq: number, ts: number): string {
+  return `${deviceId} ${stream} ${seq} ${ts}`;
+}
+
+export interface PgStoreOptions {
+  /** Connections in this worker's pool (default 10). */
+  poolSize?: number;
+  /** How long to wait for a connection, new or from the pool, before failing (default 5 s). */
+  connectionTimeoutMillis?: number;
+  /**
+   * How long a statement may run (default 30 s): the server cancels it then, and if the server
+   * does not answer at all, the query fails 5 s later on this side. Migration and retention
+   * have no limit.
+   */
+  statementTimeoutMillis?: number;
+  /** The server's clock, which decides the days that get partitions (default Date.now). */
+  clock?: () => number;
+  partitionWindow?: PartitionWindow;
+}
+
 export class PgStore implements CloudStore {
   readonly kind = 'postgres';
   private pool: Pool;
+  private partitions: Partitions;
 
-  constructor(url: string, poolSize = 10) {
-    this.pool = new Pool({ connectionString: url, max: poolSize, types: typeParsers });
+  constructor(url: string, options: PgStoreOptions = {}) {
+    const statementTimeout = options.statementTimeoutMillis ?? 30_000;
+    for (const [name, v] of Object.entries({ poolSize: options.poolSize, connectionTimeoutMillis: options.connectionTimeoutMillis, statementTimeoutMillis: statementTimeout })) {
+      if (v !== undefined && (!Number.isSafeInteger(v) || v < 1)) throw new RangeError(`PgStore: ${name} must be a positive integer, not ${v}`);
+    }
+    // Without these, a dead or hung server blocks every caller forever: the wait for a
+    // connection, the connect itself, and each query are bounded, and keepalive notices a peer
+    // that vanished without closing the connection.
+    this.pool = new Pool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      types: typeParsers,
+      connectionTimeoutMillis: options.connectionTimeoutMillis ?? 5000,
+      keepAlive: true,
+      statement_timeout: statementTimeout,
+      query_timeout: statementTimeout + 5000,
+    });
     // An idle client losing its server must not take the service down; the next query reports it.
     this.pool.on('error', () => undefined);
+    this.partitions = new Partitions(this.pool, options.clock ?? Date.now, options.partitionWindow ?? DEFAULT_WINDOW);
   }
 
   async init(): Promise<void> {
-    await this.pool.query(SCHEMA);
-  }
-
-  async ping(): Promise<void> {
-    await this.pool.query('SELECT 1');
+    await this.partitions.init(SCHEMA);
   }
 
   async close(): Promise<void> {
     await this.pool.end();
   }
 
-  private async tx<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
-    const c = await this.pool.connect();
-    try {
-      await c.query('BEGIN');
-      const r = await fn(c);
-      await c.query('COMMIT');
-      return r;
-    } catch (err) {
-      await c.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      c.release();
-    }
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1');
+  }
+
+  async prune(olderThan: number): Promise<PruneResult> {
+    checkCutoff(olderThan);
+    return this.partitions.prune(olderThan);
+  }
+
+  private tx<T>(fn: (c: PoolClient) => Promise<T>): Promise<T> {
+    return transaction(this.pool, fn);
   }
 
   async putCredential(id: string, hash: string, now: number): Promise<void> {
@@ -200,40 +245,54 @@ export class PgStore implements CloudStore {
     return r.rows[0] ? toDevice(r.rows[0]) : undefined;
   }
 
-  // Up to four group transactions at once: PostgreSQL flushes their commits together too.
-  private committer = new GroupCommitter((batches) => this.tx((c) => this.insertBatches(c, batches)), 4);
+  // Up to four group statements at once: PostgreSQL flushes their commits together too.
+  private committer = new GroupCommitter((batches) => this.storeGroup(batches), 4);
 
   async storeEvents(deviceId: string, stream: number, events: readonly WireEvent[], now: number): Promise<number> {
     if (events.length === 0) return 0;
     return this.committer.store({ deviceId, stream, events, now });
   }
 
-  private async insertBatches(c: PoolClient, batches: readonly PendingBatch[]): Promise<number[]> {
-    const counts: number[] = [];
-    for (const b of batches) {
-      const values: unknown[] = [];
-      const rows: string[] = [];
+  /**
+   * A group of batches in one statement, so one transaction and one round trip (see
+   * STORE_GROUP). An event sent twice in the group (a batch retransmitted while the first copy
+   * waited) is sent to the server once, credited to the first batch holding it, so each
+   * returned row names the one batch it counts for. Rows go in key order: two transactions
+   * inserting overlapping keys then take them in the same order and wait, never deadlock.
+   */
+  private async storeGroup(batches: readonly PendingBatch[]): Promise<number[]> {
+    const owner = new Map<string, number>();
+    const rows: { b: PendingBatch; e: WireEvent }[] = [];
+    batches.forEach((b, i) => {
       for (const e of b.events) {
-        const n = values.length;
-        rows.push(`($${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}, $${n + 5}, $${n + 6}, $${n + 7}, $${n + 8}, $${n + 9})`);
-        values.push(b.deviceId, b.stream, e.seq, e.type, e.ts, JSON.stringify(e.payload), e.volatile, e.variable, b.now);
+        const key = eventKey(b.deviceId, b.stream, e.seq, e.ts);
+        if (owner.has(key)) continue;
+        owner.set(key, i);
+        rows.push({ b, e });
       }
-      const r = await c.query<{ seq: number; type: string; ts: number; payload: string; variable: boolean }>(
-        `INSERT INTO events (device_id, stream, seq, type, ts, payload, volatile, variable, received)
-         VALUES ${rows.join(', ')} ON CONFLICT DO NOTHING RETURNING seq, type, ts, payload, variable`,
-        values,
-      );
-      // Only newly stored variable events move a variable, newest value last.
-      const vars = r.rows.filter((x) => x.variable).sort((x, y) => x.seq - y.seq);
-      for (const v of vars) {
-        await c.query(
-          `INSERT INTO variables (device_id, name, value, ts) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (device_id, name) DO UPDATE SET value = excluded.value, ts = excluded.ts
-           WHERE excluded.ts >= variables.ts`,
-          [b.deviceId, v.type, v.payload, v.ts],
-        );
-      }
-      counts.push(r.rowCount ?? 0);
+    });
+    rows.sort((x, y) => (x.b.deviceId < y.b.deviceId ? -1 : x.b.deviceId > y.b.deviceId ? 1 : x.b.stream - y.b.stream || x.e.seq - y.e.seq || x.e.ts - y.e.ts));
+    await this.partitions.ensure(rows.map((r) => r.e.ts));
+    const r = await this.pool.query<{ device_id: string; stream: number; seq: number; ts: number }>({
+      name: 'beacon-store-group',
+      text: STORE_GROUP,
+      values: [
+        rows.map((x) => x.b.deviceId),
+        rows.map((x) => x.b.stream),
+        rows.map((x) => x.e.seq),
+        rows.map((x) => x.e.type),
+        rows.map((x) => x.e.ts),
+        rows.map((x) => JSON.stringify(x.e.payload)),
+        rows.map((x) => x.e.volatile),
+        rows.map((x) => x.e.variable),
+        rows.map((x) => x.b.now),
+      ],
+    });
+    const counts = batches.map(() => 0);
+    for (const x of r.rows) {
+      const i = owner.get(eventKey(x.device_id, x.stream, x.seq, x.ts));
+      if (i === undefined) throw new Error(`PostgreSQL returned an event that was not sent: ${x.device_id} ${x.stream}:${x.seq}`);
+      counts[i]++;
     }
     return counts;
   }

@@ -7,6 +7,7 @@ import type { JsonValue } from './cbor';
 import { GroupCommitter, PendingBatch } from './groupCommit';
 import type { WireEvent } from './protocol';
 import {
+  checkCutoff,
   CloudStore,
   DeviceRecord,
   EventPage,
@@ -14,6 +15,7 @@ import {
   MessageRecord,
   pageLimit,
   parseCursor,
+  PruneResult,
   StoredEvent,
   VariableRecord,
 } from './store';
@@ -139,12 +141,18 @@ export class SqliteStore implements CloudStore {
     this.db.exec(SCHEMA);
   }
 
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+
   async ping(): Promise<void> {
+    // Nothing to reach, but a closed database should not look healthy.
     this.db.prepare('SELECT 1').get();
   }
 
-  async close(): Promise<void> {
-    if (this.db.open) this.db.close();
+  async prune(olderThan: number): Promise<PruneResult> {
+    checkCutoff(olderThan);
+    return { partitions: [], events: this.db.prepare('DELETE FROM events WHERE ts < ?').run(olderThan).changes };
   }
 
   async putCredential(id: string, hash: string, now: number): Promise<void> {

@@ -61,12 +61,19 @@ export interface EventPage {
   next?: string;
 }
 
+export interface PruneResult {
+  /** The partitions dropped (PostgreSQL; none for SQLite). */
+  partitions: string[];
+  /** Events removed, in those partitions and deleted one by one. */
+  events: number;
+}
+
 export interface CloudStore {
   readonly kind: 'sqlite' | 'postgres';
-  /** Create the tables if needed. */
+  /** Create the tables if needed (and migrate those of an earlier version). */
   init(): Promise<void>;
   close(): Promise<void>;
-  /** Resolves when the store answers a trivial query (the health probe). */
+  /** Resolves when the store answers (for health checks); rejects with the reason otherwise. */
   ping(): Promise<void>;
 
   /** Issue (or replace) a device's credential hash; clears a revocation. */
@@ -89,6 +96,13 @@ export interface CloudStore {
    */
   storeEvents(deviceId: string, stream: number, events: readonly WireEvent[], now: number): Promise<number>;
   events(deviceId: string, query?: EventQuery): Promise<EventPage>;
+  /**
+   * Retention: remove events whose device time is before `olderThan` (UTC ms). PostgreSQL drops
+   * each daily partition whose whole day is before it (events of the day the cutoff falls in
+   * stay until that day's partition goes) and deletes older rows of the default partition;
+   * SQLite deletes the older rows. Returns the partitions dropped and the events removed.
+   */
+  prune(olderThan: number): Promise<PruneResult>;
   variables(deviceId: string): Promise<VariableRecord[]>;
 
   /** Queue a message; ids count up from 1 per device. Undefined if the device is unknown. */
@@ -115,6 +129,13 @@ export function pageLimit(q: EventQuery | undefined): number {
   const n = q?.limit ?? DEFAULT_PAGE;
   if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE) throw new RangeError(`limit must be 1 to ${MAX_PAGE}`);
   return n;
+}
+
+/** A prune cutoff must be a UTC time in ms. */
+export function checkCutoff(olderThan: number): void {
+  if (!Number.isSafeInteger(olderThan) || olderThan < 0) {
+    throw new RangeError(`prune: the cutoff must be a UTC time in ms (an integer from 0), not ${olderThan}`);
+  }
 }
 
 /** Page cursors are "<ts>.<row id>": the keyset of the last event shown. */
