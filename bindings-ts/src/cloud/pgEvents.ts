@@ -105,16 +105,23 @@ async function longQuery(c: PoolClient | Pool, text: string, values?: unknown[])
  */
 export async function transaction<T>(pool: Pool, fn: (c: PoolClient) => Promise<T>, long = false): Promise<T> {
   const c = await pool.connect();
+  // A checked-out client whose server goes away between two queries emits 'error' (during a
+  // query, the query rejects instead); unheard, that event would end the process. The next
+  // query on it fails, and the catch below destroys it.
+  const onError = (): void => undefined;
+  c.on('error', onError);
   const q = (text: string): Promise<unknown> => (long ? longQuery(c, text) : c.query(text));
   try {
     await q('BEGIN');
     if (long) await q('SET LOCAL statement_timeout = 0');
     const r = await fn(c);
     await q('COMMIT');
+    c.off('error', onError);
     c.release();
     return r;
   } catch (err) {
     const reusable = err instanceof DatabaseError && (await c.query('ROLLBACK').then(() => true, () => false));
+    c.off('error', onError);
     c.release(reusable ? undefined : true);
     throw err;
   }
