@@ -1,5 +1,5 @@
-// `beacon cloud`: run the cloud service, issue and revoke device credentials, write the files
-// an external Mosquitto needs, remove old events.
+// `beacon cloud`: run the cloud service, issue and revoke device credentials, manage webhooks
+// (cloudWebhook.ts), write the files an external Mosquitto needs, remove old events.
 import { flagOption, ParsedArgs, stringOption, UsageError } from './args';
 import { CliIo } from './io';
 
@@ -125,6 +125,7 @@ async function serve(args: ParsedArgs, io: CliIo): Promise<number> {
     share: shareOption(args),
     tls: cert && key ? { cert, key } : undefined,
     token: stringOption(args, 'token') ?? process.env.BEACON_CLOUD_TOKEN,
+    webhooks: await webhookOptions(args),
     log: (line: string) => io.err(`cloud: ${line}\n`),
   };
   const { startCloud } = await import('../cloud/service');
@@ -195,11 +196,37 @@ async function pruneCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   });
 }
 
+/** --webhook-timeout, --webhook-retry-base: intervals for the dispatcher of this process. */
+async function webhookOptions(args: ParsedArgs): Promise<import('../cloud/webhookDispatch').WebhookOptions> {
+  const { parseInterval } = await import('./interval');
+  const out: import('../cloud/webhookDispatch').WebhookOptions = {};
+  for (const [name, key] of [['webhook-timeout', 'timeoutMs'], ['webhook-retry-base', 'retryBaseMs']] as const) {
+    const text = stringOption(args, name);
+    if (text === undefined) continue;
+    try {
+      out[key] = parseInterval(text);
+    } catch (err) {
+      if (err instanceof RangeError) throw new UsageError(`--${name}: ${err.message}`);
+      throw err;
+    }
+  }
+  const c = stringOption(args, 'webhook-concurrency');
+  if (c !== undefined) {
+    if (!/^[1-9][0-9]{0,3}$/.test(c)) throw new UsageError(`--webhook-concurrency must be a number from 1 to 9999, not '${c}'`);
+    out.concurrency = Number(c);
+  }
+  return out;
+}
+
 export async function cloudCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   const sub = args.positionals[0];
   if (sub === undefined) return serve(args, io);
   if (sub === 'device') return deviceCommand(args, io);
+  if (sub === 'webhook') {
+    const { webhookCommand } = await import('./cloudWebhook');
+    return webhookCommand(args, io, (fn) => withStore(args, fn));
+  }
   if (sub === 'mosquitto-config') return mosquittoCommand(args, io);
   if (sub === 'prune') return pruneCommand(args, io);
-  throw new UsageError(`unknown cloud command '${sub}' (device, mosquitto-config, prune, or none to run the cloud)`);
+  throw new UsageError(`unknown cloud command '${sub}' (device, webhook, mosquitto-config, prune, or none to run the cloud)`);
 }

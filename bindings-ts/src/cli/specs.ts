@@ -120,12 +120,13 @@ export const cloudSpec: CommandSpec = {
     'Run the cloud: an MQTT broker devices sync with, a store for their events, variables and messages, an HTTP API and a web page. ' +
     'It prints the MQTT and HTTP addresses and the API token, and runs until interrupted. ' +
     "'beacon cloud device add <public id>' issues a device's credentials (shown once); 'device revoke <id>' revokes them; 'device list' lists devices; " +
+    "'webhook add <url>' registers a receiver that every stored event is POSTed to, signed (its secret is shown once); 'webhook list', 'webhook remove <id>', 'webhook dead <id>' (the events given up on) and 'webhook replay <id>' (send them again); " +
     "'mosquitto-config <dir>' writes the password, ACL and configuration files an external Mosquitto needs; " +
     "'prune --older-than 90d' removes events older than that (by device time; PostgreSQL drops whole days).",
   positionals: [
-    { name: 'command', help: 'nothing (run the cloud), device, mosquitto-config, or prune', optional: true },
-    { name: 'action', help: 'device: add, revoke or list; mosquitto-config: the directory', optional: true },
-    { name: 'id', help: 'device add/revoke: the public id (hex)', optional: true },
+    { name: 'command', help: 'nothing (run the cloud), device, webhook, mosquitto-config, or prune', optional: true },
+    { name: 'action', help: 'device: add, revoke or list; webhook: add, list, remove, dead or replay; mosquitto-config: the directory', optional: true },
+    { name: 'id', help: 'device add/revoke: the public id (hex); webhook add: the receiver\'s URL; webhook remove/dead/replay: the webhook\'s id', optional: true },
   ],
   options: [
     { name: 'port', value: '<n>', help: 'MQTT port (default 1883; 0 picks a free one); for mosquitto-config, the listener port' },
@@ -143,9 +144,16 @@ export const cloudSpec: CommandSpec = {
     { name: 'tls-key', value: '<file>', help: 'PEM private key for TLS on MQTT and HTTP' },
     { name: 'token', value: '<token>', help: 'HTTP API token (default: $BEACON_CLOUD_TOKEN, else the one kept in the store)' },
     { name: 'older-than', value: '<duration>', help: 'prune: remove events older than this, e.g. 90d, 12h, 30m, 2w' },
-    { name: 'json', help: 'device add/list, prune: print JSON' },
+    { name: 'type', value: '<type,...>', help: 'webhook add: only events of these types (default: all)' },
+    { name: 'device', value: '<id,...>', help: 'webhook add: only events of these devices (default: all)' },
+    { name: 'retry-for', value: '<duration>', help: 'webhook add: how long an event is retried before it goes to the dead letters (default 24h)' },
+    { name: 'allow-http', help: 'webhook add: allow a plain http:// receiver that is not on loopback (the events cross the network unencrypted)' },
+    { name: 'webhook-timeout', value: '<interval>', help: 'deadline of one webhook POST, connection and answer (default 10s)' },
+    { name: 'webhook-retry-base', value: '<interval>', help: 'first wait before a failed webhook POST is tried again; doubles each time, with full jitter, up to 10 min (default 1s)' },
+    { name: 'webhook-concurrency', value: '<n>', help: 'webhook POSTs in flight per webhook in this process (default 8)' },
+    { name: 'json', help: 'device add/list, webhook add/list/dead/replay, prune: print JSON' },
   ],
-  details: 'Routes and examples: docs/cloud.md. The wire protocol: docs/cloud-protocol.md.',
+  details: 'Routes and examples: docs/cloud.md (webhooks: its Webhooks section). The wire protocol: docs/cloud-protocol.md.',
 };
 
 export const uploadSpec: CommandSpec = {

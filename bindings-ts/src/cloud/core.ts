@@ -59,6 +59,8 @@ export class CloudCore {
   private seenTimer?: NodeJS.Timeout;
   /** Whether the store can be reached; while it cannot, no frame is acknowledged. */
   readonly health: StoreHealth;
+  /** Called after a commit that stored new events (the webhook dispatcher looks for them at once). */
+  onStored: () => void = () => undefined;
 
   constructor(
     readonly store: CloudStore,
@@ -174,6 +176,7 @@ export class CloudCore {
     this.counters.batches++;
     this.counters.events += added;
     this.counters.duplicates += batch.events.length - added;
+    if (added > 0) this.onStored();
     const first = batch.events[0].seq;
     const last = batch.events[batch.events.length - 1].seq;
     await this.send(id, 'a', encodeAck({ stream: batch.stream, first, last }));

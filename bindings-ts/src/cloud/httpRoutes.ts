@@ -7,6 +7,7 @@ import { sameToken } from './credentials';
 import { checkMessage, isDeviceId, ProtocolError } from './protocol';
 import type { CloudStore } from './store';
 import type { StoreHealthReport } from './storeHealth';
+import { webhookRoute } from './webhookRoutes';
 
 /** Largest request body accepted (a message of 8 KiB of CBOR fits easily as JSON). */
 export const MAX_BODY = 64 * 1024;
@@ -21,6 +22,10 @@ export interface ApiActions {
   /** `GET /api/health`: whether this process can take uploads (no token needed). */
   health(): Promise<CloudHealth>;
   log(line: string): void;
+  /** The cloud's clock (default Date.now). */
+  now?(): number;
+  /** A webhook's deliveries were put back in the outbox: send them now, not at the next poll. */
+  kickWebhooks?(): void;
 }
 
 /** What `/api/health` answers: 200 when this process can store and acknowledge uploads, else 503. */
@@ -31,6 +36,8 @@ export interface CloudHealth {
   store: StoreHealthReport & { kind: 'sqlite' | 'postgres' };
   broker: { url: string; connected: boolean; shareGroup?: string; inFlight: number };
   counters: { batches: number; events: number; duplicates: number; refused: number };
+  /** This process's webhook POSTs: events delivered, attempts failed, events dead-lettered. */
+  webhooks: { delivered: number; failed: number; dead: number };
 }
 
 export class HttpError extends Error {
@@ -44,7 +51,7 @@ export class HttpError extends Error {
 
 export type Send = (status: number, body: unknown) => void;
 
-async function readJson(req: http.IncomingMessage): Promise<unknown> {
+export async function readJson(req: http.IncomingMessage): Promise<unknown> {
   const type = req.headers['content-type'] ?? '';
   if (!/^application\/json\b/.test(type)) throw new HttpError(415, 'the body must be JSON (content-type: application/json)');
   const chunks: Buffer[] = [];
@@ -68,7 +75,7 @@ async function readJson(req: http.IncomingMessage): Promise<unknown> {
 }
 
 /** A path segment, percent-decoded; malformed escapes (%E0%A4%A) are the client's error. */
-function segment(raw: string): string {
+export function segment(raw: string): string {
   try {
     return decodeURIComponent(raw);
   } catch {
@@ -90,7 +97,7 @@ function messageIdParam(raw: string): number {
 }
 
 /** `limit`: plain decimal digits only; Number() would also take "1e3", "0x10", " 5 " or "". */
-function limitParam(text: string | null): number | undefined {
+export function limitParam(text: string | null): number | undefined {
   if (text === null) return undefined;
   if (!/^[0-9]{1,6}$/.test(text)) throw new HttpError(400, 'limit must be a whole number from 1 to 1000, in decimal digits');
   return Number(text);
@@ -105,7 +112,7 @@ function checkToken(api: ApiActions, req: http.IncomingMessage, res: http.Server
   }
 }
 
-function notAllowed(method: string): never {
+export function notAllowed(method: string): never {
   throw new HttpError(405, `${method} is not allowed here`);
 }
 
@@ -206,5 +213,6 @@ export async function route(api: ApiActions, req: http.IncomingMessage, res: htt
   // parts[0] === 'api'
   if (parts.length === 2 && parts[1] === 'devices') return devices(api, req, method, send);
   if (parts.length >= 3 && parts.length <= 5 && parts[1] === 'devices') return oneDevice(api, req, url, parts, send);
+  if (parts[1] === 'webhooks') return webhookRoute(api, req, url, parts, send);
   throw new HttpError(404, `no route ${method} ${url.pathname.slice(0, 200)}`);
 }

@@ -8,6 +8,7 @@ import { Pool, PoolClient, types } from 'pg';
 import type { JsonValue } from './cbor';
 import { GroupCommitter, PendingBatch } from './groupCommit';
 import { DEFAULT_WINDOW, PartitionWindow, Partitions, transaction } from './pgEvents';
+import { OUTBOX_CTE, PgWebhooks, WEBHOOK_SCHEMA } from './pgWebhooks';
 import type { WireEvent } from './protocol';
 import {
   checkCutoff,
@@ -50,7 +51,7 @@ CREATE TABLE IF NOT EXISTS messages (
   PRIMARY KEY (device_id, id)
 );
 CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-`;
+${WEBHOOK_SCHEMA}`;
 
 // BIGINT columns hold ms timestamps and sequence numbers, all below 2^53: read them as numbers.
 const typeParsers = {
@@ -119,7 +120,8 @@ function toDevice(r: { id: string; created: number; last_seen: number | null; re
  * the newest value. ON CONFLICT DO UPDATE cannot change one row twice in one statement, so only
  * the newest event per (device, variable) is applied: the latest device time, the higher
  * sequence number on a tie (the one enqueued later), as applying them one by one did. The
- * rows come out sorted by (device, name), the same lock order for every group.
+ * rows come out sorted by (device, name), the same lock order for every group. The webhooks'
+ * outbox rows for the new events are written by the same statement (OUTBOX_CTE, pgWebhooks.ts).
  */
 const STORE_GROUP = `
 WITH ins AS (
@@ -133,7 +135,7 @@ WITH ins AS (
   ORDER BY device_id, type, ts DESC, seq DESC
   ON CONFLICT (device_id, name) DO UPDATE SET value = excluded.value, ts = excluded.ts
   WHERE excluded.ts >= variables.ts
-)
+), ${OUTBOX_CTE}
 SELECT device_id, stream, seq, ts FROM ins`;
 
 function eventKey(deviceId: string, stream: number, seq: number, ts: number): string {
@@ -160,6 +162,7 @@ export class PgStore implements CloudStore {
   readonly kind = 'postgres';
   private pool: Pool;
   private partitions: Partitions;
+  readonly webhooks: PgWebhooks;
 
   constructor(url: string, options: PgStoreOptions = {}) {
     const statementTimeout = options.statementTimeoutMillis ?? 30_000;
@@ -181,6 +184,7 @@ export class PgStore implements CloudStore {
     // An idle client losing its server must not take the service down; the next query reports it.
     this.pool.on('error', () => undefined);
     this.partitions = new Partitions(this.pool, options.clock ?? Date.now, options.partitionWindow ?? DEFAULT_WINDOW);
+    this.webhooks = new PgWebhooks(this.pool);
   }
 
   async init(): Promise<void> {
@@ -286,6 +290,7 @@ export class PgStore implements CloudStore {
         rows.map((x) => x.e.volatile),
         rows.map((x) => x.e.variable),
         rows.map((x) => x.b.now),
+        batches[0].now,
       ],
     });
     const counts = batches.map(() => 0);

@@ -12,6 +12,7 @@ import type { CloudHealth } from './httpRoutes';
 import { connectExternalBroker, ExternalBroker, reloadMosquitto, writeMosquittoAuth } from './mosquitto';
 import { normalizeDeviceId } from './protocol';
 import { CloudStore, openStore } from './store';
+import { WebhookDispatcher, WebhookOptions } from './webhookDispatch';
 
 export interface CloudOptions {
   /** Address to listen on (default 127.0.0.1). Anything but loopback needs TLS. */
@@ -44,6 +45,8 @@ export interface CloudOptions {
   tls?: { cert: string; key: string };
   /** The HTTP API token (default: the one kept in the store, made on first start). */
   token?: string;
+  /** Webhook delivery settings (timeouts, concurrency, retry schedule, body limit), or false for no dispatcher in this process. */
+  webhooks?: WebhookOptions | false;
   log?: Log;
   now?: () => number;
 }
@@ -62,6 +65,8 @@ export interface Cloud {
   token: string;
   store: CloudStore;
   core: CloudCore;
+  /** This process's webhook dispatcher (undefined with `webhooks: false`). */
+  dispatcher?: WebhookDispatcher;
   health(): Promise<CloudHealth>;
   issueDevice(id: string): Promise<DeviceCredentials>;
   revokeDevice(id: string): Promise<boolean>;
@@ -127,6 +132,14 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
       core.health.stop();
       await core.flushSeen();
     });
+    let dispatcher: WebhookDispatcher | undefined;
+    if (options.webhooks !== false) {
+      const d = new WebhookDispatcher(store.webhooks, log, now, options.webhooks ?? {}, store.kind === 'sqlite');
+      dispatcher = d;
+      core.onStored = () => d.kick();
+      stops.push(() => d.stop());
+      await d.start();
+    }
     const tls = options.tls ? { cert: fs.readFileSync(options.tls.cert), key: fs.readFileSync(options.tls.key) } : undefined;
     let broker: EmbeddedBroker | ExternalBroker;
     if (options.broker !== undefined) {
@@ -193,10 +206,11 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
         store: { kind: store.kind, ...s, ok: storeOk, ...(storeError !== undefined ? { error: storeError } : {}) },
         broker: { url: b.url, connected, shareGroup: external?.shareGroup, inFlight: external?.inFlight() ?? 0 },
         counters: { ...core.counters },
+        webhooks: { ...(dispatcher?.counters ?? { delivered: 0, failed: 0, dead: 0 }) },
       };
     };
     const http: HttpServerHandle = await startHttp(
-      { store, token, issueDevice, revokeDevice, sendMessage, mqttUrl: () => broker.url, health, log },
+      { store, token, issueDevice, revokeDevice, sendMessage, mqttUrl: () => broker.url, health, log, now, kickWebhooks: () => dispatcher?.kick() },
       { host, port: options.httpPort ?? 8080, tls },
     );
     stops.push(() => http.close());
@@ -207,6 +221,7 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
       token,
       store,
       core,
+      dispatcher,
       health,
       issueDevice,
       revokeDevice,

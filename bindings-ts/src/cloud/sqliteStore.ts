@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import type { JsonValue } from './cbor';
 import { GroupCommitter, PendingBatch } from './groupCommit';
 import type { WireEvent } from './protocol';
+import { SqliteWebhooks, WEBHOOK_SCHEMA } from './sqliteWebhooks';
 import {
   checkCutoff,
   CloudStore,
@@ -128,9 +129,11 @@ const DEVICE_SELECT = `SELECT d.id, d.created, d.last_seen, d.revoked,
 export class SqliteStore implements CloudStore {
   readonly kind = 'sqlite';
   private db: Database.Database;
+  readonly webhooks: SqliteWebhooks;
 
   constructor(readonly file: string) {
     this.db = new Database(file);
+    this.webhooks = new SqliteWebhooks(this.db);
   }
 
   async init(): Promise<void> {
@@ -139,6 +142,7 @@ export class SqliteStore implements CloudStore {
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
+    this.db.exec(WEBHOOK_SCHEMA);
   }
 
   async close(): Promise<void> {
@@ -214,18 +218,24 @@ export class SqliteStore implements CloudStore {
          ON CONFLICT (device_id, name) DO UPDATE SET value = excluded.value, ts = excluded.ts
          WHERE excluded.ts >= variables.ts`,
       ));
-      this.storeTx = this.db.transaction((list: readonly PendingBatch[]) =>
-        list.map((b) => {
-          let added = 0;
+      // The webhooks' outbox rows go in the same transaction as the events they announce.
+      this.storeTx = this.db.transaction((list: readonly PendingBatch[]) => {
+        const fresh: WireEvent[][] = [];
+        const counts = list.map((b) => {
+          const added: WireEvent[] = [];
           for (const e of b.events) {
             const json = JSON.stringify(e.payload);
             const r = insertEvent.run(b.deviceId, b.stream, e.seq, e.type, e.ts, json, e.volatile ? 1 : 0, e.variable ? 1 : 0, b.now);
-            added += r.changes;
-            if (r.changes > 0 && e.variable) upsertVariable.run(b.deviceId, e.type, json, e.ts);
+            if (r.changes === 0) continue;
+            added.push(e);
+            if (e.variable) upsertVariable.run(b.deviceId, e.type, json, e.ts);
           }
-          return added;
-        }),
-      );
+          fresh.push(added);
+          return added.length;
+        });
+        if (list.length > 0) this.webhooks.queue(list, fresh, list[0].now);
+        return counts;
+      });
     }
     return this.storeTx(batches);
   }

@@ -3,6 +3,7 @@
 // (pgStore.ts). The same test suite runs against both (test/cloudStore.test.ts).
 import type { JsonValue } from './cbor';
 import type { WireEvent } from './protocol';
+import type { WebhookStore } from './webhooks';
 
 export interface DeviceRecord {
   id: string;
@@ -120,6 +121,9 @@ export interface CloudStore {
 
   setting(name: string): Promise<string | undefined>;
   setSetting(name: string, value: string): Promise<void>;
+
+  /** The webhooks, their outbox (written with the events) and dead letters (webhooks.ts). */
+  readonly webhooks: WebhookStore;
 }
 
 export const DEFAULT_PAGE = 50;

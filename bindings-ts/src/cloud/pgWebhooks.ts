@@ -1,0 +1,238 @@
+// Webhooks in the PostgreSQL store, shared by every worker. The outbox rows are written by the
+// ingest statement itself (OUTBOX_CTE, part of pgStore.ts's STORE_GROUP), so they commit with
+// the events. A row is claimed with FOR UPDATE SKIP LOCKED and a lease (claimed_until): two
+// workers polling at once never take the same row, each row is taken only when it is the oldest
+// of its (webhook, device), so one attempt at most is in flight per event and a device's events
+// go out in order, and the lease of a worker that died runs out by itself.
+import type { Pool } from 'pg';
+import type { JsonValue } from './cbor';
+import { pendingRecords } from './sqliteWebhooks';
+import { ActiveWebhook, ClaimedRow, DeliveryEvent, DeliveryRecord, NewWebhook, WebhookRecord, WebhookStore } from './webhooks';
+import { transaction } from './pgEvents';
+
+export const WEBHOOK_SCHEMA = `
+CREATE TABLE IF NOT EXISTS webhooks (
+  id BIGSERIAL PRIMARY KEY,
+  url TEXT NOT NULL,
+  secret TEXT NOT NULL,
+  types TEXT[],
+  devices TEXT[],
+  retry_for BIGINT NOT NULL,
+  created BIGINT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS outbox (
+  id BIGSERIAL PRIMARY KEY,
+  webhook_id BIGINT NOT NULL,
+  device_id TEXT NOT NULL,
+  stream BIGINT NOT NULL,
+  seqs BIGINT[] NOT NULL,
+  tss BIGINT[] NOT NULL,
+  pos INT NOT NULL DEFAULT 0,
+  attempts INT NOT NULL DEFAULT 0,
+  next_at BIGINT NOT NULL,
+  failing_since BIGINT,
+  last_error TEXT,
+  claimer TEXT,
+  claimed_until BIGINT,
+  created BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS outbox_by_device ON outbox (webhook_id, device_id, id);
+CREATE TABLE IF NOT EXISTS dead_letters (
+  id BIGSERIAL PRIMARY KEY,
+  webhook_id BIGINT NOT NULL,
+  device_id TEXT NOT NULL,
+  stream BIGINT NOT NULL,
+  seq BIGINT NOT NULL,
+  ts BIGINT NOT NULL,
+  attempts INT NOT NULL,
+  reason TEXT NOT NULL,
+  failed_at BIGINT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS dead_letters_by_webhook ON dead_letters (webhook_id, id);
+`;
+
+/**
+ * The outbox part of the ingest statement: for each webhook whose filters match, one row per
+ * (device, stream) of the events the statement newly inserted (`ins`). With no webhook the join
+ * is empty and costs one look at an empty table. No foreign key to webhooks: every row would
+ * lock the webhook's row (FOR KEY SHARE) against all concurrent groups; a webhook removed
+ * meanwhile leaves rows that purgeRemoved deletes.
+ */
+export const OUTBOX_CTE = `
+ob AS (
+  INSERT INTO outbox (webhook_id, device_id, stream, seqs, tss, next_at, created)
+  SELECT w.id, i.device_id, i.stream, array_agg(i.seq ORDER BY i.seq), array_agg(i.ts ORDER BY i.seq), $10, $10
+  FROM ins i JOIN webhooks w ON (w.types IS NULL OR i.type = ANY (w.types)) AND (w.devices IS NULL OR i.device_id = ANY (w.devices))
+  GROUP BY w.id, i.device_id, i.stream
+)`;
+
+interface OutboxRow {
+  id: number;
+  webhook_id: number;
+  device_id: string;
+  stream: number;
+  seqs: number[];
+  tss: number[];
+  pos: number;
+  attempts: number;
+  failing_since: number | null;
+  next_at: number;
+  last_error: string | null;
+}
+
+interface HookRow {
+  id: number;
+  url: string;
+  secret: string;
+  types: string[] | null;
+  devices: string[] | null;
+  retry_for: number;
+  created: number;
+  pending: number;
+  dead: number;
+}
+
+function toClaimed(r: OutboxRow): ClaimedRow {
+  // BIGINT[] arrays come back as strings.
+  const c: ClaimedRow = { id: r.id, webhookId: r.webhook_id, deviceId: r.device_id, stream: r.stream, seqs: r.seqs.map(Number), tss: r.tss.map(Number), pos: r.pos, attempts: r.attempts };
+  if (r.failing_since !== null) c.failingSince = r.failing_since;
+  return c;
+}
+
+function toRecord(r: HookRow): WebhookRecord {
+  const w: WebhookRecord = { id: r.id, url: r.url, retryFor: r.retry_for, created: r.created, pending: r.pending, dead: r.dead };
+  if (r.types !== null) w.types = r.types;
+  if (r.devices !== null) w.devices = r.devices;
+  return w;
+}
+
+const LIST = `SELECT w.*,
+  coalesce((SELECT sum(cardinality(o.seqs) - o.pos) FROM outbox o WHERE o.webhook_id = w.id), 0)::int AS pending,
+  (SELECT count(*) FROM dead_letters d WHERE d.webhook_id = w.id)::int AS dead
+  FROM webhooks w`;
+
+export class PgWebhooks implements WebhookStore {
+  constructor(private readonly pool: Pool) {}
+
+  async addWebhook(w: NewWebhook): Promise<number> {
+    const r = await this.pool.query<{ id: number }>(
+      'INSERT INTO webhooks (url, secret, types, devices, retry_for, created) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id',
+      [w.url, w.secret, w.types ?? null, w.devices ?? null, w.retryFor, w.created],
+    );
+    return r.rows[0].id;
+  }
+
+  async listWebhooks(): Promise<WebhookRecord[]> {
+    return (await this.pool.query<HookRow>(`${LIST} ORDER BY w.id`)).rows.map(toRecord);
+  }
+
+  async webhook(id: number): Promise<WebhookRecord | undefined> {
+    const r = await this.pool.query<HookRow>(`${LIST} WHERE w.id = $1`, [id]);
+    return r.rows[0] ? toRecord(r.rows[0]) : undefined;
+  }
+
+  async activeWebhooks(): Promise<ActiveWebhook[]> {
+    const r = await this.pool.query<HookRow>('SELECT id, url, secret, retry_for FROM webhooks ORDER BY id');
+    return r.rows.map((x) => ({ id: x.id, url: x.url, secret: x.secret, retryFor: x.retry_for }));
+  }
+
+  async removeWebhook(id: number): Promise<boolean> {
+    return transaction(this.pool, async (c) => {
+      const n = (await c.query('DELETE FROM webhooks WHERE id = $1', [id])).rowCount ?? 0;
+      await c.query('DELETE FROM outbox WHERE webhook_id = $1', [id]);
+      await c.query('DELETE FROM dead_letters WHERE webhook_id = $1', [id]);
+      return n > 0;
+    });
+  }
+
+  async purgeRemoved(ids: readonly number[]): Promise<void> {
+    await this.pool.query('DELETE FROM outbox WHERE webhook_id = ANY ($1::bigint[])', [ids]);
+  }
+
+  async claim(webhookId: number, limit: number, now: number, leaseUntil: number, claimer: string): Promise<ClaimedRow[]> {
+    // SKIP LOCKED passes over rows another worker is claiming right now; a row it claimed and
+    // committed since this statement began is re-read under the lock and fails the lease test.
+    const r = await this.pool.query<OutboxRow>(
+      `UPDATE outbox SET claimer = $4, claimed_until = $5 WHERE id IN (
+         SELECT o.id FROM outbox o
+         WHERE o.webhook_id = $1 AND o.next_at <= $2 AND (o.claimed_until IS NULL OR o.claimed_until < $2)
+           AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.webhook_id = o.webhook_id AND p.device_id = o.device_id AND p.id < o.id)
+         ORDER BY o.id LIMIT $3 FOR UPDATE SKIP LOCKED)
+       RETURNING id, webhook_id, device_id, stream, seqs, tss, pos, attempts, failing_since, next_at, last_error`,
+      [webhookId, now, limit, claimer, leaseUntil],
+    );
+    return r.rows.sort((a, b) => a.id - b.id).map(toClaimed);
+  }
+
+  async outboxEvents(row: ClaimedRow): Promise<(DeliveryEvent | undefined)[]> {
+    const r = await this.pool.query<{ seq: number; ts: number; type: string; payload: string; variable: boolean }>(
+      'SELECT seq, ts, type, payload, variable FROM events WHERE device_id = $1 AND stream = $2 AND seq = ANY ($3::bigint[]) AND ts = ANY ($4::bigint[])',
+      [row.deviceId, row.stream, row.seqs, row.tss],
+    );
+    const byKey = new Map(r.rows.map((e) => [`${e.seq}:${e.ts}`, e]));
+    return row.seqs.map((seq, i) => {
+      const e = byKey.get(`${seq}:${row.tss[i]}`);
+      return e ? { seq: e.seq, ts: e.ts, type: e.type, payload: JSON.parse(e.payload) as JsonValue, variable: e.variable } : undefined;
+    });
+  }
+
+  private async move(q: Pick<Pool, 'query'>, row: ClaimedRow, claimer: string, pos: number, leaseUntil: number): Promise<boolean> {
+    const r =
+      pos >= row.seqs.length
+        ? await q.query('DELETE FROM outbox WHERE id = $1 AND claimer = $2', [row.id, claimer])
+        : await q.query('UPDATE outbox SET pos = $3, attempts = 0, failing_since = NULL, last_error = NULL, claimed_until = $4 WHERE id = $1 AND claimer = $2', [row.id, claimer, pos, leaseUntil]);
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async advance(row: ClaimedRow, claimer: string, pos: number, leaseUntil: number): Promise<boolean> {
+    return this.move(this.pool, row, claimer, pos, leaseUntil);
+  }
+
+  async retryLater(row: ClaimedRow, claimer: string, x: { attempts: number; nextAt: number; failingSince: number; lastError: string }): Promise<boolean> {
+    const r = await this.pool.query(
+      'UPDATE outbox SET attempts = $3, next_at = $4, failing_since = $5, last_error = $6, claimer = NULL, claimed_until = NULL WHERE id = $1 AND claimer = $2',
+      [row.id, claimer, x.attempts, x.nextAt, x.failingSince, x.lastError],
+    );
+    return (r.rowCount ?? 0) > 0;
+  }
+
+  async deadLetter(row: ClaimedRow, claimer: string, pos: number, d: { attempts: number; reason: string; now: number }, leaseUntil: number): Promise<boolean> {
+    return transaction(this.pool, async (c) => {
+      const mine = await c.query('SELECT 1 FROM outbox WHERE id = $1 AND claimer = $2 FOR UPDATE', [row.id, claimer]);
+      if (mine.rows.length === 0) return false;
+      await c.query(
+        'INSERT INTO dead_letters (webhook_id, device_id, stream, seq, ts, attempts, reason, failed_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)',
+        [row.webhookId, row.deviceId, row.stream, row.seqs[pos], row.tss[pos], d.attempts, d.reason, d.now],
+      );
+      return this.move(c, row, claimer, pos + 1, leaseUntil);
+    });
+  }
+
+  async releaseClaims(claimer: string | null): Promise<void> {
+    // Other workers' leases are theirs: a worker starting up waits for them to run out.
+    if (claimer === null) return;
+    await this.pool.query('UPDATE outbox SET claimer = NULL, claimed_until = NULL WHERE claimer = $1', [claimer]);
+  }
+
+  async deliveries(webhookId: number, status: 'pending' | 'dead', limit: number): Promise<DeliveryRecord[]> {
+    if (status === 'dead') {
+      const r = await this.pool.query<{ device_id: string; stream: number; seq: number; ts: number; attempts: number; reason: string; failed_at: number }>(
+        'SELECT * FROM dead_letters WHERE webhook_id = $1 ORDER BY id LIMIT $2',
+        [webhookId, limit],
+      );
+      return r.rows.map((x) => ({ deviceId: x.device_id, stream: x.stream, seq: x.seq, ts: x.ts, status: 'dead', attempts: x.attempts, lastError: x.reason, failedAt: x.failed_at }));
+    }
+    const r = await this.pool.query<OutboxRow>('SELECT * FROM outbox WHERE webhook_id = $1 ORDER BY id LIMIT $2', [webhookId, limit]);
+    return pendingRecords(r.rows.map((x) => ({ ...toClaimed(x), nextAt: x.next_at, lastError: x.last_error ?? undefined })), limit);
+  }
+
+  async replay(webhookId: number, now: number): Promise<number> {
+    const r = await this.pool.query(
+      `WITH d AS (DELETE FROM dead_letters WHERE webhook_id = $1 RETURNING *)
+       INSERT INTO outbox (webhook_id, device_id, stream, seqs, tss, next_at, created)
+       SELECT webhook_id, device_id, stream, ARRAY[seq], ARRAY[ts], $2, $2 FROM d ORDER BY id`,
+      [webhookId, now],
+    );
+    return r.rowCount ?? 0;
+  }
+}
