@@ -70,9 +70,9 @@ export interface WorkersLayout extends CloudLayout {
   startOne(i: number): Promise<CloudProcess>;
 }
 
-/** N workers (`beacon cloud --broker --db`) behind `broker`, all on the shared subscription. */
-export async function workers(db: string, token: string, broker: MosquittoServer, count = 2): Promise<WorkersLayout> {
-  const args = ['--db', db, '--broker', broker.serviceUrl, '--mosquitto-dir', broker.dir, '--mosquitto-pid', broker.pidFile, '--http-port', '0', '--token', token];
+/** N workers (`beacon cloud --broker --db`) behind `broker`, all on the shared subscription; `extra`: more options for each. */
+export async function workers(db: string, token: string, broker: MosquittoServer, count = 2, extra: string[] = []): Promise<WorkersLayout> {
+  const args = ['--db', db, '--broker', broker.serviceUrl, '--mosquitto-dir', broker.dir, '--mosquitto-pid', broker.pidFile, '--http-port', '0', '--token', token, ...extra];
   let running: CloudProcess[] = [];
   return {
     name: `${count} workers`,

@@ -8,7 +8,7 @@ import type * as net from 'net';
 import Ajv from 'ajv';
 import type { WebhookBody } from '../src/cloud/webhooks';
 
-export type Answer = number | 'hang' | { redirect: string };
+export type Answer = number | 'hang' | { redirect: string } | { status: number; afterMs: number };
 
 export interface Received {
   key: string;
@@ -111,14 +111,19 @@ export async function startReceiver(answer: Receiver['answer'] = () => 200): Pro
       res.on('close', release);
       const a = r.answer(got, n);
       if (a === 'hang') return;
-      if (typeof a === 'object') {
+      if (typeof a === 'object' && 'redirect' in a) {
         res.writeHead(302, { location: a.redirect });
         res.end();
         return;
       }
-      if (a >= 200 && a < 300) accepted.add(got);
-      res.writeHead(a, { 'content-type': 'text/plain' });
-      res.end(a >= 200 && a < 300 ? 'ok' : `receiver says no (${a})`);
+      const reply = (status: number): void => {
+        if (status >= 200 && status < 300) accepted.add(got);
+        res.writeHead(status, { 'content-type': 'text/plain' });
+        res.end(status >= 200 && status < 300 ? 'ok' : `receiver says no (${status})`);
+      };
+      // A slow receiver widens the window in which a second attempt could overlap the first.
+      if (typeof a === 'object') setTimeout(() => reply(a.status), a.afterMs);
+      else reply(a);
     });
   });
   server.on('connection', (s) => {
