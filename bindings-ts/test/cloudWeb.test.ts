@@ -99,3 +99,45 @@ test('web page: devices, events, variables; a message sent from the page reaches
   await page.waitForFunction(`(document.querySelector('#messages tbody td:last-child')?.textContent ?? '').startsWith('delivered')`);
   if (process.env.BEACON_WEB_SCREENSHOT) await page.screenshot({ path: process.env.BEACON_WEB_SCREENSHOT, fullPage: true });
 });
+
+test('web page: add a webhook (its secret shown once), see its dead letters and replay them', { skip }, async () => {
+  const { freePort, waitFor } = await import('../src/cloud/testkit');
+  const id = deviceId();
+  const cred = await cloud.issueDevice(id);
+  // A receiver that is not there, given up on after the first attempt.
+  const port = await freePort();
+  const res = await fetch(`${cloud.httpUrl}/api/webhooks`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${cloud.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url: `http://127.0.0.1:${port}/hook`, retryFor: 1 }),
+  });
+  const hook = (await res.json()) as { id: number };
+  const dev = new DeviceClient({ id, password: cred.password, url: cloud.mqttUrl, storage: new MemoryStorage() });
+  dev.enqueue('door', { open: true }, { volatile: false });
+  await dev.sync();
+  await waitFor('the dead letter', async () => ((await cloud.store.webhooks.deliveries(hook.id, 'dead', 10)).length > 0 ? true : undefined), 400, 50);
+
+  await page.goto(`${cloud.httpUrl}/#token=${cloud.token}`, { waitUntil: 'load' });
+  await page.waitForSelector(`#webhooks tbody tr[data-id="${hook.id}"]`);
+  const cells = await cellTexts(`#webhooks tbody tr[data-id="${hook.id}"] td`);
+  assert.deepEqual(cells.slice(0, 6), [String(hook.id), `http://127.0.0.1:${port}/hook`, 'all', 'all', '0', '1']);
+  await page.click(`#webhooks tbody tr[data-id="${hook.id}"] button`);
+  await page.waitForFunction(`document.querySelectorAll('#dead tbody tr').length === 1`);
+  const dead = await cellTexts('#dead tbody td');
+  assert.equal(dead[0], id);
+  assert.match(dead[4], /^connection refused/);
+  await page.click('#replay');
+  await page.waitForFunction(`(document.getElementById('webhook-status')?.textContent ?? '').includes('sent again')`);
+
+  // Adding one from the form shows its secret, once; the list never does.
+  await page.type('#webhook-url', 'https://hooks.example.com/beacon');
+  await page.type('#webhook-types', 'door, temp');
+  await page.click('#webhook-form button');
+  await page.waitForFunction(`(document.getElementById('webhook-status')?.textContent ?? '').includes('whsec_')`);
+  const shown = (await page.$eval('#webhook-status', (e) => e.textContent)) ?? '';
+  const secret = /whsec_[0-9a-f]{64}/.exec(shown)?.[0] ?? '';
+  assert.ok(secret !== '');
+  await page.waitForFunction(`document.querySelectorAll('#webhooks tbody tr').length === 2`);
+  assert.ok(!(await page.content()).replace(shown, '').includes(secret), 'the secret appears only in the message');
+  assert.deepEqual((await cellTexts('#webhooks tbody tr:last-child td')).slice(1, 3), ['https://hooks.example.com/beacon', 'door, temp']);
+});

@@ -3,7 +3,7 @@
 // prints; a fragment never reaches the server) and keeps it in this browser's localStorage.
 'use strict';
 
-const state = { token: '', device: null, before: null };
+const state = { token: '', device: null, before: null, webhook: null };
 const $ = (id) => document.getElementById(id);
 
 function status(text, isError) {
@@ -91,15 +91,77 @@ async function selectDevice(id) {
   }
 }
 
+// Webhooks: the list with its counts, a form to add one (the secret is shown once, here), and a
+// webhook's dead letters with a button that puts them back in its outbox.
+function list(text) {
+  const items = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return items.length > 0 ? items : undefined;
+}
+
+async function loadWebhooks() {
+  const { webhooks } = await api('/api/webhooks');
+  const body = $('webhooks').querySelector('tbody');
+  body.replaceChildren();
+  for (const w of webhooks) {
+    const tr = row([String(w.id), w.url, (w.types || ['all']).join(', '), (w.devices || ['all']).join(', '), String(w.pending), String(w.dead)]);
+    tr.dataset.id = String(w.id);
+    const td = document.createElement('td');
+    const show = document.createElement('button');
+    show.type = 'button';
+    show.textContent = 'Dead letters';
+    show.addEventListener('click', () => loadDead(w.id).catch((err) => status(err.message, true)));
+    td.appendChild(show);
+    tr.appendChild(td);
+    body.appendChild(tr);
+  }
+}
+
+async function loadDead(id) {
+  state.webhook = id;
+  $('dead-id').textContent = String(id);
+  $('dead-section').hidden = false;
+  const { deliveries } = await api(`/api/webhooks/${id}/deliveries?status=dead`);
+  $('dead').querySelector('tbody').replaceChildren(...deliveries.map((d) => row([d.deviceId, `${d.stream}:${d.seq}`, time(d.failedAt), String(d.attempts), d.lastError || ''], [null, null, null, null, 'payload'])));
+}
+
+$('replay').addEventListener('click', async () => {
+  try {
+    const r = await api(`/api/webhooks/${state.webhook}/replay`, { method: 'POST' });
+    $('webhook-status').textContent = `${r.replayed} dead letter(s) of webhook ${r.id} sent again.`;
+    $('webhook-status').className = '';
+    await loadDead(state.webhook);
+    await loadWebhooks();
+  } catch (err) {
+    status(err.message, true);
+  }
+});
+
+$('webhook-form').addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const out = $('webhook-status');
+  try {
+    const body = { url: $('webhook-url').value.trim(), types: list($('webhook-types').value), devices: list($('webhook-devices').value) };
+    const w = await api('/api/webhooks', { method: 'POST', body: JSON.stringify(body) });
+    out.textContent = `Webhook ${w.id} added. Its signing secret, shown only now: ${w.secret}`;
+    out.className = 'secret';
+    await loadWebhooks();
+  } catch (err) {
+    out.textContent = err.message;
+    out.className = 'error';
+  }
+});
+
 $('token-form').addEventListener('submit', (ev) => {
   ev.preventDefault();
   state.token = $('token').value.trim();
   localStorage.setItem('beacon-cloud-token', state.token);
   loadDevices();
+  loadWebhooks().catch(() => undefined);
 });
 
 $('refresh').addEventListener('click', () => {
   loadDevices();
+  loadWebhooks().catch((err) => status(err.message, true));
   if (state.device) selectDevice(state.device);
 });
 
@@ -139,8 +201,10 @@ function tokenFromAddress() {
 function start() {
   state.token = localStorage.getItem('beacon-cloud-token') || '';
   $('token').value = state.token;
-  if (state.token) loadDevices();
-  else status('Enter the API token that `beacon cloud` printed.');
+  if (state.token) {
+    loadDevices();
+    loadWebhooks().catch(() => undefined);
+  } else status('Enter the API token that `beacon cloud` printed.');
 }
 
 window.addEventListener('hashchange', () => {
