@@ -1,0 +1,179 @@
+// Webhook figures (bench/webhooks.sh runs this after building the tools), on a throwaway
+// PostgreSQL with fsync on and `beacon cloud` as a process of its own. One line per figure:
+//
+//   cloud_webhook_commit_to_post_ms_p50 / _p99   from a batch handed to the store (its events'
+//       `received` time, taken just before the commit) to the POST of each of its events
+//       arriving at a local receiver, while WH_LAT_DEVICES devices sync WH_LAT_EVENTS events each
+//       over MQTT, all at once
+//   cloud_webhook_deliveries_per_s   a backlog of WH_BACKLOG events (stored while no cloud ran)
+//       POSTed to a local receiver that answers 200 at once: events over the span from the first
+//       POST to the last (one webhook, its default 8 requests in flight)
+//   cloud_webhook_ingest_events_per_s_<none|silent>   the store's write path as in
+//       bench/cloud-ingest.js (2 processes, 200 devices x 100 batches of 10 events of 200 bytes),
+//       with a cloud process running beside it, without a webhook and with one whose receiver
+//       never answers; WH_ROUNDS interleaved rounds, the median of each
+//   cloud_webhook_ingest_ratio   silent / none
+'use strict';
+const { fork } = require('child_process');
+const http = require('http');
+const path = require('path');
+const dist = path.join(__dirname, '..', 'bindings-ts', 'dist', 'src', 'cloud');
+const { startPostgres, startCloudProcess, postgresBin, POSTGRES_MISSING, beaconSync } = require(path.join(dist, 'testkit.js'));
+
+const LAT_DEVICES = Number(process.env.WH_LAT_DEVICES || 50);
+const LAT_EVENTS = Number(process.env.WH_LAT_EVENTS || 100);
+const BACKLOG = Number(process.env.WH_BACKLOG || 20000);
+const ROUNDS = Number(process.env.WH_ROUNDS || 3);
+const INGEST_DEVICES = 200;
+
+function receiver(mode) {
+  const arrivals = new Map();
+  const server = http.createServer((req, res) => {
+    const key = req.headers['beacon-idempotency-key'];
+    const at = Date.now();
+    req.resume();
+    req.on('end', () => {
+      if (mode === 'silent') return; // never answers
+      if (!arrivals.has(key)) arrivals.set(key, at);
+      res.end('ok');
+    });
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ url: `http://127.0.0.1:${server.address().port}/hook`, arrivals, close: () => { server.closeAllConnections(); server.close(); } })));
+}
+
+function addWebhook(db, url) {
+  const r = beaconSync(['cloud', 'webhook', 'add', url, '--db', db, '--json']);
+  if (r.status !== 0) throw new Error(r.stderr);
+}
+
+async function until(what, fn, ms = 600_000) {
+  const end = Date.now() + ms;
+  while (!fn()) {
+    if (Date.now() > end) throw new Error(`timed out: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function pct(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function latency(pg) {
+  const db = await pg.createDatabase('wh_latency');
+  const rx = await receiver('ok');
+  addWebhook(db, rx.url);
+  const { DeviceClient, MemoryStorage } = require(path.join(dist, 'deviceClient.js'));
+  const cloud = await startCloudProcess(['--db', db, '--port', '0', '--http-port', '0']);
+  try {
+    const devices = [];
+    for (let i = 0; i < LAT_DEVICES; i++) {
+      const id = `5eac0b1d${i.toString(16).padStart(8, '0')}beac051a0000aaaa`;
+      const add = beaconSync(['cloud', 'device', 'add', id, '--db', db, '--json']);
+      const d = new DeviceClient({ id, password: JSON.parse(add.stdout).password, url: cloud.mqttUrl, storage: new MemoryStorage(), batchEvents: 10, timeoutMs: 60_000 });
+      for (let e = 0; e < LAT_EVENTS; e++) d.enqueue('telemetry', { d: 'x'.repeat(192) }, { volatile: false });
+      devices.push(d);
+    }
+    await Promise.all(devices.map((d) => d.sync()));
+    const total = LAT_DEVICES * LAT_EVENTS;
+    await until('every event delivered', () => rx.arrivals.size >= total);
+    const { Client } = require('pg');
+    const c = new Client({ connectionString: db });
+    await c.connect();
+    const rows = (await c.query('SELECT device_id, stream, seq, received FROM events')).rows;
+    await c.end();
+    const lat = rows.map((r) => rx.arrivals.get(`${r.device_id}:${r.stream}:${r.seq}`) - Number(r.received)).sort((a, b) => a - b);
+    process.stdout.write(`cloud_webhook_commit_to_post_ms_p50: ${pct(lat, 50)} ms (${total} events, ${LAT_DEVICES} devices syncing at once)\n`);
+    process.stdout.write(`cloud_webhook_commit_to_post_ms_p99: ${pct(lat, 99)} ms\n`);
+  } finally {
+    await cloud.kill('SIGTERM');
+    rx.close();
+  }
+}
+
+async function throughput(pg) {
+  const db = await pg.createDatabase('wh_backlog');
+  const rx = await receiver('ok');
+  addWebhook(db, rx.url);
+  const { PgStore } = require(path.join(dist, 'pgStore.js'));
+  const store = new PgStore(db);
+  await store.init();
+  const now = Date.now();
+  const perDevice = BACKLOG / 100;
+  await Promise.all(
+    Array.from({ length: 100 }, async (_, d) => {
+      const id = `5eac0b1d${d.toString(16).padStart(8, '0')}beac051a0000bbbb`;
+      for (let b = 0; b < perDevice / 10; b++) {
+        const events = Array.from({ length: 10 }, (_, i) => ({ seq: b * 10 + i + 1, type: 'telemetry', ts: now - 3_600_000 + b * 10 + i, payload: { d: 'x'.repeat(192) }, volatile: false, variable: false }));
+        await store.storeEvents(id, 7, events, Date.now());
+      }
+    }),
+  );
+  await store.close();
+  const cloud = await startCloudProcess(['--db', db, '--port', '0', '--http-port', '0']);
+  try {
+    await until('the backlog delivered', () => rx.arrivals.size >= BACKLOG);
+    const times = [...rx.arrivals.values()];
+    const span = (Math.max(...times) - Math.min(...times)) / 1000;
+    process.stdout.write(`cloud_webhook_deliveries_per_s: ${Math.round(BACKLOG / span)} deliveries/s (a backlog of ${BACKLOG} events from 100 devices, one webhook, 8 in flight)\n`);
+  } finally {
+    await cloud.kill('SIGTERM');
+    rx.close();
+  }
+}
+
+let runs = 0;
+async function ingestOnce(pg, variant) {
+  const db = await pg.createDatabase(`wh_ingest_${variant}_${++runs}`);
+  const { PgStore } = require(path.join(dist, 'pgStore.js'));
+  const s = new PgStore(db);
+  await s.init();
+  await s.close();
+  const rx = variant === 'silent' ? await receiver('silent') : undefined;
+  if (rx) addWebhook(db, rx.url);
+  const cloud = await startCloudProcess(['--db', db, '--port', '0', '--http-port', '0']);
+  try {
+    const per = INGEST_DEVICES / 2;
+    const children = [0, 1].map((w) => {
+      const env = { ...process.env, CLOUD_INGEST_WORKER: JSON.stringify({ variant: 'new', url: db, first: w * per, count: per }) };
+      const child = fork(path.join(__dirname, 'cloud-ingest.js'), [], { env });
+      const inbox = [];
+      const waiting = [];
+      child.on('message', (m) => (waiting.length > 0 ? waiting.shift()(m) : inbox.push(m)));
+      return { child, next: () => new Promise((r) => (inbox.length > 0 ? r(inbox.shift()) : waiting.push(r))) };
+    });
+    for (const c of children) await c.next();
+    for (const c of children) c.child.send('go');
+    const results = await Promise.all(children.map((c) => c.next()));
+    const t0 = Math.min(...results.map((r) => r.t0));
+    const t1 = Math.max(...results.map((r) => r.t1));
+    const stored = results.reduce((n, r) => n + r.stored, 0);
+    return stored / ((t1 - t0) / 1000);
+  } finally {
+    await cloud.kill('SIGTERM');
+    rx?.close();
+  }
+}
+
+async function ingest(pg) {
+  const rates = { none: [], silent: [] };
+  for (let i = 0; i < ROUNDS; i++) for (const v of i % 2 === 0 ? ['none', 'silent'] : ['silent', 'none']) rates[v].push(await ingestOnce(pg, v));
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  for (const v of ['none', 'silent']) process.stdout.write(`cloud_webhook_ingest_events_per_s_${v}: ${Math.round(median(rates[v]))} events/s (runs: ${rates[v].map(Math.round).join(', ')})\n`);
+  process.stdout.write(`cloud_webhook_ingest_ratio: ${(median(rates.silent) / median(rates.none)).toFixed(3)} (silent receiver / no webhook)\n`);
+}
+
+(async () => {
+  if (!postgresBin()) throw new Error(POSTGRES_MISSING);
+  const pg = await startPostgres({ fsync: true });
+  try {
+    const only = (process.env.WH_PARTS || 'latency,throughput,ingest').split(',');
+    if (only.includes('latency')) await latency(pg);
+    if (only.includes('throughput')) await throughput(pg);
+    if (only.includes('ingest')) await ingest(pg);
+  } finally {
+    pg.stop();
+  }
+})().catch((err) => {
+  process.stderr.write(`webhooks bench: ${err.stack || err}\n`);
+  process.exit(1);
+});
