@@ -188,10 +188,10 @@ export class PgWebhooks implements WebhookStore {
     return this.move(this.pool, row, claimer, pos, leaseUntil);
   }
 
-  async retryLater(row: ClaimedRow, claimer: string, x: { attempts: number; nextAt: number; failingSince: number; lastError: string }): Promise<boolean> {
+  async retryLater(row: ClaimedRow, claimer: string, x: { pos: number; attempts: number; nextAt: number; failingSince: number; lastError: string }): Promise<boolean> {
     const r = await this.pool.query(
-      'UPDATE outbox SET attempts = $3, next_at = $4, failing_since = $5, last_error = $6, claimer = NULL, claimed_until = NULL WHERE id = $1 AND claimer = $2',
-      [row.id, claimer, x.attempts, x.nextAt, x.failingSince, x.lastError],
+      'UPDATE outbox SET pos = $7, attempts = $3, next_at = $4, failing_since = $5, last_error = $6, claimer = NULL, claimed_until = NULL WHERE id = $1 AND claimer = $2',
+      [row.id, claimer, x.attempts, x.nextAt, x.failingSince, x.lastError, x.pos],
     );
     return (r.rowCount ?? 0) > 0;
   }

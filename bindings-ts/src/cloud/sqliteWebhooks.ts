@@ -190,11 +190,11 @@ export class SqliteWebhooks implements WebhookStore {
     return this.move(row, claimer, pos, leaseUntil);
   }
 
-  async retryLater(row: ClaimedRow, claimer: string, r: { attempts: number; nextAt: number; failingSince: number; lastError: string }): Promise<boolean> {
+  async retryLater(row: ClaimedRow, claimer: string, r: { pos: number; attempts: number; nextAt: number; failingSince: number; lastError: string }): Promise<boolean> {
     return (
       this.db
-        .prepare('UPDATE outbox SET attempts = ?, next_at = ?, failing_since = ?, last_error = ?, claimer = NULL, claimed_until = NULL WHERE id = ? AND claimer = ?')
-        .run(r.attempts, r.nextAt, r.failingSince, r.lastError, row.id, claimer).changes > 0
+        .prepare('UPDATE outbox SET pos = ?, attempts = ?, next_at = ?, failing_since = ?, last_error = ?, claimer = NULL, claimed_until = NULL WHERE id = ? AND claimer = ?')
+        .run(r.pos, r.attempts, r.nextAt, r.failingSince, r.lastError, row.id, claimer).changes > 0
     );
   }
 

@@ -204,7 +204,7 @@ export class WebhookDispatcher {
           if (free <= 0 || this.stopped) continue;
           const now = this.now();
           const rows = await this.store.claim(hook.id, free, now, now + this.lease, this.claimer);
-          for (const row of rows) this.start1(hook, row);
+          for (const row of rows) this.start1(hook, row, now + this.lease);
         }
       } while (this.again && !this.stopped);
       this.problem('');
@@ -228,11 +228,11 @@ export class WebhookDispatcher {
     setTimeout(purge, 60_000).unref();
   }
 
-  private start1(hook: ActiveWebhook, row: ClaimedRow): void {
+  private start1(hook: ActiveWebhook, row: ClaimedRow, leaseUntil: number): void {
     if (this.rowsInHand.has(row.id)) return;
     this.rowsInHand.add(row.id);
     this.inFlight.set(hook.id, (this.inFlight.get(hook.id) ?? 0) + 1);
-    const p = this.runRow(hook, row)
+    const p = this.runRow(hook, row, leaseUntil)
       .catch((err: Error) => this.problem(`delivery to webhook ${hook.id}: ${err.message}`))
       .finally(() => {
         this.rowsInHand.delete(row.id);
@@ -245,13 +245,14 @@ export class WebhookDispatcher {
   }
 
   /** Deliver a row's events in order, until one fails (retried later) or the row is done. */
-  private async runRow(hook: ActiveWebhook, row: ClaimedRow): Promise<void> {
+  private async runRow(hook: ActiveWebhook, row: ClaimedRow, claimedUntil: number): Promise<void> {
     const events = await this.store.outboxEvents(row);
     const url = new URL(hook.url);
     const agent = url.protocol === 'https:' ? this.httpsAgent : this.httpAgent;
     let pos = row.pos;
     let attempts = row.attempts;
     let failingSince = row.failingSince;
+    let leaseUntil = claimedUntil;
     while (pos < row.seqs.length && !this.stopped) {
       const ev = events[pos];
       const moveOn = (): void => {
@@ -262,6 +263,7 @@ export class WebhookDispatcher {
       if (ev === undefined) {
         // Pruned (retention) before it went out: nothing left to send.
         if (!(await this.store.advance(row, this.claimer, pos + 1, this.now() + this.lease))) return;
+        leaseUntil = this.now() + this.lease;
         moveOn();
         continue;
       }
@@ -270,6 +272,7 @@ export class WebhookDispatcher {
         // It can never go out: no retries.
         const reason = `body of ${body.length} bytes over the ${this.opts.bodyLimit}-byte limit`;
         if (!(await this.store.deadLetter(row, this.claimer, pos, { attempts: 0, reason, now: this.now() }, this.now() + this.lease))) return;
+        leaseUntil = this.now() + this.lease;
         this.counters.dead++;
         moveOn();
         continue;
@@ -286,8 +289,15 @@ export class WebhookDispatcher {
       const outcome = await postOnce(url, body, headers, this.opts.timeoutMs, agent);
       if (this.stopped) return;
       if (outcome.ok) {
-        if (!(await this.store.advance(row, this.claimer, pos + 1, this.now() + this.lease))) return;
         this.counters.delivered++;
+        // Progress is written when the row is done, when the lease needs renewing, and with any
+        // failure: one write per row, not per event, for a receiver that keeps up. A process
+        // killed in between sends the row's acknowledged events again (at least once).
+        const now = this.now();
+        if (pos + 1 >= row.seqs.length || leaseUntil - now < this.opts.timeoutMs + 5000) {
+          if (!(await this.store.advance(row, this.claimer, pos + 1, now + this.lease))) return;
+          leaseUntil = now + this.lease;
+        }
         moveOn();
         continue;
       }
@@ -298,6 +308,7 @@ export class WebhookDispatcher {
       if (now - failingSince >= hook.retryFor) {
         const reason = `${outcome.reason} (after ${attempts} attempts in ${Math.round((now - failingSince) / 1000)} s)`;
         if (!(await this.store.deadLetter(row, this.claimer, pos, { attempts, reason, now }, now + this.lease))) return;
+        leaseUntil = now + this.lease;
         this.counters.dead++;
         this.log(`webhook ${hook.id}: ${row.deviceId}:${row.stream}:${ev.seq} dead-lettered: ${reason}`);
         moveOn();
@@ -305,7 +316,7 @@ export class WebhookDispatcher {
       }
       // The last attempt falls on the deadline, so an event is tried for the whole retryFor.
       const nextAt = Math.min(now + backoff(attempts, this.opts.retryBaseMs, this.opts.retryCapMs), failingSince + hook.retryFor);
-      await this.store.retryLater(row, this.claimer, { attempts, nextAt, failingSince, lastError: outcome.reason });
+      await this.store.retryLater(row, this.claimer, { pos, attempts, nextAt, failingSince, lastError: outcome.reason });
       this.schedule(Math.max(0, Math.min(nextAt - now, this.opts.pollMs)));
       return;
     }

@@ -105,8 +105,8 @@ export interface WebhookStore {
   outboxEvents(row: ClaimedRow): Promise<(DeliveryEvent | undefined)[]>;
   /** The events before `pos` are done; the row is deleted when none is left. False: the claim was lost. */
   advance(row: ClaimedRow, claimer: string, pos: number, leaseUntil: number): Promise<boolean>;
-  /** The attempt at the event at `row.pos` failed: try again at nextAt; the claim is let go. */
-  retryLater(row: ClaimedRow, claimer: string, r: { attempts: number; nextAt: number; failingSince: number; lastError: string }): Promise<boolean>;
+  /** The attempt at the event at `pos` failed (those before it are done): try again at nextAt; the claim is let go. */
+  retryLater(row: ClaimedRow, claimer: string, r: { pos: number; attempts: number; nextAt: number; failingSince: number; lastError: string }): Promise<boolean>;
   /** Give up on the event at `pos`: into the dead letters, and the row moves on (as advance). */
   deadLetter(row: ClaimedRow, claimer: string, pos: number, d: { attempts: number; reason: string; now: number }, leaseUntil: number): Promise<boolean>;
   /** Let go of every claim of this claimer (null: of everyone, for the single-process SQLite store at start). */
