@@ -148,5 +148,6 @@ export async function cloudCommand(args: ParsedArgs, io: CliIo): Promise<number>
   if (sub === undefined) return serve(args, io);
   if (sub === 'device') return deviceCommand(args, io);
   if (sub === 'mosquitto-config') return mosquittoCommand(args, io);
-  throw new UsageError(`unknown cloud command '${sub}' (device, mosquitto-config, or none to run the cloud)`);
+  if (sub === 'load') return (await import('./cloudLoad')).loadCommand(args, io);
+  throw new UsageError(`unknown cloud command '${sub}' (device, mosquitto-config, load, or none to run the cloud)`);
 }

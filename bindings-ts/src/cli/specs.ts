@@ -1,6 +1,7 @@
 // The commands and their options; parsing and help are both driven from here.
 import { API_VERSIONS, DEFAULT_API_VERSION } from '../codegen/versions';
 import { CommandSpec, OptionSpec } from './args';
+import { cloudLoadOptions } from './cloudLoadSpec';
 
 const ENGINE_NAMES = 'duktape|jerryscript';
 
@@ -120,9 +121,10 @@ export const cloudSpec: CommandSpec = {
     'Run the cloud: an MQTT broker devices sync with, a store for their events, variables and messages, an HTTP API and a web page. ' +
     'It prints the MQTT and HTTP addresses and the API token, and runs until interrupted. ' +
     "'beacon cloud device add <public id>' issues a device's credentials (shown once); 'device revoke <id>' revokes them; 'device list' lists devices; " +
-    "'mosquitto-config <dir>' writes the password, ACL and configuration files an external Mosquitto needs.",
+    "'mosquitto-config <dir>' writes the password, ACL and configuration files an external Mosquitto needs. " +
+    "'load --broker <url> --db <store> --devices <n>' runs a fleet of load devices against a running cloud and reports what it sustained (docs/cloud.md, \"Load testing\").",
   positionals: [
-    { name: 'command', help: 'nothing (run the cloud), device, or mosquitto-config', optional: true },
+    { name: 'command', help: 'nothing (run the cloud), device, mosquitto-config, or load', optional: true },
     { name: 'action', help: 'device: add, revoke or list; mosquitto-config: the directory', optional: true },
     { name: 'id', help: 'device add/revoke: the public id (hex)', optional: true },
   ],
@@ -130,14 +132,15 @@ export const cloudSpec: CommandSpec = {
     { name: 'port', value: '<n>', help: 'MQTT port (default 1883; 0 picks a free one); for mosquitto-config, the listener port' },
     { name: 'http-port', value: '<n>', help: 'HTTP port of the API and the page (default 8080; 0 picks a free one)' },
     { name: 'host', value: '<address>', help: 'address to listen on (default 127.0.0.1); anything but loopback needs TLS' },
-    { name: 'db', value: '<file|postgres://...>', help: 'the store: a SQLite file (default beacon-cloud.db) or a PostgreSQL URL' },
-    { name: 'broker', value: '<mqtt://...>', help: "use this external Mosquitto instead of the embedded broker (see 'mosquitto-config')" },
+    { name: 'db', value: '<file|postgres://...>', help: "the store: a SQLite file (default beacon-cloud.db) or a PostgreSQL URL; load: the running cloud's (required)" },
+    { name: 'broker', value: '<mqtt://...>', help: "use this external Mosquitto instead of the embedded broker (see 'mosquitto-config'); load: the broker the cloud serves devices on (required)" },
     { name: 'mosquitto-dir', value: '<dir>', help: "with --broker: rewrite the broker's password and ACL files here when devices are added or revoked (as mosquitto-config wrote them)" },
     { name: 'mosquitto-pid', value: '<pid|file>', help: 'with --mosquitto-dir: the broker\'s process id or pid file; it gets SIGHUP after each change, which ends a revoked device\'s sessions at once' },
     { name: 'tls-cert', value: '<file>', help: 'PEM certificate for TLS on MQTT and HTTP' },
     { name: 'tls-key', value: '<file>', help: 'PEM private key for TLS on MQTT and HTTP' },
     { name: 'token', value: '<token>', help: 'HTTP API token (default: $BEACON_CLOUD_TOKEN, else the one kept in the store)' },
-    { name: 'json', help: 'device add/list: print JSON' },
+    { name: 'json', help: 'device add/list, load: print JSON' },
+    ...cloudLoadOptions,
   ],
   details: 'Routes and examples: docs/cloud.md. The wire protocol: docs/cloud-protocol.md.',
 };
