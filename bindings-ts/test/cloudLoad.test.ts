@@ -77,7 +77,7 @@ function assertGoodRun(r: LoadReport, devices: number, events: number): void {
   assert.ok(r.ackLatencyMs, 'latencies measured');
   assert.ok(r.ackLatencyMs.p50 > 0 && r.ackLatencyMs.p50 <= r.ackLatencyMs.p99 && r.ackLatencyMs.p99 <= r.ackLatencyMs.max, JSON.stringify(r.ackLatencyMs));
   assert.ok(r.eventsPerS !== null && r.eventsPerS > 0 && r.spanS !== null && r.spanS > 0);
-  assert.ok(r.peakRssMb > 0);
+  assert.ok(r.peakRssMb > 0 && r.generatorCpuS > 0);
 }
 
 const SETTINGS: SyncSettings = { batch: 4, window: 4, timeoutMs: 1000, holdMs: 0, payloadBytes: 200, type: 'load-test' };
@@ -243,10 +243,10 @@ test('no cloud behind the broker: the run ends at --duration with exit status 1 
     const report = JSON.parse(r.stdout) as LoadReport;
     assert.equal(report.ok, false);
     assert.equal(report.eventsAcked, 0);
-    assert.ok(report.errors.timeout > 0 && report.reconnects > 0, JSON.stringify(report.errors));
     // The broker acknowledges the sync start itself; nothing acknowledges the batches.
-    assert.match(report.errorSamples.timeout, /no answer from the broker for 300 ms \(waiting for batch acknowledgements\)/);
-    assert.match(r.stderr, /beacon cloud load: 12 of 12 events not acknowledged \(4 devices unfinished\) when --duration \(2000 ms\) ran out; failed syncs: timeout/);
+    assert.ok(report.errors.timeout_acks > 0 && report.reconnects > 0, JSON.stringify(report.errors));
+    assert.match(report.errorSamples.timeout_acks, /no answer from the broker for 300 ms \(waiting for batch acknowledgements\)/);
+    assert.match(r.stderr, /beacon cloud load: 12 of 12 events not acknowledged \(4 devices unfinished\) when --duration \(2000 ms\) ran out; failed syncs: timeout_acks/);
   } finally {
     await broker.close();
   }
@@ -308,7 +308,7 @@ test('the embedded cloud killed mid-load and started again: every event stored o
     const r = done.report;
     assertGoodRun(r, 50, 100);
     assert.ok(r.reconnects > 0, `reconnects: ${r.reconnects}`);
-    assert.ok((r.errors.connection_closed ?? 0) + (r.errors.connect_refused ?? 0) + (r.errors.timeout ?? 0) > 0, JSON.stringify(r.errors));
+    assert.ok(Object.keys(r.errors).some((k) => /^(connection_closed|connect_refused|timeout_)/.test(k)), JSON.stringify(r.errors));
     const store = await openStore(db);
     try {
       assertEveryEventOnce(await storedSeqs(store, r), 100);
@@ -361,7 +361,8 @@ describe('cloud load: Mosquitto and `beacon cloud --broker` on PostgreSQL', { sk
     cloud = done.restarted;
     const r = done.report;
     assertGoodRun(r, 50, 100);
-    assert.ok(r.reconnects > 0 && (r.errors.timeout ?? 0) > 0, `reconnects ${r.reconnects}, errors ${JSON.stringify(r.errors)}`);
+    // Mosquitto keeps the devices' connections: they time out waiting for the cloud.
+    assert.ok(r.reconnects > 0 && Object.keys(r.errors).some((k) => k.startsWith('timeout_')), `reconnects ${r.reconnects}, errors ${JSON.stringify(r.errors)}`);
     assertEveryEventOnce(await storedSeqs(store, r), 100);
   });
 });

@@ -299,21 +299,23 @@ class SyncConnection {
   }
 
   private onTimeout(): void {
-    const waiting: Record<Phase, string> = {
-      connect: 'CONNACK',
-      subscribe: 'SUBACK',
-      start: "the sync start's PUBACK",
-      upload: this.inflight.size > 0 ? 'batch acknowledgements' : 'the last message frame',
-      'message-ack': "the message acknowledgement's PUBACK",
-      hold: '',
-      disconnect: 'the broker to close the connection after DISCONNECT',
-    };
     if (this.phase === 'disconnect') {
       // The sync is done: only the broker's close is late. End it from this side.
       this.socket.destroy();
       return;
     }
-    this.fail('timeout', `no answer from the broker for ${this.s.timeoutMs} ms (waiting for ${waiting[this.phase]})`);
+    // The kind says what was awaited: the broker's own answers (CONNACK, SUBACK, PUBACK) or the
+    // cloud's (acknowledgements, message frames), which tells a slow broker from a slow cloud.
+    const upload = this.inflight.size > 0 ? (['acks', 'batch acknowledgements'] as const) : (['messages', 'the last message frame'] as const);
+    const [kind, what] = {
+      connect: ['connack', 'CONNACK'],
+      subscribe: ['suback', 'SUBACK'],
+      start: ['sync_start', "the sync start's PUBACK"],
+      upload,
+      'message-ack': ['message_ack', "the message acknowledgement's PUBACK"],
+      hold: ['hold', 'nothing'],
+    }[this.phase];
+    this.fail(`timeout_${kind}`, `no answer from the broker for ${this.s.timeoutMs} ms (waiting for ${what})`);
   }
 
   private onPacket(p: mqttPacket.Packet): void {

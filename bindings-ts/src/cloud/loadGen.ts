@@ -93,6 +93,8 @@ export interface LoadReport {
   peakConnections: number;
   /** Peak resident set of the generator: the coordinator's and every worker's, added. */
   peakRssMb: number;
+  /** CPU time of the generator's workers (user and system): what the load cost its own side. */
+  generatorCpuS: number;
   ok: boolean;
   failure?: string;
 }
@@ -325,6 +327,7 @@ function report(r: Resolved, tag: string, creds: { issued: number; reused: numbe
     errorSamples: s.samples,
     peakConnections: s.peakOpen,
     peakRssMb: (s.maxRssKb + process.resourceUsage().maxRSS) / 1024,
+    generatorCpuS: s.cpuMs / 1000,
     ok: true,
   };
   const problems: string[] = [];
@@ -369,6 +372,7 @@ export function reportLines(r: LoadReport): string[] {
     ...errors.map(([k]) => `  first ${k}: ${r.errorSamples[k]}`),
     `peak connections: ${r.peakConnections}`,
     `generator peak rss: ${fixed(r.peakRssMb, 1)} MB`,
+    `generator cpu: ${fixed(r.generatorCpuS, 2)} s (its workers, user and system)`,
     r.ok ? 'result: every event acknowledged and stored once' : `result: FAILED: ${r.failure}`,
   ];
 }

@@ -37,6 +37,8 @@ export interface WorkerStats {
   unfinished: number;
   /** The worker process's peak resident set, kB. */
   maxRssKb: number;
+  /** The worker process's CPU time (user and system), ms. */
+  cpuMs: number;
 }
 
 export function emptyStats(): WorkerStats {
@@ -56,6 +58,7 @@ export function emptyStats(): WorkerStats {
     peakOpen: 0,
     unfinished: 0,
     maxRssKb: 0,
+    cpuMs: 0,
   };
 }
 
@@ -106,6 +109,7 @@ export function mergeStats(list: readonly WorkerStats[]): WorkerStats {
     m.peakOpen += s.peakOpen;
     m.unfinished += s.unfinished;
     m.maxRssKb += s.maxRssKb;
+    m.cpuMs += s.cpuMs;
   }
   return m;
 }

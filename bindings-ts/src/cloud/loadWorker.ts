@@ -277,7 +277,9 @@ export class LoadWorker {
   }
 
   snapshot(): WorkerStats {
-    this.stats.maxRssKb = process.resourceUsage().maxRSS;
+    const u = process.resourceUsage();
+    this.stats.maxRssKb = u.maxRSS;
+    this.stats.cpuMs = (u.userCPUTime + u.systemCPUTime) / 1000;
     return this.stats;
   }
 }
