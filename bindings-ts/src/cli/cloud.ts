@@ -228,5 +228,6 @@ export async function cloudCommand(args: ParsedArgs, io: CliIo): Promise<number>
   }
   if (sub === 'mosquitto-config') return mosquittoCommand(args, io);
   if (sub === 'prune') return pruneCommand(args, io);
-  throw new UsageError(`unknown cloud command '${sub}' (device, webhook, mosquitto-config, prune, or none to run the cloud)`);
+  if (sub === 'load') return (await import('./cloudLoad')).loadCommand(args, io);
+  throw new UsageError(`unknown cloud command '${sub}' (device, webhook, mosquitto-config, prune, load, or none to run the cloud)`);
 }

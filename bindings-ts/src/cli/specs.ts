@@ -1,6 +1,7 @@
 // The commands and their options; parsing and help are both driven from here.
 import { API_VERSIONS, DEFAULT_API_VERSION } from '../codegen/versions';
 import { CommandSpec, OptionSpec } from './args';
+import { cloudLoadOptions } from './cloudLoadSpec';
 
 const ENGINE_NAMES = 'duktape|jerryscript';
 
@@ -122,9 +123,10 @@ export const cloudSpec: CommandSpec = {
     "'beacon cloud device add <public id>' issues a device's credentials (shown once); 'device revoke <id>' revokes them; 'device list' lists devices; " +
     "'webhook add <url>' registers a receiver that every stored event is POSTed to, signed (its secret is shown once); 'webhook list', 'webhook remove <id>', 'webhook dead <id>' (the events given up on) and 'webhook replay <id>' (send them again); " +
     "'mosquitto-config <dir>' writes the password, ACL and configuration files an external Mosquitto needs; " +
-    "'prune --older-than 90d' removes events older than that (by device time; PostgreSQL drops whole days).",
+    "'prune --older-than 90d' removes events older than that (by device time; PostgreSQL drops whole days); " +
+    "'load --broker <url> --db <store> --devices <n>' runs a fleet of load devices against a running cloud and reports what it sustained (docs/cloud.md, \"Load testing\").",
   positionals: [
-    { name: 'command', help: 'nothing (run the cloud), device, webhook, mosquitto-config, or prune', optional: true },
+    { name: 'command', help: 'nothing (run the cloud), device, webhook, mosquitto-config, prune, or load', optional: true },
     { name: 'action', help: 'device: add, revoke or list; webhook: add, list, remove, dead or replay; mosquitto-config: the directory', optional: true },
     { name: 'id', help: 'device add/revoke: the public id (hex); webhook add: the receiver\'s URL; webhook remove/dead/replay: the webhook\'s id', optional: true },
   ],
@@ -132,8 +134,8 @@ export const cloudSpec: CommandSpec = {
     { name: 'port', value: '<n>', help: 'MQTT port (default 1883; 0 picks a free one); for mosquitto-config, the listener port' },
     { name: 'http-port', value: '<n>', help: 'HTTP port of the API and the page (default 8080; 0 picks a free one)' },
     { name: 'host', value: '<address>', help: 'address to listen on (default 127.0.0.1); anything but loopback needs TLS' },
-    { name: 'db', value: '<file|postgres://...>', help: 'the store: a SQLite file (default beacon-cloud.db) or a PostgreSQL URL' },
-    { name: 'broker', value: '<mqtt://...>', help: "use this external Mosquitto instead of the embedded broker (see 'mosquitto-config')" },
+    { name: 'db', value: '<file|postgres://...>', help: "the store: a SQLite file (default beacon-cloud.db) or a PostgreSQL URL; load: the running cloud's (required)" },
+    { name: 'broker', value: '<mqtt://...>', help: "use this external Mosquitto instead of the embedded broker (see 'mosquitto-config'); load: the broker the cloud serves devices on (required)" },
     { name: 'service-port', value: '<n>', help: "mosquitto-config: the port of the cloud's own listener, where workers connect with --broker (default: --port + 1)" },
     { name: 'service-host', value: '<address>', help: 'mosquitto-config: its address (default 127.0.0.1; anything else gets the TLS certificate too)' },
     { name: 'share-group', value: '<name>', help: "with --broker: the MQTT shared-subscription group to join (default beacon-cloud); every process started with the same --broker, --db and group shares the devices' frames (docs/cloud.md, Scaling out)" },
@@ -151,7 +153,8 @@ export const cloudSpec: CommandSpec = {
     { name: 'webhook-timeout', value: '<interval>', help: 'deadline of one webhook POST, connection and answer (default 10s)' },
     { name: 'webhook-retry-base', value: '<interval>', help: 'first wait before a failed webhook POST is tried again; doubles each time, with full jitter, up to 10 min (default 1s)' },
     { name: 'webhook-concurrency', value: '<n>', help: 'webhook POSTs in flight per webhook in this process (default 8)' },
-    { name: 'json', help: 'device add/list, webhook add/list/dead/replay, prune: print JSON' },
+    { name: 'json', help: 'device add/list, webhook add/list/dead/replay, prune, load: print JSON' },
+    ...cloudLoadOptions,
   ],
   details: 'Routes and examples: docs/cloud.md (webhooks: its Webhooks section). The wire protocol: docs/cloud-protocol.md.',
 };

@@ -10,7 +10,7 @@ import { promisify } from 'util';
 const pbkdf2 = promisify(crypto.pbkdf2);
 
 export const HASH_ITERATIONS = 1000;
-const SALT_BYTES = 12;
+export const SALT_BYTES = 12;
 const HASH_BYTES = 64;
 
 /** A new device secret: 24 random bytes as base64url (32 characters, safe in any config file). */
@@ -23,8 +23,11 @@ export function newToken(): string {
   return crypto.randomBytes(32).toString('hex');
 }
 
-export async function hashSecret(secret: string, iterations = HASH_ITERATIONS): Promise<string> {
-  const salt = crypto.randomBytes(SALT_BYTES);
+/**
+ * The stored form of a secret. The salt is random unless given: the load generator's devices
+ * (loadFleet.ts) derive theirs, so a later run can tell its own hashes from the salt alone.
+ */
+export async function hashSecret(secret: string, iterations = HASH_ITERATIONS, salt: Buffer = crypto.randomBytes(SALT_BYTES)): Promise<string> {
   const hash = await pbkdf2(Buffer.from(secret, 'utf8'), salt, iterations, HASH_BYTES, 'sha512');
   return `$7$${iterations}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
