@@ -1,9 +1,10 @@
 // The cloud scaled out under faults: two `beacon cloud` workers on PostgreSQL behind one
 // Mosquitto, with devices syncing all the time. A worker is killed (SIGKILL) in the middle of the
 // load and started again; Mosquitto restarts; PostgreSQL restarts; devices lose their connection
-// at each step of the protocol. Afterwards every non-volatile event is stored exactly once
-// (checked with SQL), every message reached its app exactly once, and the workers are healthy
-// again without anyone touching them. A worker that cannot reach PostgreSQL says so in its log
+// at each step of the protocol, and six of them go through the fault proxy (cuts before an
+// acknowledgement or a message frame, batches twice and out of order). Afterwards every
+// non-volatile event is stored exactly once (checked with SQL), every message reached its app
+// exactly once, and the workers are healthy again without anyone touching them. A worker that cannot reach PostgreSQL says so in its log
 // and /api/health and acknowledges nothing meanwhile.
 import { after, before, describe, test } from 'node:test';
 import * as assert from 'node:assert/strict';
@@ -12,6 +13,7 @@ import { Client } from 'pg';
 import { DeviceClient, MemoryStorage, SyncStep } from '../src/cloud/deviceClient';
 import type { CloudHealth } from '../src/cloud/httpRoutes';
 import { decodeBatch, encodeBatch, topic } from '../src/cloud/protocol';
+import { startFaultProxy } from '../src/cloud/faultProxy';
 import { openStore } from '../src/cloud/store';
 import { deviceId, MOSQUITTO, MOSQUITTO_MISSING, MosquittoServer, PgServer, postgresBin, POSTGRES_MISSING, startMosquitto, startPostgres, waitFor } from '../src/cloud/testkit';
 import { workers, WorkersLayout } from './cloudLayouts';
@@ -71,14 +73,14 @@ interface LoadDevice {
   cutAt?: SyncStep;
 }
 
-async function newDevice(cutAt?: SyncStep): Promise<LoadDevice> {
+async function newDevice(cutAt?: SyncStep, url = broker.url): Promise<LoadDevice> {
   const id = deviceId();
   const password = await layout.addDevice(id);
   const d = { id, expected: 0, sent: [] as number[], received: [] as number[], cutAt } as unknown as LoadDevice;
   d.client = new DeviceClient({
     id,
     password,
-    url: broker.url,
+    url,
     storage: new MemoryStorage(),
     batchEvents: 5,
     window: 2,
@@ -195,8 +197,16 @@ describe('workers under faults', { skip }, () => {
 
   test('load through a killed worker, a restarted Mosquitto, a restarted PostgreSQL and cuts at each step: each event and message once', async () => {
     const steps: SyncStep[] = ['connected', 'batch-sent', 'ack', 'message', 'inbox-done', 'done'];
+    // Six devices reach the broker through the fault proxy, which also cuts the link between a
+    // batch's commit and its acknowledgement, and before a message frame, and sends batches twice
+    // and out of order.
+    const proxy = await startFaultProxy({ port: broker.port });
     const devices: LoadDevice[] = [];
-    for (let i = 0; i < 24; i++) devices.push(await newDevice(i < steps.length ? steps[i] : undefined));
+    for (let i = 0; i < 24; i++) devices.push(await newDevice(i < steps.length ? steps[i] : undefined, i >= 18 ? proxy.url : broker.url));
+    proxy.cutAtAck(3);
+    proxy.cutAtMessages(2);
+    proxy.duplicate(3);
+    proxy.reorder(2);
     let running = true;
     let syncs = 0;
     let failures = 0;
@@ -252,6 +262,7 @@ describe('workers under faults', { skip }, () => {
       running = false;
       await Promise.all(loops);
     }
+    assert.ok(proxy.stats.cuts > 0 && proxy.stats.duplicated > 0 && proxy.stats.reordered + proxy.stats.releasedAlone > 0, `the proxy's faults happened: ${JSON.stringify({ ...proxy.stats, messageIds: undefined })}`);
     assert.ok(syncs > devices.length, `devices kept syncing (${syncs} syncs, ${failures} failed)`);
     assert.ok(failures > 0, 'the faults did fail syncs');
     assert.ok(devices.slice(0, steps.length).every((d) => d.cutAt === undefined), 'every step had its cut');
@@ -275,6 +286,7 @@ describe('workers under faults', { skip }, () => {
     }
     const undelivered = await sql<{ n: number }>('SELECT count(*)::int AS n FROM messages WHERE delivered IS NULL');
     assert.equal(undelivered[0].n, 0, 'every message marked delivered');
+    await proxy.close();
     // Both workers took part, and both are back.
     for (const w of layout.processes()) {
       const h = await health(w.httpUrl);
