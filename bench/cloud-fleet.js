@@ -32,13 +32,17 @@ function rssMb(pid) {
   }
 }
 
-/** Established TCP connections on a local port (IPv4 loopback, as the devices connect). */
+/**
+ * Established TCP connections to a port on this machine, counted on the connecting side (the
+ * devices', and the cloud's own): a socket the generator closed leaves ESTABLISHED at once,
+ * while the broker's end may stay there until it has read the close.
+ */
 function established(port) {
   const hex = port.toString(16).toUpperCase().padStart(4, '0');
   let n = 0;
   for (const line of fs.readFileSync('/proc/net/tcp', 'utf8').split('\n')) {
     const f = line.trim().split(/\s+/);
-    if (f[3] === '01' && f[1] && f[1].endsWith(`:${hex}`)) n++;
+    if (f[3] === '01' && f[2] && f[2].endsWith(`:${hex}`)) n++;
   }
   return n;
 }
@@ -46,6 +50,7 @@ function established(port) {
 /** `beacon cloud load` in a child process (not spawnSync: this process reads the broker's log pipe). */
 function load(args, m, url) {
   const all = ['cloud', 'load', '--broker', m.url, '--db', url, '--mosquitto-dir', m.dir, '--mosquitto-pid', m.pidFile, '--json', ...args];
+  const started = Date.now();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BEACON, ...all], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -59,7 +64,7 @@ function load(args, m, url) {
       try {
         const report = JSON.parse(out);
         if (!report.ok) note(`the run did not complete: ${report.failure}`);
-        note(`${args.join(' ')}: ${report.eventsAcked} events in ${report.spanS?.toFixed(1)} s, ${report.syncs} syncs, ${report.reconnects} reconnects, errors ${JSON.stringify(report.errors)}, peak ${report.peakConnections} connections`);
+        note(`${args.join(' ')}: ${((Date.now() - started) / 1000).toFixed(1)} s in all (credentials ${report.credentials.issued} issued), ${report.eventsAcked} events in ${report.spanS?.toFixed(1)} s, ${report.syncs} syncs, ${report.reconnects} reconnects, errors ${JSON.stringify(report.errors)}, peak ${report.peakConnections} connections`);
         resolve(report);
       } catch {
         reject(new Error(`beacon cloud load exited with ${status}:\n${err}`));
