@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The cloud under a fleet: a durable PostgreSQL (fsync on), a Mosquitto configured by
-# `beacon cloud mosquitto-config`, W `beacon cloud --broker --db` worker processes, and
+# `beacon cloud mosquitto-config`, W `beacon cloud --broker --db` worker processes on its shared
+# subscription (its service listener), and
 # `beacon cloud load` in another process (the lean device clients over its worker processes).
 # One line per figure, "name: value unit".
 #
@@ -17,16 +18,15 @@
 #   cloud_fleet_10k_connections_held    most device connections established at the broker at
 #                                       once (from /proc/net/tcp) while 10,000 devices sync one
 #                                       event each and keep their connection 60 s after
-#   cloud_fleet_10k_connections_broker_rss_mb   Mosquitto's and the cloud worker's peak resident
-#   cloud_fleet_10k_connections_worker_rss_mb   set during that run
+#   cloud_fleet_10k_connections_broker_rss_mb   Mosquitto's and the larger cloud worker's peak
+#   cloud_fleet_10k_connections_worker_rss_mb   resident set during that run (two workers)
 #   cloud_fleet_backlog_<N>_devices_s   a backlog drained: N devices (CLOUD_FLEET_BACKLOG,
 #                                       default 100000) with 12 events queued each all come back
 #                                       at once (at most 10,000 connected at a time); first
-#                                       connect to last acknowledgement
+#                                       connect to last acknowledgement, two workers
 #   cloud_fleet_backlog_<N>_reconnects  syncs retried during the drain
 #
-# W is 1, 2 and 4 when `beacon cloud --help` mentions shared subscriptions (workers that share
-# the devices' frames); otherwise 1: each worker would receive every frame.
+# W is 1, 2 and 4.
 #   CLOUD_FLEET_BACKLOG=10000 bash bench/cloud-fleet.sh     (a quicker run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
