@@ -53,17 +53,18 @@ static uint64_t source_key(const world_t *w, uint32_t source)
 
 static void schedule(world_t *w, uint32_t source, uint32_t set_index, world_adv_set_t *set)
 {
-	world_event_t e;
-	memset(&e, 0, sizeof(e));
 	/* advDelay is a keyed draw too (the set's delay number, no receiver): a set's timing depends
 	 * on the seed and the set alone, not on what else the world draws or in which order. */
 	world_air_key_t k = {source_key(w, source), set_index, set->delays++, UINT64_MAX};
-	e.at = set->nominal + world_air_draw_u64(w, &k, 0) % (WORLD_AIR_ADV_DELAY_MAX + 1);
-	e.device = source;
-	e.kind = WORLD_IN_AIR_ADV;
-	e.value[0] = set_index;
-	e.value[1] = set->gen;
-	set->scheduled = world_add_event(w, &e) == 0;
+	uint64_t delay = world_air_draw_u64(w, &k, 0) % (WORLD_AIR_ADV_DELAY_MAX + 1);
+	world_event_t *e = world_new_event(w, set->nominal + delay);
+	if (e != NULL) {
+		e->device = source;
+		e->kind = WORLD_IN_AIR_ADV;
+		e->value[0] = set_index;
+		e->value[1] = set->gen;
+	}
+	set->scheduled = e != NULL;
 	w->air_pending += set->scheduled;
 	if (!set->scheduled) {
 		w->air_all_awake = false;

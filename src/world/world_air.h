@@ -154,7 +154,7 @@ int world_air_add_beacon(struct world *w, const world_beacon_t *beacon);
 int world_air_add_capture(struct world *w, const world_capture_t *capture);
 /* Materialise the advertising of every set that is on but not scheduled (someone listens now). */
 void world_air_wake(struct world *w);
-/* An air event (WORLD_IN_AIR_ADV) from the world's input heap. */
+/* An air event (WORLD_IN_AIR_ADV) from the world's inputs. */
 void world_air_event(struct world *w, const struct world_event *e);
 /* A captured packet reaches device d (selected). */
 void world_air_capture(struct world *w, struct world_device *d, const struct world_event *e);

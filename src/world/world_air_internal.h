@@ -13,10 +13,10 @@
 
 #include "world.h"
 
-/* Whether anyone hears the air: a device scanning, or the trace. Advertising events are put on
- * the world's input heap only then. */
+/* Whether anyone hears the air: a device scanning, or the trace. Advertising events are put among
+ * the world's inputs only then. */
 bool world_air_listening(const world_t *w);
-/* Put a set's next event on the heap: the first nominal time at or after now. */
+/* Queue a set's next event among the world's inputs: the first nominal time at or after now. */
 void world_air_wake_set(world_t *w, uint32_t source, uint32_t set_index, world_adv_set_t *set);
 /* A keyed uniform 64-bit draw (world_air_key_t): number `draw` of the key. */
 uint64_t world_air_draw_u64(const world_t *w, const world_air_key_t *k, uint64_t draw);
