@@ -245,6 +245,13 @@ static void apply_next_input(world_t *world)
 	world_event_t e;
 	world_queue_pop(&world->queue, &e);
 	world->inputs++;
+	/* In a large world what the next advertising event reads (its set, its sender's place, what
+	 * it found in reach) is far in memory: asked for now, it arrives while this input is applied.
+	 * (Further ahead gained nothing at 8,000 devices and cost where it all fits the cache.) */
+	const world_event_t *next = world_queue_peek(&world->queue);
+	if (next != NULL && next->kind == WORLD_IN_AIR_ADV) {
+		world_air_prefetch(world, next);
+	}
 	if (e.kind == WORLD_IN_AIR_ADV) {
 		world->air_pending--;
 		world_air_event(world, &e);
