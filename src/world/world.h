@@ -30,6 +30,7 @@
 #include "world_modem.h"
 #include "world_nfc.h"
 #include "world_profile.h"
+#include "world_queue.h"
 #include "world_trace.h"
 #include "world_uwb.h"
 
@@ -59,17 +60,6 @@ typedef struct {
 	float rgb[3];
 	float brightness;
 } world_led_t;
-
-/* A scripted or internal input: what happens to which device when. */
-typedef struct world_event {
-	uint64_t at;
-	uint64_t seq;
-	uint32_t device;
-	uint16_t kind;  /* world_input_kind_t (world_inputs.h) */
-	uint16_t flags;
-	double value[4];
-	char text[16];
-} world_event_t;
 
 typedef struct world_device {
 	rt_device_t rt; /* rt.port points back here */
@@ -185,10 +175,8 @@ typedef struct world {
 	uint32_t device_count;
 	world_device_t *current; /* the device whose code runs now, or NULL */
 
-	/* Inputs in time order (a binary heap by time, then order of arrival). */
-	world_event_t *events;
-	size_t event_count, event_cap;
-	uint64_t event_seq;
+	/* Inputs by time, then order of arrival (world_queue.h). */
+	world_queue_t queue;
 
 	/* Devices by next_wake (a binary heap of device indices). */
 	uint32_t *wake_heap;
@@ -214,7 +202,7 @@ typedef struct world {
 	 * hal_device_random (Math.random's seed) is drawn from it, the device and its boot. */
 	uint64_t seed;
 	uint64_t air_events, air_receptions;
-	size_t air_pending; /* air events in the input heap */
+	size_t air_pending; /* air events among the inputs */
 	/* A real radio under the devices (world_air_use_radio), or NULL: the modeled air only. */
 	const world_radio_t *radio;
 	/* Devices that follow a GNSS track (their positions move with time): how many, and which. */
@@ -262,8 +250,13 @@ void world_device_setup(world_t *world, uint32_t index, const char *name,
 /* Give device i its package (the buffer stays the host's and must outlive the run). */
 void world_device_package(world_t *world, uint32_t index, const uint8_t *package, size_t len);
 
-/* Queue an input (from a script or the host's control channel). Returns 0 or -1 (no memory). */
+/* Queue an input (from a script or the host's control channel); one due before the world's
+ * present is due now. Returns 0 or -1 (no memory). */
 int world_add_event(world_t *world, const world_event_t *event);
+/* Queue an input due at `at` (or now, if that is later) and return it for the caller to fill in
+ * (device, kind, flags, value, text: zero until then); valid until the next input is queued or
+ * taken. NULL when memory runs out. What world_add_event does without a copy of the input. */
+world_event_t *world_new_event(world_t *world, uint64_t at);
 
 /* Why world_run returned. */
 typedef enum {

@@ -53,17 +53,18 @@ static uint64_t source_key(const world_t *w, uint32_t source)
 
 static void schedule(world_t *w, uint32_t source, uint32_t set_index, world_adv_set_t *set)
 {
-	world_event_t e;
-	memset(&e, 0, sizeof(e));
 	/* advDelay is a keyed draw too (the set's delay number, no receiver): a set's timing depends
 	 * on the seed and the set alone, not on what else the world draws or in which order. */
 	world_air_key_t k = {source_key(w, source), set_index, set->delays++, UINT64_MAX};
-	e.at = set->nominal + world_air_draw_u64(w, &k, 0) % (WORLD_AIR_ADV_DELAY_MAX + 1);
-	e.device = source;
-	e.kind = WORLD_IN_AIR_ADV;
-	e.value[0] = set_index;
-	e.value[1] = set->gen;
-	set->scheduled = world_add_event(w, &e) == 0;
+	uint64_t delay = world_air_draw_u64(w, &k, 0) % (WORLD_AIR_ADV_DELAY_MAX + 1);
+	world_event_t *e = world_new_event(w, set->nominal + delay);
+	if (e != NULL) {
+		e->device = source;
+		e->kind = WORLD_IN_AIR_ADV;
+		e->value[0] = set_index;
+		e->value[1] = set->gen;
+	}
+	set->scheduled = e != NULL;
 	w->air_pending += set->scheduled;
 	if (!set->scheduled) {
 		w->air_all_awake = false;
@@ -252,11 +253,12 @@ static uint8_t listening_on(const world_scan_t *s, uint64_t t)
 /* The draws of one reception: the advertisement, the scan request's way back, the scan response. */
 enum { DRAW_ADV = 0, DRAW_REQUEST = 1, DRAW_RESPONSE = 2 };
 
-static double rssi_at(world_t *w, uint32_t source, const world_air_key_t *k, const world_device_t *rx,
+/* key_hash: the reception's (world_air_key_hash). */
+static double rssi_at(world_t *w, uint32_t source, uint64_t key_hash, const world_device_t *rx,
 		      int8_t power, uint32_t draw)
 {
 	double loss = world_air_path_loss(w, source, rx);
-	return round((double)power - loss + WORLD_AIR_SIGMA * world_air_gaussian(w, k, draw));
+	return round((double)power - loss + WORLD_AIR_SIGMA * world_air_gaussian_hashed(key_hash, draw));
 }
 
 static void trace_reception(world_t *w, world_device_t *rx, const char *from, const rt_ble_rx_t *r,
@@ -333,15 +335,16 @@ static size_t scan_response(world_t *w, uint32_t source, uint8_t out[HAL_BLE_AD_
 	return len;
 }
 
-static void hear(world_t *w, uint32_t source, uint32_t set_index, const world_adv_set_t *set,
+/* event_hash: the hash of the event's key (world_air_event_hash), which its receptions share. */
+static void hear(world_t *w, uint32_t source, const world_adv_set_t *set, uint64_t event_hash,
 		 world_device_t *rx)
 {
 	uint8_t ch = listening_on(&rx->scan, w->now);
 	if (ch == 0) {
 		return;
 	}
-	world_air_key_t k = {source_key(w, source), set_index, set->sent, rx->identity};
-	double rssi = rssi_at(w, source, &k, rx, set->power, DRAW_ADV);
+	uint64_t k = world_air_key_hash(event_hash, rx->identity);
+	double rssi = rssi_at(w, source, k, rx, set->power, DRAW_ADV);
 	if (rssi < WORLD_AIR_SENSITIVITY) {
 		return;
 	}
@@ -372,14 +375,14 @@ static void hear(world_t *w, uint32_t source, uint32_t set_index, const world_ad
 			memset(&q, 0, sizeof(q));
 			world_air_device_address(rx->identity, q.addr);
 			/* The request is sent at 0 dBm. */
-			double back = rssi_at(w, source, &k, rx, 0, DRAW_REQUEST);
+			double back = rssi_at(w, source, k, rx, 0, DRAW_REQUEST);
 			q.rssi = (int8_t)(back > 20 ? 20 : back < -127 ? -127 : back);
 			q.channel = ch;
 			q.kind = RT_BLE_RX_SCAN_REQUEST;
 			deliver(w, adv, rx->name, &q);
 		}
 	}
-	double rssi2 = rssi_at(w, source, &k, rx, set->power, DRAW_RESPONSE);
+	double rssi2 = rssi_at(w, source, k, rx, set->power, DRAW_RESPONSE);
 	if (rssi2 < WORLD_AIR_SENSITIVITY) {
 		return;
 	}
@@ -388,6 +391,18 @@ static void hear(world_t *w, uint32_t source, uint32_t set_index, const world_ad
 	r.len = (uint8_t)sr_len;
 	memcpy(r.data, sr, sr_len);
 	deliver(w, rx, from, &r);
+}
+
+void world_air_prefetch(const world_t *w, const world_event_t *e)
+{
+	uint32_t source = e->device, set_index = (uint32_t)e->value[0];
+	if (source < w->device_count && set_index < WORLD_AIR_SETS) {
+		const world_adv_set_t *set = &w->air_sets[(size_t)source * WORLD_AIR_SETS + set_index];
+		__builtin_prefetch(set, 1);
+		__builtin_prefetch((const char *)(set + 1) - 1, 1);
+		__builtin_prefetch(&w->air_spots[source]);
+		world_air_prefetch_kept(w, source);
+	}
 }
 
 void world_air_event(world_t *w, const world_event_t *e)
@@ -422,8 +437,12 @@ void world_air_event(world_t *w, const world_event_t *e)
 	 * nothing for the others. */
 	const uint32_t *near;
 	size_t n = world_air_in_reach(w, source, set->power, &near);
-	for (size_t i = 0; i < n; i++) {
-		hear(w, source, set_index, set, &w->devices[near[i]]);
+	if (n > 0) {
+		world_air_key_t k = {source_key(w, source), set_index, set->sent, 0};
+		uint64_t event_hash = world_air_event_hash(w, &k);
+		for (size_t i = 0; i < n; i++) {
+			hear(w, source, set, event_hash, &w->devices[near[i]]);
+		}
 	}
 	/* The next event is advInterval after this one, advDelay included (Core Vol 6 Part B 4.4.2.2:
 	 * T_advEvent = advInterval + advDelay), so the delays add up: an advertiser sends one event

@@ -93,17 +93,22 @@ typedef struct {
 	int32_t cx, cy;
 } world_air_place_t;
 
-/* The air's index of scanning devices by cell of latitude and longitude, and its cache of path
- * losses between devices that have not moved (world_air_reach.c). */
+/* The air's index of scanning devices by cell of latitude and longitude, its cache of path losses
+ * between devices that have not moved, and what each device's last advertising event found in
+ * reach (world_air_reach.c). */
 typedef struct {
 	double cell_lat, cell_lon; /* a cell's size, degrees (0: no scanner placed yet) */
 	struct world_air_cell *cells;
 	uint32_t cell_cap, cell_count;
 	uint32_t unplaced;
+	/* Bumped whenever a scanner starts, stops or moves: what was found in reach before is stale. */
+	uint64_t version;
+	struct world_air_kept *kept; /* per device, made on first use */
 	struct world_air_loss *loss;
-	uint32_t loss_cap, loss_evictions;
+	uint32_t loss_cap, loss_count;
 	uint32_t *found; /* the scanners an event reaches */
 	uint32_t found_count, found_cap;
+	bool found_short; /* a push failed (no memory): the list misses some, and is not kept */
 	double reach[256]; /* world_air_reach_m() of each power, from -128 dBm */
 	bool reach_made;
 } world_air_index_t;
@@ -154,8 +159,10 @@ int world_air_add_beacon(struct world *w, const world_beacon_t *beacon);
 int world_air_add_capture(struct world *w, const world_capture_t *capture);
 /* Materialise the advertising of every set that is on but not scheduled (someone listens now). */
 void world_air_wake(struct world *w);
-/* An air event (WORLD_IN_AIR_ADV) from the world's input heap. */
+/* An air event (WORLD_IN_AIR_ADV) from the world's inputs. */
 void world_air_event(struct world *w, const struct world_event *e);
+/* An air event comes soon: start bringing what it reads into the cache (no other effect). */
+void world_air_prefetch(const struct world *w, const struct world_event *e);
 /* A captured packet reaches device d (selected). */
 void world_air_capture(struct world *w, struct world_device *d, const struct world_event *e);
 /* The radio of a device that resets stops. */

@@ -1,14 +1,13 @@
 /*
  * world_air_reach.c: what makes the air cost what is heard (docs/world.md, "The air"):
  *
- *  - the noise of every reception (and every advDelay) is a keyed draw: a function of the world's
- *    seed, the sender, its set, that set's event number, the receiver and the draw's number, not
- *    of the order in which receptions are computed; so skipping a receiver changes nothing else;
- *  - that draw is bounded (the uniform draws have 2^53 steps, so Box-Muller never gives more
- *    than 8.65 sigma), and so is the distance at which a sender of a given power can be heard at
- *    all; an index of the scanning devices by where they are (cells of latitude and longitude)
- *    gives each advertising event the scanners within that distance and no others;
- *  - the path loss between two devices is computed once for as long as neither moves.
+ *  - the noise of every reception is a keyed draw, bounded (world_air_draw.c), and so is the
+ *    distance at which a sender of a given power can be heard at all; an index of the scanning
+ *    devices by where they are (cells of latitude and longitude) gives each advertising event the
+ *    scanners within that distance and no others;
+ *  - the path loss between two devices is computed once for as long as neither moves;
+ *  - and who can hear a device changes only when a scanner starts, stops or moves, or the device
+ *    moves or changes its power: what its last event found in reach is kept until then.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -19,60 +18,6 @@
 #include "world_air.h"
 #include "world_air_internal.h"
 
-/* ------------------------------------------------------------------ keyed draws */
-
-/* The finaliser of splitmix64: a bijective mix of 64 bits, each output bit depending on every
- * input bit. Chained over the parts of a key it gives an independent-looking uniform word per key
- * (a counter-based generator, as Random123's are), so a draw needs no state and no order. */
-static uint64_t mix(uint64_t z)
-{
-	z += 0x9e3779b97f4a7c15ull;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-uint64_t world_air_draw_u64(const world_t *w, const world_air_key_t *k, uint64_t draw)
-{
-	uint64_t h = mix(w->seed);
-	h = mix(h ^ k->source);
-	h = mix(h ^ k->set);
-	h = mix(h ^ k->event);
-	h = mix(h ^ k->receiver);
-	return mix(h ^ draw);
-}
-
-/* In (0, 1): 2^53 steps of 2^-53, the first at 2^-54, so log() never sees 0. */
-static double uniform(const world_t *w, const world_air_key_t *k, uint64_t draw)
-{
-	return ((double)(world_air_draw_u64(w, k, draw) >> 11) + 0.5) / 9007199254740992.0;
-}
-
-double world_air_gaussian(const world_t *w, const world_air_key_t *k, uint32_t draw)
-{
-	/* Box-Muller, each normal draw from two uniform ones of its own. */
-	double u1 = uniform(w, k, 2ull * draw), u2 = uniform(w, k, 2ull * draw + 1);
-	return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
-}
-
-/* The largest |world_air_gaussian()|: sqrt(-2 ln u1) at the smallest u1, 2^-54, is 8.652; the
- * 1e-9 covers the rounding of log, sqrt and cos. The Gaussian is not truncated: this bound is a
- * property of the generator (a draw beyond 8.65 sigma has probability 1e-17), so it is exact. */
-double world_air_noise_max(void)
-{
-	return WORLD_AIR_SIGMA * (sqrt(-2.0 * log(0.5 / 9007199254740992.0)) + 1e-9);
-}
-
-double world_air_reach_m(int8_t power)
-{
-	/* Heard when round(power - PL(d) + noise) >= sensitivity, so only if PL(d) <= power -
-	 * sensitivity + 0.5 + the largest noise: PL0 + 10 n log10(d) gives d. With +8 dBm (the most a
-	 * device sends) that is 10.96 km, with 0 dBm 4.37 km, with -4 dBm 2.75 km. The geodesic
-	 * distance is at most the 3-D one the path loss takes, so it bounds the ground distance. */
-	double db = (double)power - WORLD_AIR_SENSITIVITY + 0.5 + world_air_noise_max() - WORLD_AIR_PL0;
-	return pow(10.0, db / (10.0 * WORLD_AIR_EXPONENT)) * (1.0 + 1e-9) + 1e-3;
-}
-
 /* ------------------------------------------------------------------ path loss */
 
 typedef struct world_air_loss {
@@ -82,7 +27,7 @@ typedef struct world_air_loss {
 } loss_entry_t;
 
 #define LOSS_CAP_MIN 1024u
-#define LOSS_CAP_MAX (1u << 20) /* 24 MB: a million pairs that do not move */
+#define LOSS_CAP_MAX (1u << 20) /* 24 MB: half a million pairs */
 
 static void source_place(const world_t *w, uint32_t source, double *lat, double *lon, double *alt,
 			 uint32_t *gen)
@@ -107,7 +52,13 @@ static double compute_loss(double lat, double lon, double alt, const world_air_s
 	return WORLD_AIR_PL0 + 10.0 * WORLD_AIR_EXPONENT * log10(d);
 }
 
-static bool loss_table(world_air_index_t *x, uint32_t cap)
+static uint32_t loss_slot(const world_air_index_t *x, uint32_t source, uint32_t receiver)
+{
+	return (uint32_t)world_air_mix(((uint64_t)source << 32) | receiver) & (x->loss_cap - 1);
+}
+
+/* A table of cap entries holding the old one's pairs (none when `keep` is false). */
+static bool loss_table(world_air_index_t *x, uint32_t cap, bool keep)
 {
 	loss_entry_t *t = malloc((size_t)cap * sizeof(*t));
 	if (t == NULL) {
@@ -116,42 +67,151 @@ static bool loss_table(world_air_index_t *x, uint32_t cap)
 	for (uint32_t i = 0; i < cap; i++) {
 		t[i].receiver = UINT32_MAX;
 	}
-	free(x->loss);
+	loss_entry_t *old = x->loss;
+	uint32_t old_cap = x->loss_cap;
 	x->loss = t;
 	x->loss_cap = cap;
-	x->loss_evictions = 0;
+	x->loss_count = 0;
+	for (uint32_t i = 0; keep && i < old_cap; i++) {
+		if (old[i].receiver != UINT32_MAX) {
+			uint32_t j = loss_slot(x, old[i].source, old[i].receiver);
+			while (t[j].receiver != UINT32_MAX) {
+				j = (j + 1) & (cap - 1);
+			}
+			t[j] = old[i];
+			x->loss_count++;
+		}
+	}
+	free(old);
 	return true;
 }
 
-double world_air_path_loss(world_t *w, uint32_t source, const world_device_t *device)
+static double table_loss(world_t *w, uint32_t source, const world_device_t *device)
 {
 	double lat, lon, alt;
 	uint32_t gen;
 	source_place(w, source, &lat, &lon, &alt, &gen);
 	const world_air_spot_t *rx = &w->air_spots[device->rt.index];
 	world_air_index_t *x = &w->air_index;
-	/* A direct-mapped cache of pairs by position generation: a pair that does not move is
-	 * computed once; one that moves has a new generation and is computed again. When pairs keep
-	 * pushing each other out, the table doubles (up to LOSS_CAP_MAX). */
-	if (x->loss == NULL && !loss_table(x, LOSS_CAP_MIN)) {
+	/* A hash table of pairs (open addressing, at most half full): a pair that does not move is
+	 * computed once; one that moves is computed again in its entry. The table grows with the
+	 * pairs the air has met, so that it stays as small as they are (each lookup one line of
+	 * memory that is mostly in the cache); at LOSS_CAP_MAX it starts over empty. */
+	if (x->loss == NULL && !loss_table(x, LOSS_CAP_MIN, false)) {
 		return compute_loss(lat, lon, alt, rx);
 	}
 	uint32_t receiver = device->rt.index;
-	loss_entry_t *e = &x->loss[mix(((uint64_t)source << 32) | receiver) & (x->loss_cap - 1)];
-	if (e->source == source && e->receiver == receiver && e->source_gen == gen &&
-	    e->receiver_gen == rx->gen) {
+	uint32_t i = loss_slot(x, source, receiver);
+	while (x->loss[i].receiver != UINT32_MAX &&
+	       (x->loss[i].source != source || x->loss[i].receiver != receiver)) {
+		i = (i + 1) & (x->loss_cap - 1);
+	}
+	loss_entry_t *e = &x->loss[i];
+	if (e->receiver != UINT32_MAX && e->source_gen == gen && e->receiver_gen == rx->gen) {
 		return e->loss;
 	}
 	double loss = compute_loss(lat, lon, alt, rx);
-	if (e->receiver != UINT32_MAX && (e->source != source || e->receiver != receiver) &&
-	    ++x->loss_evictions > x->loss_cap && x->loss_cap < LOSS_CAP_MAX) {
-		if (!loss_table(x, x->loss_cap * 2)) {
-			return loss;
+	if (e->receiver == UINT32_MAX) {
+		if (2 * (x->loss_count + 1) > x->loss_cap) {
+			bool grow = x->loss_cap < LOSS_CAP_MAX;
+			if (!loss_table(x, grow ? 2 * x->loss_cap : x->loss_cap, grow)) {
+				return loss;
+			}
+			for (i = loss_slot(x, source, receiver); x->loss[i].receiver != UINT32_MAX;) {
+				i = (i + 1) & (x->loss_cap - 1);
+			}
+			e = &x->loss[i];
 		}
-		e = &x->loss[mix(((uint64_t)source << 32) | receiver) & (x->loss_cap - 1)];
+		x->loss_count++;
 	}
 	*e = (loss_entry_t){source, receiver, gen, rx->gen, loss};
 	return loss;
+}
+
+/* ------------------------------------------------------------------ what a sender last found */
+
+/*
+ * Each device keeps what its last advertising event found in reach, when that was a few
+ * scanners, and the path losses to them once asked for; valid while the index's version (bumped
+ * when a scanner starts, stops or moves), the device's position and its power are what they were.
+ * So a fleet that stands still looks for its listeners once, not at every event (the cells around
+ * a sender, the box, the sort), and an event reads them, losses and all, from one record that the
+ * scheduler has already asked the memory for (world_air_prefetch).
+ */
+#define KEPT_MAX 3
+
+typedef struct world_air_kept {
+	uint64_t version; /* the index's version when found (0: nothing kept) */
+	uint32_t gen;     /* the device's position generation then */
+	int8_t power;
+	uint8_t count;    /* scanners[0 .. count) */
+	uint8_t known;    /* bit i: loss[i] is the path loss to scanners[i] */
+	uint32_t scanners[KEPT_MAX];
+	double loss[KEPT_MAX];
+} kept_t;
+
+/* Device source's record, if it is still right for its position (any power), else NULL. */
+static kept_t *kept_valid(world_t *w, uint32_t source)
+{
+	world_air_index_t *x = &w->air_index;
+	if (x->kept == NULL || source >= w->device_count) {
+		return NULL;
+	}
+	kept_t *k = &x->kept[source];
+	return k->version == x->version && k->gen == w->air_spots[source].gen ? k : NULL;
+}
+
+/* Keep what the index found for device source at power (x->found). */
+static void keep(world_t *w, uint32_t source, int8_t power)
+{
+	world_air_index_t *x = &w->air_index;
+	if (source >= w->device_count) {
+		return; /* a scripted beacon: few, and asked for as before */
+	}
+	if (x->kept == NULL) {
+		x->kept = calloc(w->device_count, sizeof(*x->kept));
+		if (x->kept == NULL) {
+			return;
+		}
+		x->version++; /* never 0, which calloc's records have */
+	}
+	kept_t *k = &x->kept[source];
+	k->version = 0;
+	if (x->found_count > KEPT_MAX || x->found_short) {
+		return; /* many listeners: each event looks again (the looking is not what costs then) */
+	}
+	k->gen = w->air_spots[source].gen;
+	k->power = power;
+	k->count = (uint8_t)x->found_count;
+	k->known = 0;
+	for (uint32_t i = 0; i < x->found_count; i++) {
+		k->scanners[i] = x->found[i];
+	}
+	k->version = x->version;
+}
+
+void world_air_prefetch_kept(const world_t *w, uint32_t source)
+{
+	if (w->air_index.kept != NULL && source < w->device_count) {
+		const kept_t *k = &w->air_index.kept[source];
+		__builtin_prefetch(k);
+		__builtin_prefetch((const char *)(k + 1) - 1);
+	}
+}
+
+double world_air_path_loss(world_t *w, uint32_t source, const world_device_t *device)
+{
+	kept_t *k = kept_valid(w, source);
+	for (uint32_t i = 0; k != NULL && i < k->count; i++) {
+		if (k->scanners[i] == device->rt.index) {
+			if (!(k->known & (1u << i))) {
+				k->loss[i] = table_loss(w, source, device);
+				k->known |= (uint8_t)(1u << i);
+			}
+			return k->loss[i];
+		}
+	}
+	return table_loss(w, source, device);
 }
 
 /* ------------------------------------------------------------------ the index of scanners */
@@ -185,7 +245,9 @@ static uint64_t cell_key(int32_t cx, int32_t cy)
 
 static cell_t *cell_find(world_air_index_t *x, uint64_t key, bool make)
 {
-	if (x->cell_cap == 0 || (make && 2 * (x->cell_count + 1) > x->cell_cap)) {
+	/* At most a quarter full: most lookups are of cells with no scanner (the cells around a
+	 * sender), and those end at the first empty entry. */
+	if (x->cell_cap == 0 || (make && 4 * (x->cell_count + 1) > x->cell_cap)) {
 		if (!make) {
 			return NULL;
 		}
@@ -196,7 +258,7 @@ static cell_t *cell_find(world_air_index_t *x, uint64_t key, bool make)
 		}
 		for (uint32_t i = 0; i < x->cell_cap; i++) {
 			if (x->cells[i].used) {
-				uint32_t j = (uint32_t)mix(x->cells[i].key) & (cap - 1);
+				uint32_t j = (uint32_t)world_air_mix(x->cells[i].key) & (cap - 1);
 				while (t[j].used) {
 					j = (j + 1) & (cap - 1);
 				}
@@ -207,7 +269,7 @@ static cell_t *cell_find(world_air_index_t *x, uint64_t key, bool make)
 		x->cells = t;
 		x->cell_cap = cap;
 	}
-	for (uint32_t j = (uint32_t)mix(key) & (x->cell_cap - 1);; j = (j + 1) & (x->cell_cap - 1)) {
+	for (uint32_t j = (uint32_t)world_air_mix(key) & (x->cell_cap - 1);; j = (j + 1) & (x->cell_cap - 1)) {
 		cell_t *c = &x->cells[j];
 		if (c->used && c->key == key) {
 			return c;
@@ -285,6 +347,7 @@ static void index_remove(world_t *w, world_device_t *d)
 
 void world_air_index_scanner(world_t *w, world_device_t *d, bool scanning)
 {
+	w->air_index.version++;
 	index_remove(w, d);
 	if (scanning) {
 		index_add(w, d);
@@ -298,10 +361,13 @@ void world_air_moved(world_t *w, world_device_t *d)
 	spot->lon = d->lon;
 	spot->alt = d->alt;
 	spot->gen++; /* its cached path losses are stale */
+	world_air_index_t *x = &w->air_index;
+	if (d->air_place.indexed || d->air_place.unplaced) {
+		x->version++; /* a scanner moved: who hears whom may have changed */
+	}
 	if (!d->air_place.indexed) {
 		return;
 	}
-	world_air_index_t *x = &w->air_index;
 	if (cell_of(d->lon, x->cell_lon) != d->air_place.cx || cell_of(d->lat, x->cell_lat) != d->air_place.cy) {
 		index_remove(w, d);
 		index_add(w, d);
@@ -312,13 +378,35 @@ void world_air_moved(world_t *w, world_device_t *d)
 
 static bool found_push(world_air_index_t *x, uint32_t device)
 {
-	return list_push(&x->found, &x->found_count, &x->found_cap, 64, device);
+	if (!list_push(&x->found, &x->found_count, &x->found_cap, 64, device)) {
+		x->found_short = true; /* no memory: a list missing some, which is not kept */
+		return false;
+	}
+	return true;
 }
 
 static int by_index(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 	return x < y ? -1 : x > y;
+}
+
+/* The scanners found, in index order. Mostly none to a few, for which an insertion sort costs a
+ * fraction of qsort's call. */
+static void sort_found(world_air_index_t *x)
+{
+	uint32_t *f = x->found, n = x->found_count;
+	if (n > 16) {
+		qsort(f, n, sizeof(*f), by_index);
+		return;
+	}
+	for (uint32_t i = 1; i < n; i++) {
+		uint32_t v = f[i], j = i;
+		for (; j > 0 && f[j - 1] > v; j--) {
+			f[j] = f[j - 1];
+		}
+		f[j] = v;
+	}
 }
 
 /* The box of latitudes and longitudes within reach_m of (lat, lon), over-estimated: a path of
@@ -363,6 +451,7 @@ size_t world_air_in_reach(world_t *w, uint32_t source, int8_t power, const uint3
 {
 	world_air_index_t *x = &w->air_index;
 	x->found_count = 0;
+	x->found_short = false;
 	*out = x->found;
 	if (w->scanner_count == 0) {
 		return 0;
@@ -371,6 +460,11 @@ size_t world_air_in_reach(world_t *w, uint32_t source, int8_t power, const uint3
 		walk_scanners(w, source, NULL); /* the tests' reference: every scanner, as before */
 		*out = x->found;
 		return x->found_count;
+	}
+	const kept_t *k = kept_valid(w, source);
+	if (k != NULL && k->power == power) {
+		*out = k->scanners;
+		return k->count;
 	}
 	double lat, lon, alt;
 	uint32_t gen;
@@ -408,10 +502,9 @@ size_t world_air_in_reach(world_t *w, uint32_t source, int8_t power, const uint3
 				}
 			}
 		}
-		if (x->found_count > 1) { /* (qsort of no list at all is undefined) */
-			qsort(x->found, x->found_count, sizeof(uint32_t), by_index);
-		}
+		sort_found(x);
 	}
+	keep(w, source, power);
 	*out = x->found;
 	return x->found_count;
 }
@@ -423,6 +516,7 @@ void world_air_index_free(world_t *w)
 		free(x->cells[i].devices);
 	}
 	free(x->cells);
+	free(x->kept);
 	free(x->loss);
 	free(x->found);
 	memset(x, 0, sizeof(*x));

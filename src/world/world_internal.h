@@ -1,5 +1,5 @@
 /*
- * world_internal.h: what world.c (the scheduler: wake and input heaps, setup, the run) and
+ * world_internal.h: what world.c (the scheduler: the wake heap and the inputs, setup, the run) and
  * world_device.c (a device's life: boot, guarded steps, faults and resets, install and start)
  * share, and no other file uses.
  */

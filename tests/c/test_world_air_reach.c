@@ -2,7 +2,8 @@
  * The air costs what is heard (src/world/world_air_reach.c, docs/world.md "The air"): its noise
  * is keyed, not drawn in visiting order; an advertising event visits only the scanners within the
  * reach of its power, through an index of scanners by place; path losses are cached while no one
- * moves. Each test holds the index to the exhaustive reference (every scanner visited, as the air
+ * moves, and so is what each sender found in reach. Each test holds the index to the exhaustive
+ * reference (every scanner visited, as the air
  * did before it had an index) or to the model's own figures.
  */
 #include <math.h>
@@ -19,6 +20,7 @@
 #include "hal_ble.h"
 #include "rt_geo.h"
 #include "world.h"
+#include "world_air_internal.h"
 #include "world_script.h"
 
 /* ------------------------------------------------------------------ a world and its trace */
@@ -309,6 +311,110 @@ static void test_index_hears_what_every_scanner_would(void **state)
 	}
 }
 
+static void scan_stop(world_t *w, uint32_t i)
+{
+	world_select(w, &w->devices[i]);
+	hal_ble_scan_stop();
+	world_select(w, NULL);
+}
+
+/* Sparse scanners (a sender finds none to a few in reach, which it keeps) and every change that
+ * makes what it found stale: a scanner starts, one stops, one moves, senders move (an input, a
+ * GNSS track), a sender's power changes. The trace is the exhaustive one's, byte for byte. */
+static void test_what_a_sender_found_is_kept_only_while_true(void **state)
+{
+	(void)state;
+	/* 16 groups of 4 devices 11 m apart (the first scanning), the groups 5.5 km apart; device 15
+	 * is 600 m from its group. */
+	static double pos[64][2];
+	for (int i = 0; i < 64; i++) {
+		pos[i][0] = 52.0 + 0.05 * (i / 16) + 0.0001 * (i % 2);
+		pos[i][1] = 4.0 + 0.08 * ((i / 4) % 4) + 0.00015 * ((i % 4) / 2);
+	}
+	pos[15][0] += 0.0054;
+	char extra[400];
+	snprintf(extra, sizeof(extra),
+		 "at 6000 8 move %.6f %.6f 0\nat 7000 3 move %.6f %.6f 0\nat 12000 30 move %.6f %.6f 0\n"
+		 "gnss 21 point 0 %.6f %.6f 0\ngnss 21 point 20000 %.6f %.6f 0\n",
+		 pos[21][0], pos[21][1], pos[37][0], pos[37][1], pos[1][0], pos[1][1], pos[21][0], pos[21][1],
+		 pos[61][0], pos[61][1]);
+	char *script = script_of(64, pos, extra);
+	char *traces[2];
+	for (int exhaustive = 0; exhaustive < 2; exhaustive++) {
+		world_t w;
+		trace_reset(NULL);
+		load(&w, script, true);
+		w.air_exhaustive = exhaustive;
+		uint64_t r = 3;
+		for (uint32_t i = 0; i < w.device_count; i++) {
+			if (i % 4 == 0) {
+				scan(&w, i, i % 8 == 0);
+			}
+			int8_t power = i == 15 ? -20 : (int8_t)(-20 + (int)(rnd(&r) * 25));
+			advertise(&w, i, 100 + (uint32_t)(rnd(&r) * 100), power);
+		}
+		world_run_until(&w, 5000);
+		scan_stop(&w, 4);
+		world_run_until(&w, 8000);
+		scan(&w, 13, true);
+		world_run_until(&w, 9000);
+		world_select(&w, &w.devices[15]);
+		hal_ble_adv_stop(0);
+		world_select(&w, NULL);
+		advertise(&w, 15, 100, 4); /* now heard by its group, 600 m away */
+		world_run_until(&w, 20000);
+		assert_true(tr.receptions > 1000);
+		assert_true(exhaustive || w.air_index.kept != NULL);
+		traces[exhaustive] = tr.text;
+		tr.text = NULL;
+		world_free(&w);
+	}
+	assert_string_equal(traces[0], traces[1]);
+	free(traces[0]), free(traces[1]), free(script);
+}
+
+/* The path loss of a pair, computed as the model says (world_air.h). */
+static double loss_of(double lat, double lon, double alt, const world_device_t *rx)
+{
+	double ground = rt_geo_distance(lat, lon, rx->lat, rx->lon), dz = alt - rx->alt;
+	double d = sqrt(ground * ground + dz * dz);
+	return WORLD_AIR_PL0 + 10.0 * WORLD_AIR_EXPONENT * log10(d < 0.1 ? 0.1 : d);
+}
+
+/* The cache of path losses gives each pair's own, to the bit: pairs by the ten thousand (its table
+ * grows under them), asked for again and again, some of them moving, a beacon among them. */
+static void test_cached_path_losses_are_each_pairs_own(void **state)
+{
+	(void)state;
+	static double pos[200][2];
+	uint64_t s = 17;
+	for (int i = 0; i < 200; i++) {
+		pos[i][0] = 52.0 + rnd(&s) * 0.2;
+		pos[i][1] = 4.0 + rnd(&s) * 0.3;
+	}
+	char *script = script_of(200, pos, "beacon b 52.1,4.1,12 100 0 020106\n");
+	world_t w;
+	load(&w, script, false);
+	for (int round = 0; round < 3; round++) {
+		for (int q = 0; q < 60000; q++) {
+			uint32_t source = (uint32_t)(rnd(&s) * 201), rx = (uint32_t)(rnd(&s) * 200);
+			const world_device_t *d = &w.devices[rx];
+			double expect = source < 200 ? loss_of(w.devices[source].lat, w.devices[source].lon,
+							       w.devices[source].alt, d)
+						     : loss_of(52.1, 4.1, 12, d);
+			double got = world_air_path_loss(&w, source, d);
+			assert_memory_equal(&got, &expect, sizeof(got));
+		}
+		for (uint32_t i = 0; i < 200; i += 7) { /* some move, as a move input moves them */
+			w.devices[i].lat += 0.001 * (round + 1);
+			w.devices[i].alt += 3;
+			world_air_moved(&w, &w.devices[i]);
+		}
+	}
+	world_free(&w);
+	free(script);
+}
+
 /* A scanner that moves in and out of a beacon's reach hears it exactly while it is near; the
  * index follows it from cell to cell. */
 static void test_a_moving_scanner_enters_and_leaves_reach(void **state)
@@ -345,6 +451,8 @@ int main(void)
 		cmocka_unit_test(test_reach_is_where_the_largest_noise_stops_helping),
 		cmocka_unit_test(test_index_never_misses_a_scanner_in_reach),
 		cmocka_unit_test(test_index_hears_what_every_scanner_would),
+		cmocka_unit_test(test_what_a_sender_found_is_kept_only_while_true),
+		cmocka_unit_test(test_cached_path_losses_are_each_pairs_own),
 		cmocka_unit_test(test_a_moving_scanner_enters_and_leaves_reach),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,6 +19,12 @@
 #include "world_air.h"
 #include "world_script.h"
 
+static void expect_device_0(const world_event_t *e, void *ctx)
+{
+	(void)ctx;
+	assert_int_equal(e->device, 0);
+}
+
 static const char scenario[] = "beacon-world 1\n"
 			       "seed 7\n"
 			       "device 0 door ble-beacon\n"
@@ -69,11 +75,9 @@ static void test_the_played_device_is_device_0_with_its_identity(void **state)
 	assert_int_equal(one.seed, full.seed);
 	assert_int_equal(one.beacon_count, 1);
 	/* Its two inputs, not the other devices' (the full world has four). */
-	assert_int_equal(full.event_count, 4);
-	assert_int_equal(one.event_count, 2);
-	for (size_t i = 0; i < one.event_count; i++) {
-		assert_int_equal(one.events[i].device, 0);
-	}
+	assert_int_equal(world_queue_count(&full.queue), 4);
+	assert_int_equal(world_queue_count(&one.queue), 2);
+	world_queue_each(&one.queue, expect_device_0, NULL);
 	world_free(&one);
 	world_free(&full);
 }

@@ -107,6 +107,8 @@ foreach(_engine duktape jerryscript)
                   LIBS beacon_port_host beacon_world beacon_runtime)
   endif()
 endforeach()
+# The world's queue of inputs (by time, then arrival; its wheel and its heap) against a reference.
+beacon_c_test(test_world_queue duktape "${CMAKE_CURRENT_LIST_DIR}/test_world_queue.c" LIBS beacon_world)
 # The BLE air of the simulated world: path loss, scan windows and channels, scan responses, cost.
 beacon_c_test(test_world_air duktape "${CMAKE_CURRENT_LIST_DIR}/test_world_air.c"
               LIBS beacon_port_host beacon_world beacon_runtime)

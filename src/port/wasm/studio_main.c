@@ -258,10 +258,7 @@ EMSCRIPTEN_KEEPALIVE double studio_next(void)
 	if (!world_open) {
 		return -1;
 	}
-	uint64_t next = world.device_count ? world.devices[world.wake_heap[0]].next_wake : WORLD_FOREVER;
-	if (world.event_count && world.events[0].at < next) {
-		next = world.events[0].at;
-	}
+	uint64_t next = world_next_deadline(&world);
 	return next == WORLD_FOREVER ? -1 : (double)next;
 }
 
