@@ -334,9 +334,13 @@ function faultSuite(kind: string, newDb: () => NewDb, target: Target = 'sim'): v
             through = proxy.stats.connections;
           } else if (armed === 1 && through > 0 && proxy.stats.connections > through) {
             // The first batch of the sync after the first one that went through.
+            // The device's next connection waits until message 2 is stored: in virtual time its
+            // retry comes at once, and its sync start must find the message there.
             armed = 2;
             proxy.cutAtAck(1);
+            proxy.pause();
             await send(2);
+            proxy.resume();
           }
         });
         const run = await deviceRun(target, `${kind}-cut`, proxy, secret);
@@ -366,7 +370,9 @@ function faultSuite(kind: string, newDb: () => NewDb, target: Target = 'sim'): v
             again = true;
             proxy.reorder(1);
             proxy.duplicate(2);
+            proxy.pause(); // the next sync start finds message 3 stored
             await send(3);
+            proxy.resume();
           }
         });
         const run = await deviceRun(target, `${kind}-dup`, proxy, secret);
