@@ -11,12 +11,15 @@
 #  (b) the same 400 devices 20 km apart, beyond the 11 km that even +8 dBm reaches: host seconds
 #      per simulated hour (what is heard by no one must cost close to nothing);
 #  (c) 1000, 2000, 4000, 8000 devices 300 m apart (constant density), one in 500 scanning:
-#      host seconds per simulated hour each, and per 1000 devices (flat when cost is linear).
+#      host seconds per simulated hour each, and per 1000 devices (flat when cost is linear),
+#      and the ratio of the largest to the smallest per 1000 (1.00 when linear).
+# Each figure for each engine (FLEET_ENGINES, default both), its name ending in the engine.
 #
 #   bash bench/fleet-air.sh                      build/bench (built here)
 #   BEACON_HOST_BUILD=DIR bash bench/fleet-air.sh   another build (e.g. of an earlier commit)
 #   FLEET_FOR=10m FLEET_FOR_LONG=1h bash bench/fleet-air.sh
 #                      simulated time of (a) (default 1h) and of (b) and (c) (default 6h)
+#   FLEET_ENGINES=duktape bash bench/fleet-air.sh     one engine
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${BEACON_HOST_BUILD:-}" ]; then
@@ -61,7 +64,7 @@ require("fs").writeFileSync(name, JSON.stringify({ devices }));
 # run WORLD FOR: host seconds of the world's run (beacon-sim's "ms real"); the apps' output in
 # $work/out.
 run() {
-	node bindings-ts/bin/beacon.js run --world "$work/$1.json" --for "$2" > "$work/out" 2> "$work/err" ||
+	node bindings-ts/bin/beacon.js run --engine "$engine" --world "$work/$1.json" --for "$2" > "$work/out" 2> "$work/err" ||
 		{ cat "$work/err" >&2; return 1; }
 	sed -n 's/.* \([0-9]*\) ms real$/\1/p' "$work/err" | awk '{ printf "%.3f", $1 / 1000 }'
 }
@@ -75,18 +78,27 @@ per_hour() {
 }
 
 world near 400 10 10
-s=$(per_hour near "$for_")
-heard=$(awk '/heard/ { n += $NF } END { print n + 0 }' "$work/out")
-echo "fleet_400_in_range_host_s_per_sim_hour: $s s"
-awk -v n="$heard" -v s="$s" -v ms="$end_ms" 'BEGIN { h = s * (ms + 1000) / 3600000; printf "fleet_400_in_range_receptions_per_host_s: %.0f receptions/s\n", (h > 0 ? n / h : 0) }'
-awk -v n="$heard" -v ms="$end_ms" 'BEGIN { printf "fleet_400_in_range_receptions_per_sim_s: %.0f receptions/s\n", n / (ms / 1000) }'
-
 world far 400 20000 10
-echo "fleet_400_out_of_range_host_s_per_sim_hour: $(per_hour far "$for_long") s"
+for n in 1000 2000 4000 8000; do world "size$n" "$n" 300 500; done
 
-for n in 1000 2000 4000 8000; do
-	world "size$n" "$n" 300 500
-	s=$(per_hour "size$n" "$for_long")
-	echo "fleet_${n}_devices_host_s_per_sim_hour: $s s"
-	awk -v s="$s" -v n="$n" 'BEGIN { printf "fleet_%d_devices_host_s_per_sim_hour_per_1000_devices: %.3f s\n", n, s * 1000 / n }'
+for engine in ${FLEET_ENGINES:-duktape jerryscript}; do
+	e=_$engine
+	s=$(per_hour near "$for_")
+	heard=$(awk '/heard/ { n += $NF } END { print n + 0 }' "$work/out")
+	echo "fleet_400_in_range_host_s_per_sim_hour$e: $s s"
+	awk -v n="$heard" -v s="$s" -v ms="$end_ms" -v e="$e" 'BEGIN { h = s * (ms + 1000) / 3600000; printf "fleet_400_in_range_receptions_per_host_s%s: %.0f receptions/s\n", e, (h > 0 ? n / h : 0); printf "fleet_400_in_range_us_per_reception%s: %.2f us\n", e, (n > 0 ? h * 1e6 / n : 0) }'
+	awk -v n="$heard" -v ms="$end_ms" -v e="$e" 'BEGIN { printf "fleet_400_in_range_receptions_per_sim_s%s: %.0f receptions/s\n", e, n / (ms / 1000) }'
+
+	echo "fleet_400_out_of_range_host_s_per_sim_hour$e: $(per_hour far "$for_long") s"
+
+	lo='' hi=''
+	for n in 1000 2000 4000 8000; do
+		s=$(per_hour "size$n" "$for_long")
+		k=$(awk -v s="$s" -v n="$n" 'BEGIN { printf "%.3f", s * 1000 / n }')
+		echo "fleet_${n}_devices_host_s_per_sim_hour$e: $s s"
+		echo "fleet_${n}_devices_host_s_per_sim_hour_per_1000_devices$e: $k s"
+		lo=${lo:-$k}
+		hi=$k
+	done
+	awk -v lo="$lo" -v hi="$hi" -v e="$e" 'BEGIN { printf "fleet_8000_over_1000_per_device%s: %.2f x\n", e, (lo > 0 ? hi / lo : 0) }'
 done
