@@ -13,6 +13,11 @@
 //       with a cloud process running beside it, without a webhook and with one whose receiver
 //       never answers; WH_ROUNDS interleaved rounds, the median of each
 //   cloud_webhook_ingest_ratio   silent / none
+//   cloud_code_calls_per_s   a backlog of WH_CODE_BACKLOG events (stored while no cloud ran) run
+//       through a cloud-code rule whose handler returns at once (`beacon cloud webhook add --code`):
+//       events over the span from the first one done to the last, as the outbox empties (its
+//       pending count read every 20 ms); one rule, its default 8 calls in flight, one sandbox
+//       process
 'use strict';
 const { fork } = require('child_process');
 const http = require('http');
@@ -24,6 +29,7 @@ const LAT_DEVICES = Number(process.env.WH_LAT_DEVICES || 50);
 const LAT_EVENTS = Number(process.env.WH_LAT_EVENTS || 100);
 const BACKLOG = Number(process.env.WH_BACKLOG || 20000);
 const ROUNDS = Number(process.env.WH_ROUNDS || 3);
+const CODE_BACKLOG = Number(process.env.WH_CODE_BACKLOG || 20000);
 const INGEST_DEVICES = 200;
 
 function receiver(mode) {
@@ -90,15 +96,13 @@ async function latency(pg) {
   }
 }
 
-async function throughput(pg) {
-  const db = await pg.createDatabase('wh_backlog');
-  const rx = await receiver('ok');
-  addWebhook(db, rx.url);
+/** A backlog of `total` events of 100 devices, stored straight into the store (no cloud running). */
+async function storeBacklog(db, total) {
   const { PgStore } = require(path.join(dist, 'pgStore.js'));
   const store = new PgStore(db);
   await store.init();
   const now = Date.now();
-  const perDevice = BACKLOG / 100;
+  const perDevice = total / 100;
   await Promise.all(
     Array.from({ length: 100 }, async (_, d) => {
       const id = `5eac0b1d${d.toString(16).padStart(8, '0')}beac051a0000bbbb`;
@@ -109,6 +113,13 @@ async function throughput(pg) {
     }),
   );
   await store.close();
+}
+
+async function throughput(pg) {
+  const db = await pg.createDatabase('wh_backlog');
+  const rx = await receiver('ok');
+  addWebhook(db, rx.url);
+  await storeBacklog(db, BACKLOG);
   const cloud = await startCloudProcess(['--db', db, '--port', '0', '--http-port', '0']);
   try {
     await until('the backlog delivered', () => rx.arrivals.size >= BACKLOG);
@@ -118,6 +129,39 @@ async function throughput(pg) {
   } finally {
     await cloud.kill('SIGTERM');
     rx.close();
+  }
+}
+
+async function codeCalls(pg) {
+  const db = await pg.createDatabase('wh_code');
+  const fs = require('fs');
+  const os = require('os');
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wh-code-')), 'handlers.js');
+  fs.writeFileSync(file, 'module.exports = async function (event) {};\n');
+  // The rule first: the outbox rows are written with the events.
+  const r = beaconSync(['cloud', 'webhook', 'add', '--code', file, '--db', db, '--json']);
+  if (r.status !== 0) throw new Error(r.stderr);
+  await storeBacklog(db, CODE_BACKLOG);
+  const { Client } = require('pg');
+  const c = new Client({ connectionString: db });
+  await c.connect();
+  const pending = async () => Number((await c.query('SELECT coalesce(sum(cardinality(seqs) - pos), 0) AS n FROM outbox')).rows[0].n);
+  const cloud = await startCloudProcess(['--db', db, '--port', '0', '--http-port', '0']);
+  try {
+    let first;
+    let left = await pending();
+    while (left > 0) {
+      await new Promise((res) => setTimeout(res, 20));
+      left = await pending();
+      if (first === undefined && left < CODE_BACKLOG) first = { at: Date.now(), left };
+    }
+    const span = (Date.now() - first.at) / 1000;
+    const dead = Number((await c.query('SELECT count(*) AS n FROM dead_letters')).rows[0].n);
+    if (dead > 0) throw new Error(`${dead} cloud-code calls failed`);
+    process.stdout.write(`cloud_code_calls_per_s: ${Math.round(first.left / span)} calls/s (a backlog of ${CODE_BACKLOG} events from 100 devices, a handler that returns at once, 8 in flight)\n`);
+  } finally {
+    await c.end();
+    await cloud.kill('SIGTERM');
   }
 }
 
@@ -166,10 +210,11 @@ async function ingest(pg) {
   if (!postgresBin()) throw new Error(POSTGRES_MISSING);
   const pg = await startPostgres({ fsync: true });
   try {
-    const only = (process.env.WH_PARTS || 'latency,throughput,ingest').split(',');
+    const only = (process.env.WH_PARTS || 'latency,throughput,ingest,code').split(',');
     if (only.includes('latency')) await latency(pg);
     if (only.includes('throughput')) await throughput(pg);
     if (only.includes('ingest')) await ingest(pg);
+    if (only.includes('code')) await codeCalls(pg);
   } finally {
     pg.stop();
   }
