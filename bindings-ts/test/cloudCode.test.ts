@@ -255,3 +255,35 @@ function suite(kind: 'sqlite' | 'postgres'): void {
 
 suite('sqlite');
 suite('postgres');
+
+test('a store made before cloud code opens with its webhooks, which are URL webhooks (SQLite and PostgreSQL)', async () => {
+  const oldTable = 'CREATE TABLE webhooks (id INTEGER PRIMARY KEY AUTOINCREMENT, url TEXT NOT NULL, secret TEXT NOT NULL, types TEXT, devices TEXT, retry_for INTEGER NOT NULL, created INTEGER NOT NULL)';
+  const insert = "INSERT INTO webhooks (url, secret, retry_for, created) VALUES ('https://example.com/old', 'whsec_x', 1000, 1)";
+  const file = path.join(dir, 'old.db');
+  const Database = (await import('better-sqlite3')).default;
+  const raw = new Database(file);
+  raw.exec(`${oldTable}; ${insert}`);
+  raw.close();
+  const dbs = [file];
+  if (pg) {
+    const url = await pg.createDatabase('old_webhooks');
+    const { Client } = await import('pg');
+    const c = new Client({ connectionString: url });
+    await c.connect();
+    await c.query(`${oldTable.replace('INTEGER PRIMARY KEY AUTOINCREMENT', 'BIGSERIAL PRIMARY KEY').replace(/types TEXT, devices TEXT/, 'types TEXT[], devices TEXT[]')}; ${insert}`);
+    await c.end();
+    dbs.push(url);
+  }
+  const { openStore } = await import('../src/cloud/store');
+  for (const db of dbs) {
+    const store = await openStore(db);
+    try {
+      const [w] = await store.webhooks.listWebhooks();
+      assert.deepEqual([w.url, w.kind], ['https://example.com/old', 'url']);
+      const id = await store.webhooks.putCliCode('module.exports = async () => {};', 1000, 2);
+      assert.equal((await store.webhooks.webhook(id))?.kind, 'code');
+    } finally {
+      await store.close();
+    }
+  }
+});

@@ -49,7 +49,13 @@ CREATE TABLE IF NOT EXISTS dead_letters (
   failed_at BIGINT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS dead_letters_by_webhook ON dead_letters (webhook_id, id);
-ALTER TABLE webhooks ADD COLUMN IF NOT EXISTS code TEXT;
+-- A store made before cloud code: the column added once. Checked first, because ALTER TABLE
+-- takes a lock that would queue every worker's ingest behind it at each start.
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'webhooks' AND column_name = 'code') THEN
+    ALTER TABLE webhooks ADD COLUMN code TEXT;
+  END IF;
+END $$;
 CREATE UNIQUE INDEX IF NOT EXISTS webhooks_cli_code ON webhooks (url) WHERE url = '${CLI_CODE_URL}';
 CREATE TABLE IF NOT EXISTS code_logs (
   id BIGSERIAL PRIMARY KEY,
