@@ -18,6 +18,9 @@
 //       events over the span from the first one done to the last, as the outbox empties (its
 //       pending count read every 20 ms); one rule, its default 8 calls in flight, one sandbox
 //       process
+//   cloud_code_ingest_events_per_s_<none|loop>, cloud_code_ingest_ratio   as the webhook ingest
+//       figures, with a cloud-code rule whose handler loops forever (each call ended at its 30 s
+//       deadline, the next one looping again) instead of the silent receiver
 'use strict';
 const { fork } = require('child_process');
 const http = require('http');
@@ -174,6 +177,14 @@ async function ingestOnce(pg, variant) {
   await s.close();
   const rx = variant === 'silent' ? await receiver('silent') : undefined;
   if (rx) addWebhook(db, rx.url);
+  if (variant === 'loop') {
+    const fs = require('fs');
+    const os = require('os');
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wh-loop-')), 'handlers.js');
+    fs.writeFileSync(file, 'module.exports = async function (event) { for (;;) {} };\n');
+    const r = beaconSync(['cloud', 'webhook', 'add', '--code', file, '--db', db, '--json']);
+    if (r.status !== 0) throw new Error(r.stderr);
+  }
   const cloud = await startCloudProcess(['--db', db, '--port', '0', '--http-port', '0']);
   try {
     const per = INGEST_DEVICES / 2;
@@ -198,23 +209,28 @@ async function ingestOnce(pg, variant) {
   }
 }
 
-async function ingest(pg) {
-  const rates = { none: [], silent: [] };
-  for (let i = 0; i < ROUNDS; i++) for (const v of i % 2 === 0 ? ['none', 'silent'] : ['silent', 'none']) rates[v].push(await ingestOnce(pg, v));
+/** Ingest without a receiver and with `other`, in interleaved rounds: the median of each and their ratio. */
+async function compareIngest(pg, other, prefix, what) {
+  const rates = { none: [], [other]: [] };
+  for (let i = 0; i < ROUNDS; i++) for (const v of i % 2 === 0 ? ['none', other] : [other, 'none']) rates[v].push(await ingestOnce(pg, v));
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  for (const v of ['none', 'silent']) process.stdout.write(`cloud_webhook_ingest_events_per_s_${v}: ${Math.round(median(rates[v]))} events/s (runs: ${rates[v].map(Math.round).join(', ')})\n`);
-  process.stdout.write(`cloud_webhook_ingest_ratio: ${(median(rates.silent) / median(rates.none)).toFixed(3)} (silent receiver / no webhook)\n`);
+  for (const v of ['none', other]) process.stdout.write(`${prefix}_ingest_events_per_s_${v}: ${Math.round(median(rates[v]))} events/s (runs: ${rates[v].map(Math.round).join(', ')})\n`);
+  process.stdout.write(`${prefix}_ingest_ratio: ${(median(rates[other]) / median(rates.none)).toFixed(3)} (${what})\n`);
 }
+
+const ingest = (pg) => compareIngest(pg, 'silent', 'cloud_webhook', 'silent receiver / no webhook');
+const codeIngest = (pg) => compareIngest(pg, 'loop', 'cloud_code', 'a cloud-code handler that loops forever / none');
 
 (async () => {
   if (!postgresBin()) throw new Error(POSTGRES_MISSING);
   const pg = await startPostgres({ fsync: true });
   try {
-    const only = (process.env.WH_PARTS || 'latency,throughput,ingest,code').split(',');
+    const only = (process.env.WH_PARTS || 'latency,throughput,ingest,code,codeingest').split(',');
     if (only.includes('latency')) await latency(pg);
     if (only.includes('throughput')) await throughput(pg);
     if (only.includes('ingest')) await ingest(pg);
     if (only.includes('code')) await codeCalls(pg);
+    if (only.includes('codeingest')) await codeIngest(pg);
   } finally {
     pg.stop();
   }
