@@ -148,7 +148,7 @@ function suite(kind: 'sqlite' | 'postgres'): void {
     test('a handler that loops is ended at its deadline and its process restarted; the device\'s later events still run', async () => {
       const id = await rule(
         "const crypto = require('crypto');\nconst boot = crypto.randomBytes(6).toString('hex');\n" +
-          "module.exports = async (e) => { if (e.payload.loop) for (;;) {} console.log('handled', e.seq, 'in', boot); };",
+          "module.exports = async (e) => { if (e.payload.loop) { console.log('looping from now on'); for (;;) {} } console.log('handled', e.seq, 'in', boot); };",
         'loop',
       );
       const d = await device();
@@ -163,6 +163,10 @@ function suite(kind: 'sqlite' | 'postgres'): void {
       const handled = l.filter((x) => x.ok).map((x) => /^handled (\d) in ([0-9a-f]+)$/.exec(x.output));
       assert.deepEqual(handled.map((m) => m?.[1]), ['1', '3'], 'in order, the loop\'s event dead between');
       assert.notEqual(handled[0]?.[2], handled[1]?.[2], 'the event after the loop ran in a new process');
+      // What the looping call printed before its process was ended is kept with the reason.
+      const looped = l.find((x) => x.seq === 2);
+      assert.deepEqual([looped?.ok, looped?.output], [false, 'looping from now on']);
+      assert.match(looped?.error ?? '', /^timeout: /);
     });
 
     test('a handler that allocates without end: a memory reason, a dead letter, the next event runs', async () => {

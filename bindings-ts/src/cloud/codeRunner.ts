@@ -7,8 +7,8 @@
 // call across its awaits) and sent back with the call's result.
 //
 // Messages from the cloud: {load: {source, filename, simulated}} once, then
-// {call: id, event, now?, seed?}. Answers: {loaded: true} or {loaded: false, error},
-// then {id, ok, output, error?} per call.
+// {call: id, event, now?, seed?}. Answers: {loaded: true} or {loaded: false, error}, then per
+// call {line: id, text} for each line it prints (within the limit) and {id, ok, output, error?}.
 import { AsyncLocalStorage } from 'async_hooks';
 import * as util from 'util';
 import * as vm from 'vm';
@@ -17,6 +17,7 @@ import * as vm from 'vm';
 export const ALLOWED_MODULES = ['assert', 'buffer', 'crypto', 'events', 'http', 'https', 'querystring', 'string_decoder', 'url', 'util', 'zlib'];
 
 interface CallState {
+  id: number;
   out: string[];
   bytes: number;
   dropped: number;
@@ -36,6 +37,9 @@ function write(line: string): void {
   }
   c.bytes += n;
   c.out.push(line);
+  // Sent at once as well: a call ended at its deadline (a loop after a print) keeps what it
+  // printed until then, which its process takes with it.
+  process.send?.({ line: c.id, text: line });
 }
 
 function output(c: CallState): string {
@@ -130,7 +134,7 @@ function load(source: string, filename: string, simulated: boolean, limit: numbe
 }
 
 async function call(msg: { call: number; event: unknown; now?: number; seed?: number }): Promise<void> {
-  const state: CallState = { out: [], bytes: 0, dropped: 0, limit: outputLimit };
+  const state: CallState = { id: msg.call, out: [], bytes: 0, dropped: 0, limit: outputLimit };
   if (loadError !== undefined || handler === undefined) {
     process.send?.({ id: msg.call, ok: false, output: '', error: loadError ?? 'the handler did not load' });
     return;

@@ -30,6 +30,8 @@ export type CallOutcome = { ok: true; output: string } | { ok: false; reason: st
 interface Pending {
   resolve: (o: CallOutcome) => void;
   timer: NodeJS.Timeout;
+  /** What the call printed so far: kept when its process is ended under it. */
+  lines: string[];
 }
 
 /** How often the process's resident memory is read while calls are in flight (Linux). */
@@ -130,7 +132,11 @@ export class CodeSandbox {
     child.stderr?.on('data', (c: Buffer) => {
       this.stderr = (this.stderr + c.toString('utf8')).slice(-STDERR_KEEP);
     });
-    child.on('message', (m: { id?: number; ok?: boolean; output?: string; error?: string }) => {
+    child.on('message', (m: { id?: number; ok?: boolean; output?: string; error?: string; line?: number; text?: string }) => {
+      if (typeof m.line === 'number') {
+        this.pending.get(m.line)?.lines.push(String(m.text));
+        return;
+      }
       if (typeof m.id !== 'number') return;
       const p = this.pending.get(m.id);
       if (!p) return;
@@ -168,7 +174,7 @@ export class CodeSandbox {
     for (const [id, p] of this.pending) {
       this.pending.delete(id);
       clearTimeout(p.timer);
-      p.resolve({ ok: false, reason, output: '' });
+      p.resolve({ ok: false, reason, output: p.lines.join('\n') });
     }
     this.watchMemory();
   }
@@ -208,12 +214,13 @@ export class CodeSandbox {
     const id = this.nextId++;
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
-        if (!this.pending.has(id)) return;
+        const p = this.pending.get(id);
+        if (!p) return;
         this.pending.delete(id);
-        resolve({ ok: false, reason: `timeout: the handler did not finish within ${this.opts.timeoutMs} ms; its process was ended and is started again for the next call`, output: '' });
+        resolve({ ok: false, reason: `timeout: the handler did not finish within ${this.opts.timeoutMs} ms; its process was ended and is started again for the next call`, output: p.lines.join('\n') });
         this.kill(`interrupted: the handler's process was ended because another call ran past its ${this.opts.timeoutMs} ms`);
       }, this.opts.timeoutMs);
-      this.pending.set(id, { resolve, timer });
+      this.pending.set(id, { resolve, timer, lines: [] });
       this.watchMemory();
       child.send({ call: id, event, now: clock?.now, seed: clock?.seed }, (err) => {
         if (err && this.pending.has(id)) this.kill(`cannot reach the handler's process: ${err.message}`);
