@@ -13,6 +13,14 @@
 //       with a cloud process running beside it, without a webhook and with one whose receiver
 //       never answers; WH_ROUNDS interleaved rounds, the median of each
 //   cloud_webhook_ingest_ratio   silent / none
+//   cloud_code_calls_per_s   a backlog of WH_CODE_BACKLOG events (stored while no cloud ran) run
+//       through a cloud-code rule whose handler returns at once (`beacon cloud webhook add --code`):
+//       events over the span from the first one done to the last, as the outbox empties (its
+//       pending count read every 20 ms); one rule, its default 8 calls in flight, one sandbox
+//       process
+//   cloud_code_ingest_events_per_s_<none|loop>, cloud_code_ingest_ratio   as the webhook ingest
+//       figures, with a cloud-code rule whose handler loops forever (each call ended at its 30 s
+//       deadline, the next one looping again) instead of the silent receiver
 'use strict';
 const { fork } = require('child_process');
 const http = require('http');
@@ -24,6 +32,7 @@ const LAT_DEVICES = Number(process.env.WH_LAT_DEVICES || 50);
 const LAT_EVENTS = Number(process.env.WH_LAT_EVENTS || 100);
 const BACKLOG = Number(process.env.WH_BACKLOG || 20000);
 const ROUNDS = Number(process.env.WH_ROUNDS || 3);
+const CODE_BACKLOG = Number(process.env.WH_CODE_BACKLOG || 20000);
 const INGEST_DEVICES = 200;
 
 function receiver(mode) {
@@ -90,15 +99,13 @@ async function latency(pg) {
   }
 }
 
-async function throughput(pg) {
-  const db = await pg.createDatabase('wh_backlog');
-  const rx = await receiver('ok');
-  addWebhook(db, rx.url);
+/** A backlog of `total` events of 100 devices, stored straight into the store (no cloud running). */
+async function storeBacklog(db, total) {
   const { PgStore } = require(path.join(dist, 'pgStore.js'));
   const store = new PgStore(db);
   await store.init();
   const now = Date.now();
-  const perDevice = BACKLOG / 100;
+  const perDevice = total / 100;
   await Promise.all(
     Array.from({ length: 100 }, async (_, d) => {
       const id = `5eac0b1d${d.toString(16).padStart(8, '0')}beac051a0000bbbb`;
@@ -109,6 +116,13 @@ async function throughput(pg) {
     }),
   );
   await store.close();
+}
+
+async function throughput(pg) {
+  const db = await pg.createDatabase('wh_backlog');
+  const rx = await receiver('ok');
+  addWebhook(db, rx.url);
+  await storeBacklog(db, BACKLOG);
   const cloud = await startCloudProcess(['--db', db, '--port', '0', '--http-port', '0']);
   try {
     await until('the backlog delivered', () => rx.arrivals.size >= BACKLOG);
@@ -121,6 +135,39 @@ async function throughput(pg) {
   }
 }
 
+async function codeCalls(pg) {
+  const db = await pg.createDatabase('wh_code');
+  const fs = require('fs');
+  const os = require('os');
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wh-code-')), 'handlers.js');
+  fs.writeFileSync(file, 'module.exports = async function (event) {};\n');
+  // The rule first: the outbox rows are written with the events.
+  const r = beaconSync(['cloud', 'webhook', 'add', '--code', file, '--db', db, '--json']);
+  if (r.status !== 0) throw new Error(r.stderr);
+  await storeBacklog(db, CODE_BACKLOG);
+  const { Client } = require('pg');
+  const c = new Client({ connectionString: db });
+  await c.connect();
+  const pending = async () => Number((await c.query('SELECT coalesce(sum(cardinality(seqs) - pos), 0) AS n FROM outbox')).rows[0].n);
+  const cloud = await startCloudProcess(['--db', db, '--port', '0', '--http-port', '0']);
+  try {
+    let first;
+    let left = await pending();
+    while (left > 0) {
+      await new Promise((res) => setTimeout(res, 20));
+      left = await pending();
+      if (first === undefined && left < CODE_BACKLOG) first = { at: Date.now(), left };
+    }
+    const span = (Date.now() - first.at) / 1000;
+    const dead = Number((await c.query('SELECT count(*) AS n FROM dead_letters')).rows[0].n);
+    if (dead > 0) throw new Error(`${dead} cloud-code calls failed`);
+    process.stdout.write(`cloud_code_calls_per_s: ${Math.round(first.left / span)} calls/s (a backlog of ${CODE_BACKLOG} events from 100 devices, a handler that returns at once, 8 in flight)\n`);
+  } finally {
+    await c.end();
+    await cloud.kill('SIGTERM');
+  }
+}
+
 let runs = 0;
 async function ingestOnce(pg, variant) {
   const db = await pg.createDatabase(`wh_ingest_${variant}_${++runs}`);
@@ -130,6 +177,14 @@ async function ingestOnce(pg, variant) {
   await s.close();
   const rx = variant === 'silent' ? await receiver('silent') : undefined;
   if (rx) addWebhook(db, rx.url);
+  if (variant === 'loop') {
+    const fs = require('fs');
+    const os = require('os');
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'wh-loop-')), 'handlers.js');
+    fs.writeFileSync(file, 'module.exports = async function (event) { for (;;) {} };\n');
+    const r = beaconSync(['cloud', 'webhook', 'add', '--code', file, '--db', db, '--json']);
+    if (r.status !== 0) throw new Error(r.stderr);
+  }
   const cloud = await startCloudProcess(['--db', db, '--port', '0', '--http-port', '0']);
   try {
     const per = INGEST_DEVICES / 2;
@@ -154,22 +209,28 @@ async function ingestOnce(pg, variant) {
   }
 }
 
-async function ingest(pg) {
-  const rates = { none: [], silent: [] };
-  for (let i = 0; i < ROUNDS; i++) for (const v of i % 2 === 0 ? ['none', 'silent'] : ['silent', 'none']) rates[v].push(await ingestOnce(pg, v));
+/** Ingest without a receiver and with `other`, in interleaved rounds: the median of each and their ratio. */
+async function compareIngest(pg, other, prefix, what) {
+  const rates = { none: [], [other]: [] };
+  for (let i = 0; i < ROUNDS; i++) for (const v of i % 2 === 0 ? ['none', other] : [other, 'none']) rates[v].push(await ingestOnce(pg, v));
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  for (const v of ['none', 'silent']) process.stdout.write(`cloud_webhook_ingest_events_per_s_${v}: ${Math.round(median(rates[v]))} events/s (runs: ${rates[v].map(Math.round).join(', ')})\n`);
-  process.stdout.write(`cloud_webhook_ingest_ratio: ${(median(rates.silent) / median(rates.none)).toFixed(3)} (silent receiver / no webhook)\n`);
+  for (const v of ['none', other]) process.stdout.write(`${prefix}_ingest_events_per_s_${v}: ${Math.round(median(rates[v]))} events/s (runs: ${rates[v].map(Math.round).join(', ')})\n`);
+  process.stdout.write(`${prefix}_ingest_ratio: ${(median(rates[other]) / median(rates.none)).toFixed(3)} (${what})\n`);
 }
+
+const ingest = (pg) => compareIngest(pg, 'silent', 'cloud_webhook', 'silent receiver / no webhook');
+const codeIngest = (pg) => compareIngest(pg, 'loop', 'cloud_code', 'a cloud-code handler that loops forever / none');
 
 (async () => {
   if (!postgresBin()) throw new Error(POSTGRES_MISSING);
   const pg = await startPostgres({ fsync: true });
   try {
-    const only = (process.env.WH_PARTS || 'latency,throughput,ingest').split(',');
+    const only = (process.env.WH_PARTS || 'latency,throughput,ingest,code,codeingest').split(',');
     if (only.includes('latency')) await latency(pg);
     if (only.includes('throughput')) await throughput(pg);
     if (only.includes('ingest')) await ingest(pg);
+    if (only.includes('code')) await codeCalls(pg);
+    if (only.includes('codeingest')) await codeIngest(pg);
   } finally {
     pg.stop();
   }

@@ -141,3 +141,27 @@ test('web page: add a webhook (its secret shown once), see its dead letters and 
   assert.ok(!(await page.content()).replace(shown, '').includes(secret), 'the secret appears only in the message');
   assert.deepEqual((await cellTexts('#webhooks tbody tr:last-child td')).slice(1, 3), ['https://hooks.example.com/beacon', 'door, temp']);
 });
+
+test('web page: a cloud-code rule shows as such, and its Log button shows what each call printed', { skip }, async () => {
+  const { waitFor } = await import('../src/cloud/testkit');
+  const id = deviceId();
+  const cred = await cloud.issueDevice(id);
+  const res = await fetch(`${cloud.httpUrl}/api/webhooks`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${cloud.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ code: "module.exports = async (e) => console.log('window', e.payload.open ? 'opened' : 'closed');", types: ['window'] }),
+  });
+  const rule = (await res.json()) as { id: number };
+  const dev = new DeviceClient({ id, password: cred.password, url: cloud.mqttUrl, storage: new MemoryStorage() });
+  dev.enqueue('window', { open: true }, { volatile: false });
+  await dev.sync();
+  await waitFor('the log line', async () => ((await cloud.store.webhooks.codeLogs(rule.id, 10)).length > 0 ? true : undefined), 400, 50);
+
+  await page.goto(`${cloud.httpUrl}/#token=${cloud.token}`, { waitUntil: 'load' });
+  await page.waitForSelector(`#webhooks tbody tr[data-id="${rule.id}"] button.log`);
+  assert.equal((await cellTexts(`#webhooks tbody tr[data-id="${rule.id}"] td`))[1], 'cloud code (code:api)');
+  await page.click(`#webhooks tbody tr[data-id="${rule.id}"] button.log`);
+  await page.waitForFunction(`document.querySelectorAll('#code-log tbody tr').length === 1`);
+  const cells = await cellTexts('#code-log tbody td');
+  assert.deepEqual([cells[0], cells[2], cells[4], cells[5]], [id, '1', 'ok', 'window opened']);
+});

@@ -1,5 +1,5 @@
-// `beacon cloud`: run the cloud service, issue and revoke device credentials, manage webhooks
-// (cloudWebhook.ts), write the files an external Mosquitto needs, remove old events.
+// `beacon cloud`: run the cloud service (with cloud code: --code FILE), issue and revoke device
+// credentials, manage webhooks and cloud-code rules (cloudWebhook.ts), write the files an external Mosquitto needs, remove old events.
 import { flagOption, ParsedArgs, stringOption, UsageError } from './args';
 import { CliIo } from './io';
 
@@ -126,6 +126,7 @@ async function serve(args: ParsedArgs, io: CliIo): Promise<number> {
     tls: cert && key ? { cert, key } : undefined,
     token: stringOption(args, 'token') ?? process.env.BEACON_CLOUD_TOKEN,
     webhooks: await webhookOptions(args),
+    code: await codeOption(args),
     log: (line: string) => io.err(`cloud: ${line}\n`),
   };
   const { startCloud } = await import('../cloud/service');
@@ -196,11 +197,31 @@ async function pruneCommand(args: ParsedArgs, io: CliIo): Promise<number> {
   });
 }
 
-/** --webhook-timeout, --webhook-retry-base: intervals for the dispatcher of this process. */
+/** --code FILE: the cloud-code handler's source, checked (it must compile) before the cloud starts. */
+export async function codeOption(args: ParsedArgs, name = 'code'): Promise<string | undefined> {
+  const file = stringOption(args, name);
+  if (file === undefined) return undefined;
+  const fs = await import('fs');
+  let source: string;
+  try {
+    source = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--${name}: cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, false);
+  }
+  const { checkCode } = await import('../cloud/codeSandbox');
+  try {
+    return checkCode(source, `--${name} ${file}`);
+  } catch (err) {
+    if (err instanceof RangeError) throw new UsageError(err.message, false);
+    throw err;
+  }
+}
+
+/** --webhook-timeout, --webhook-retry-base, --code-timeout, --code-memory: the dispatcher of this process. */
 async function webhookOptions(args: ParsedArgs): Promise<import('../cloud/webhookDispatch').WebhookOptions> {
   const { parseInterval } = await import('./interval');
   const out: import('../cloud/webhookDispatch').WebhookOptions = {};
-  for (const [name, key] of [['webhook-timeout', 'timeoutMs'], ['webhook-retry-base', 'retryBaseMs']] as const) {
+  for (const [name, key] of [['webhook-timeout', 'timeoutMs'], ['webhook-retry-base', 'retryBaseMs'], ['code-timeout', 'codeTimeoutMs']] as const) {
     const text = stringOption(args, name);
     if (text === undefined) continue;
     try {
@@ -214,6 +235,11 @@ async function webhookOptions(args: ParsedArgs): Promise<import('../cloud/webhoo
   if (c !== undefined) {
     if (!/^[1-9][0-9]{0,3}$/.test(c)) throw new UsageError(`--webhook-concurrency must be a number from 1 to 9999, not '${c}'`);
     out.concurrency = Number(c);
+  }
+  const mb = stringOption(args, 'code-memory');
+  if (mb !== undefined) {
+    if (!/^[1-9][0-9]{0,4}$/.test(mb) || Number(mb) < 16) throw new UsageError(`--code-memory must be a number of megabytes from 16 to 99999, not '${mb}'`);
+    out.codeMemoryMb = Number(mb);
   }
   return out;
 }

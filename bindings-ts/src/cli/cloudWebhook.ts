@@ -1,4 +1,5 @@
-// `beacon cloud webhook add|list|remove|dead|replay`: the webhooks of a store (--db), changed
+// `beacon cloud webhook add|list|remove|dead|replay|logs`: the webhooks and cloud-code rules
+// (`add --code FILE`) of a store (--db), changed
 // in the store itself. A running cloud reads the webhooks again within a second and sends
 // replayed dead letters at its next poll, so nothing has to be restarted.
 import { flagOption, ParsedArgs, stringOption, UsageError } from './args';
@@ -26,18 +27,27 @@ async function retryForOption(args: ParsedArgs): Promise<number | undefined> {
 }
 
 async function add(args: ParsedArgs, io: CliIo, store: Store, url: string | undefined): Promise<number> {
-  if (url === undefined) throw new UsageError('webhook add needs the receiver\'s URL (https://...)');
+  const { codeOption } = await import('./cloud');
+  const code = await codeOption(args);
+  if (url === undefined && code === undefined) throw new UsageError('webhook add needs the receiver\'s URL (https://...), or --code FILE for cloud code');
+  if (url !== undefined && code !== undefined) throw new UsageError(`webhook add: a receiver URL or --code, not both (got ${url.slice(0, 80)} and --code)`);
   const { checkWebhookInput, newWebhookSecret } = await import('../cloud/webhooks');
   let w;
   try {
-    w = checkWebhookInput({ url, types: stringOption(args, 'type'), devices: stringOption(args, 'device'), retryFor: await retryForOption(args), allowHttp: flagOption(args, 'allow-http') });
+    w = checkWebhookInput({ url, code, types: stringOption(args, 'type'), devices: stringOption(args, 'device'), retryFor: await retryForOption(args), allowHttp: flagOption(args, 'allow-http') });
   } catch (err) {
     // The checks name the field of the API; on the command line it is an option.
     if (err instanceof RangeError) throw new UsageError(err.message.replace(/^types:/, '--type:').replace(/^devices:/, '--device:').replace(/^retryFor:/, '--retry-for:'), false);
     throw err;
   }
-  const secret = newWebhookSecret();
   const created = Date.now();
+  if (code !== undefined) {
+    const id = await store.webhooks.addWebhook({ ...w, secret: '', created });
+    if (flagOption(args, 'json')) io.out(JSON.stringify({ id, url: w.url, kind: 'code', types: w.types, devices: w.devices, retryFor: w.retryFor, created }) + '\n');
+    else io.out(`cloud code: ${id}\ntypes:   ${w.types?.join(',') ?? 'all'}\ndevices: ${w.devices?.join(',') ?? 'all'}\n`);
+    return 0;
+  }
+  const secret = newWebhookSecret();
   const id = await store.webhooks.addWebhook({ ...w, secret, created });
   if (flagOption(args, 'json')) io.out(JSON.stringify({ id, ...w, created, secret }) + '\n');
   else {
@@ -68,7 +78,7 @@ export async function webhookCommand(args: ParsedArgs, io: CliIo, withStore: <T>
       return 0;
     });
   }
-  if (action !== 'remove' && action !== 'dead' && action !== 'replay') throw new UsageError(`unknown webhook action '${action ?? ''}' (add, list, remove, dead or replay)`);
+  if (action !== 'remove' && action !== 'dead' && action !== 'replay' && action !== 'logs') throw new UsageError(`unknown webhook action '${action ?? ''}' (add, list, remove, dead, replay or logs)`);
   const id = idArgument(action, arg);
   return withStore(async (store) => {
     if (!(await store.webhooks.webhook(id))) {
@@ -82,6 +92,16 @@ export async function webhookCommand(args: ParsedArgs, io: CliIo, withStore: <T>
       const n = await store.webhooks.replay(id, Date.now());
       if (json) io.out(JSON.stringify({ id, replayed: n }) + '\n');
       else io.out(`${n} dead letters of webhook ${id} back in its outbox\n`);
+    } else if (action === 'logs') {
+      // Oldest first, as a log reads.
+      const logs = (await store.webhooks.codeLogs(id, 1000)).reverse();
+      if (json) io.out(JSON.stringify(logs) + '\n');
+      else {
+        for (const l of logs) {
+          const head = `${new Date(l.at).toISOString()}  ${l.deviceId}:${l.stream}:${l.seq}  attempt ${l.attempt}  ${l.ok ? 'ok' : `failed: ${l.error ?? ''}`}`;
+          io.out(`${head}\n${l.output.split('\n').filter((x) => x !== '').map((x) => `  ${x}\n`).join('')}`);
+        }
+      }
     } else {
       const dead = await store.webhooks.deliveries(id, 'dead', 1000);
       if (json) io.out(JSON.stringify(dead) + '\n');

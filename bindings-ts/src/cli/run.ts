@@ -1,6 +1,6 @@
 // `beacon run [<app.ts|app.js|app.bapp>...] [--world scenario.json | scenario.json] [--trace FILE] [--verbose]
 //  [--heap N] [--flash DIR] [--for I] [--api V] [--engine E] [--realtime] [--utc T] [--trust key.pub]...
-//  [--cloud loopback|none|embedded|mqtt://HOST:PORT [--cloud-secret S]] [--cloud-db FILE] [--cloud-port P]
+//  [--cloud loopback|none|embedded|mqtt://HOST:PORT [--cloud-secret S]] [--cloud-db FILE] [--cloud-port P] [--cloud-code handlers.js]
 //  [--target sim|qemu|bsim|zephyr-qemu] [--air model|radio] [--air-dump DIR]`
 import { spawn } from 'child_process';
 import * as fs from 'fs';
@@ -12,7 +12,7 @@ import { apiOption, engineOption, existingFile, isSource, printDiagnostics, repo
 import { parseInterval, parseUtc } from './interval';
 import { CliIo } from './io';
 import { ProgressLine } from './progress';
-import { packageUsesCloud, RunCloud, startRunCloud, summaryLines } from './runCloud';
+import { cloudChoice, packageUsesCloud, RunCloud, startRunCloud, summaryLines } from './runCloud';
 import type { LoweredWorld } from '../world/scenario';
 
 /** Where `beacon run` runs apps: the host simulator, or the firmware image on QEMU's Cortex-M. */
@@ -48,16 +48,6 @@ export interface SimOptions {
   /** With mqtts:// (the firmware on bsim): the PEM file of the CA that signs the broker's
    * certificate. */
   cloudCa?: string;
-}
-
-/** What `beacon run` does about the cloud: start its own for apps that use it (no --cloud),
- * always (--cloud embedded), or pass --cloud to the simulator. */
-interface CloudChoice {
-  mode: 'auto' | 'embedded' | 'given';
-  /** --cloud-db: the embedded cloud's database, kept after the run. */
-  db?: string;
-  /** --cloud-port: the embedded broker's port. */
-  port?: number;
 }
 
 /** Arguments of beacon-sim for packages (one per device, or one for all). */
@@ -256,26 +246,6 @@ interface AppInput {
   file: string;
 }
 
-function cloudChoice(args: ParsedArgs, sim: SimOptions): CloudChoice {
-  const given = stringOption(args, 'cloud');
-  const c: CloudChoice = { mode: given === undefined ? 'auto' : given === 'embedded' ? 'embedded' : 'given' };
-  const db = stringOption(args, 'cloud-db');
-  const port = stringOption(args, 'cloud-port');
-  if (c.mode === 'given') {
-    if (db !== undefined) throw new UsageError(`--cloud-db: only for the cloud beacon run starts (not with --cloud ${given})`);
-    if (port !== undefined) throw new UsageError(`--cloud-port: only for the cloud beacon run starts (not with --cloud ${given})`);
-    return c;
-  }
-  if (sim.cloudSecret !== undefined) throw new UsageError('--cloud-secret: only with --cloud mqtt://HOST:PORT (the cloud beacon run starts issues its own)');
-  if (db !== undefined) c.db = /^postgres(ql)?:\/\//.test(db) ? db : path.resolve(db);
-  if (port !== undefined) {
-    const n = Number(port);
-    if (!/^\d+$/.test(port) || n < 1 || n > 65535) throw new UsageError(`--cloud-port: '${port}' is not a port number (1 to 65535)`);
-    c.port = n;
-  }
-  return c;
-}
-
 /** Whether the simulator here can reach a real broker: it links libmosquitto when the host
  * build found it (CMakeLists.txt), which the build's cache records. */
 function simHasMosquitto(simTool: string): boolean {
@@ -459,6 +429,11 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     const embeddedWanted = cloudWanted.mode === 'embedded' || (cloudWanted.mode === 'auto' && networked && (usesCloud || cloudMessages.length > 0));
     const startEmbedded = async (tls: boolean): Promise<void> => {
       const names = deviceNames ?? apps.map((_, i) => `d${i}`);
+      // Cloud code follows the trace (simulated time) and needs a fixed clock for enqueuedAt.
+      if (cloudWanted.code !== undefined) {
+        sim.trace ??= path.join(workDir!, 'trace.jsonl');
+        if (sim.utcMs === undefined && !/^utc /m.test(script ?? '')) sim.utcMs = Date.UTC(2026, 0, 1);
+      }
       runCloud = await startRunCloud({
         devices: names,
         db: cloudWanted.db,
@@ -466,6 +441,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
         workDir: workDir!,
         messages: cloudMessages,
         tls,
+        code: cloudWanted.code,
         log: (line) => {
           if (sim.verbose || /^refused|^error|^warning/.test(line)) io.err(`cloud: ${line}\n`);
         },
@@ -479,7 +455,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     /** What the run's cloud stored, added to the trace and summed up on stderr. */
     const reportCloud = async (): Promise<void> => {
       if (runCloud === undefined) return;
-      if (sim.trace !== undefined && fs.existsSync(sim.trace)) await runCloud.mergeTrace(sim.trace);
+      if (sim.trace !== undefined && fs.existsSync(sim.trace)) for (const line of await runCloud.mergeTrace(sim.trace)) io.out(line + '\n');
       for (const line of summaryLines(await runCloud.summary())) io.err(line + '\n');
     };
     if (target === 'bsim' || target === 'zephyr-qemu') {
@@ -553,7 +529,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       embedded = false;
     }
     if (embedded) await startEmbedded(false);
-    if (!embedded && cloudWanted.mode === 'auto' && (cloudWanted.db !== undefined || cloudWanted.port !== undefined) && target === 'sim' && !usesCloud) {
+    if (!embedded && cloudWanted.mode === 'auto' && (cloudWanted.db ?? cloudWanted.port ?? cloudWanted.code) !== undefined && target === 'sim' && !usesCloud) {
       io.err('beacon run: no app uses the cloud, so no cloud was started (--cloud embedded starts one all the same)\n');
     }
     if (script !== undefined) {

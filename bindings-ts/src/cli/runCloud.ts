@@ -6,7 +6,8 @@
 // service runs in real time and cannot see device time; see mergeTrace).
 import * as fs from 'fs';
 import * as path from 'path';
-import { UsageError } from './args';
+import { ParsedArgs, stringOption, UsageError } from './args';
+import { checkCode } from '../cloud/codeSandbox';
 import { selfSignedCertificate } from './runCertificate';
 import type { Cloud } from '../cloud/service';
 import type { JsonValue } from '../cloud/cbor';
@@ -40,11 +41,15 @@ export interface RunCloudOptions {
   /** Serve MQTT on TLS with a certificate made for the run (for the firmware, which verifies it
    * as a device does); the URL then names localhost, the name the certificate carries. */
   tls?: boolean;
+  /** --cloud-code: a cloud-code handler's source, called for each stored event after the run (runCloudCode.ts). */
+  code?: string;
   log: (line: string) => void;
 }
 
 export interface RunCloudSummary {
   devices: { name: string; id: string; stored: number; total: number; delivered: number; pending: number }[];
+  /** With --cloud-code: the handler's calls, and how many failed. */
+  code?: { calls: number; failed: number };
   /** The database, when it outlives the run. */
   db?: string;
 }
@@ -55,10 +60,60 @@ export interface RunCloud {
   ca?: string;
   /** The one password every device of the run uses (beacon-sim takes one --cloud-secret). */
   secret: string;
-  /** Merge the service's records into a trace file the simulator wrote. */
-  mergeTrace(traceFile: string): Promise<void>;
+  /** Merge the service's records into a trace file the simulator wrote (and, with code, the
+   * handler's); the lines to print of what the handler printed. */
+  mergeTrace(traceFile: string): Promise<string[]>;
   summary(): Promise<RunCloudSummary>;
   stop(): Promise<void>;
+}
+
+/** What `beacon run` does about the cloud: start its own for apps that use it (no --cloud),
+ * always (--cloud embedded), or pass --cloud to the simulator. */
+export interface CloudChoice {
+  mode: 'auto' | 'embedded' | 'given';
+  /** --cloud-db: the embedded cloud's database, kept after the run. */
+  db?: string;
+  /** --cloud-port: the embedded broker's port. */
+  port?: number;
+  /** --cloud-code: the handler's source, checked (it compiles). */
+  code?: string;
+}
+
+/** The cloud options of `beacon run` (`cloudSecret`: --cloud-secret, already read). */
+export function cloudChoice(args: ParsedArgs, sim: { cloudSecret?: string }): CloudChoice {
+  const given = stringOption(args, 'cloud');
+  const c: CloudChoice = { mode: given === undefined ? 'auto' : given === 'embedded' ? 'embedded' : 'given' };
+  const db = stringOption(args, 'cloud-db');
+  const port = stringOption(args, 'cloud-port');
+  const code = stringOption(args, 'cloud-code');
+  if (c.mode === 'given') {
+    if (db !== undefined) throw new UsageError(`--cloud-db: only for the cloud beacon run starts (not with --cloud ${given})`);
+    if (port !== undefined) throw new UsageError(`--cloud-port: only for the cloud beacon run starts (not with --cloud ${given})`);
+    if (code !== undefined) throw new UsageError(`--cloud-code: only for the cloud beacon run starts (not with --cloud ${given}), which the handler gets the stored events of`);
+    return c;
+  }
+  if (sim.cloudSecret !== undefined) throw new UsageError('--cloud-secret: only with --cloud mqtt://HOST:PORT (the cloud beacon run starts issues its own)');
+  if (db !== undefined) c.db = /^postgres(ql)?:\/\//.test(db) ? db : path.resolve(db);
+  if (port !== undefined) {
+    const n = Number(port);
+    if (!/^\d+$/.test(port) || n < 1 || n > 65535) throw new UsageError(`--cloud-port: '${port}' is not a port number (1 to 65535)`);
+    c.port = n;
+  }
+  if (code !== undefined) {
+    let source: string;
+    try {
+      source = fs.readFileSync(code, 'utf8');
+    } catch (err) {
+      throw new UsageError(`--cloud-code: cannot read ${code}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`, false);
+    }
+    try {
+      c.code = checkCode(source, `--cloud-code ${code}`);
+    } catch (err) {
+      if (err instanceof RangeError) throw new UsageError(err.message, false);
+      throw err;
+    }
+  }
+  return c;
 }
 
 /** A --cloud-db that cannot be opened is a usage error, found before anything runs. */
@@ -159,6 +214,7 @@ export async function startRunCloud(o: RunCloudOptions): Promise<RunCloud> {
     for (const m of o.messages) {
       await cloud.sendMessage(ids[m.device], m.type, m.payload as JsonValue);
     }
+    let codeCalls: RunCloudSummary['code'];
 
     /** Per device: the events stored and messages delivered during the run, in the order the
      * device sent them (its queue is sent in order: stream, then sequence number). */
@@ -180,12 +236,27 @@ export async function startRunCloud(o: RunCloudOptions): Promise<RunCloud> {
       mqttUrl: tls ? cloud.mqttUrl.replace('://127.0.0.1:', '://localhost:') : cloud.mqttUrl,
       ca: tls?.cert,
       secret,
-      async mergeTrace(traceFile: string): Promise<void> {
+      async mergeTrace(traceFile: string): Promise<string[]> {
         const text = fs.readFileSync(traceFile, 'utf8');
-        const merged = mergeTrace(text, o.devices, await news());
+        let merged = mergeTrace(text, o.devices, await news());
+        let lines: string[] = [];
+        if (o.code !== undefined) {
+          const { CodeSandbox } = await import('../cloud/codeSandbox');
+          const { runCloudCode } = await import('./runCloudCode');
+          const sandbox = new CodeSandbox(o.code, 'handlers.js', { simulated: true });
+          try {
+            const r = await runCloudCode(merged, o.devices, ids, sandbox);
+            merged = r.text;
+            lines = r.lines;
+            codeCalls = { calls: r.calls, failed: r.failed };
+          } finally {
+            await sandbox.close();
+          }
+        }
         const tmp = `${traceFile}.tmp-${process.pid}`;
         fs.writeFileSync(tmp, merged);
         fs.renameSync(tmp, traceFile);
+        return lines;
       },
       async summary(): Promise<RunCloudSummary> {
         const n = await news();
@@ -199,6 +270,7 @@ export async function startRunCloud(o: RunCloudOptions): Promise<RunCloud> {
             pending: n[i].pending,
           })),
           db: o.db === undefined ? undefined : shownDb(o.db) === o.db ? path.resolve(o.db) : shownDb(o.db),
+          ...(codeCalls !== undefined ? { code: codeCalls } : {}),
         };
       },
       stop: () => cloud.stop(),
@@ -279,6 +351,7 @@ export function summaryLines(s: RunCloudSummary): string[] {
     const pending = d.pending > 0 ? `, ${d.pending} waiting` : '';
     return `[beacon cloud] ${name}${d.id}: ${d.stored} event${d.stored === 1 ? '' : 's'} stored${total}, ${d.delivered} message${d.delivered === 1 ? '' : 's'} delivered${pending}`;
   });
+  if (s.code !== undefined) lines.push(`[beacon cloud] cloud code: ${s.code.calls} call${s.code.calls === 1 ? '' : 's'}, ${s.code.failed} failed`);
   if (s.db === undefined) lines.push('[beacon cloud] the database was temporary: keep it with --cloud-db FILE');
   else if (path.isAbsolute(s.db)) lines.push(`[beacon cloud] database: ${s.db} (beacon cloud --db ${s.db} serves it)`);
   else lines.push(`[beacon cloud] database: ${s.db}`);

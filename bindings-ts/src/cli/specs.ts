@@ -65,6 +65,7 @@ export const runSpec: CommandSpec = {
     { name: 'cloud-ca', value: '<ca.pem>', help: 'with --cloud mqtts://: the CA certificate that signs the broker\'s, which the firmware verifies it with' },
     { name: 'cloud-db', value: '<file|postgres://...>', help: 'the embedded cloud\'s store, kept after the run (a second run sees the first one\'s events; `beacon cloud --db <file>` serves it); default: a temporary SQLite file' },
     { name: 'cloud-port', value: '<port>', help: 'the embedded cloud\'s MQTT port on 127.0.0.1 (default: a free one)' },
+    { name: 'cloud-code', value: '<handlers.js>', help: "after the run, call this cloud-code handler (module.exports = async function (event) {...}) for each event the run's cloud stored, one at a time in simulated-time order, with Date.now() at the event's device time: what it prints goes to stdout and to the trace (cloud-code records), the same at every run (docs/cloud.md, \"Cloud code\"); without --utc or a scenario's utc the clock starts at 2026-01-01T00:00:00Z" },
     { name: 'for', value: '<interval>', help: 'simulated time to run, e.g. 30s, 10m, "2 hours", 1w (default: until the app stops or nothing more can happen)' },
     apiOption,
     { ...engineOption, help: 'engine to run on (default duktape; for a package, the engine it was built for)' },
@@ -121,14 +122,15 @@ export const cloudSpec: CommandSpec = {
     'Run the cloud: an MQTT broker devices sync with, a store for their events, variables and messages, an HTTP API and a web page. ' +
     'It prints the MQTT and HTTP addresses and the API token, and runs until interrupted. ' +
     "'beacon cloud device add <public id>' issues a device's credentials (shown once); 'device revoke <id>' revokes them; 'device list' lists devices; " +
-    "'webhook add <url>' registers a receiver that every stored event is POSTed to, signed (its secret is shown once); 'webhook list', 'webhook remove <id>', 'webhook dead <id>' (the events given up on) and 'webhook replay <id>' (send them again); " +
+    "'webhook add <url>' registers a receiver that every stored event is POSTed to, signed (its secret is shown once); 'webhook add --code <handlers.js>' a cloud-code rule instead; 'webhook list', 'webhook remove <id>', 'webhook dead <id>' (the events given up on), 'webhook replay <id>' (send them again) and 'webhook logs <id>' (what cloud code printed); " +
+    "--code <handlers.js> runs that cloud-code handler for every stored event, in a sandbox (docs/cloud.md, \"Cloud code\"); " +
     "'mosquitto-config <dir>' writes the password, ACL and configuration files an external Mosquitto needs; " +
     "'prune --older-than 90d' removes events older than that (by device time; PostgreSQL drops whole days); " +
     "'load --broker <url> --db <store> --devices <n>' runs a fleet of load devices against a running cloud and reports what it sustained (docs/cloud.md, \"Load testing\").",
   positionals: [
     { name: 'command', help: 'nothing (run the cloud), device, webhook, mosquitto-config, prune, or load', optional: true },
-    { name: 'action', help: 'device: add, revoke or list; webhook: add, list, remove, dead or replay; mosquitto-config: the directory', optional: true },
-    { name: 'id', help: 'device add/revoke: the public id (hex); webhook add: the receiver\'s URL; webhook remove/dead/replay: the webhook\'s id', optional: true },
+    { name: 'action', help: 'device: add, revoke or list; webhook: add, list, remove, dead, replay or logs; mosquitto-config: the directory', optional: true },
+    { name: 'id', help: 'device add/revoke: the public id (hex); webhook add: the receiver\'s URL; webhook remove/dead/replay/logs: the webhook\'s id', optional: true },
   ],
   options: [
     { name: 'port', value: '<n>', help: 'MQTT port (default 1883; 0 picks a free one); for mosquitto-config, the listener port' },
@@ -152,8 +154,11 @@ export const cloudSpec: CommandSpec = {
     { name: 'allow-http', help: 'webhook add: allow a plain http:// receiver that is not on loopback (the events cross the network unencrypted)' },
     { name: 'webhook-timeout', value: '<interval>', help: 'deadline of one webhook POST, connection and answer (default 10s)' },
     { name: 'webhook-retry-base', value: '<interval>', help: 'first wait before a failed webhook POST is tried again; doubles each time, with full jitter, up to 10 min (default 1s)' },
-    { name: 'webhook-concurrency', value: '<n>', help: 'webhook POSTs in flight per webhook in this process (default 8)' },
-    { name: 'json', help: 'device add/list, webhook add/list/dead/replay, prune, load: print JSON' },
+    { name: 'webhook-concurrency', value: '<n>', help: 'webhook POSTs (and cloud-code calls) in flight per webhook in this process (default 8)' },
+    { name: 'code', value: '<handlers.js>', help: 'run this cloud-code handler (module.exports = async function (event) {...}) for every stored event and variable update, in a sandboxed process of its own, retried like a webhook; kept in the store, so every worker runs it; webhook add --code: a rule with --type/--device filters' },
+    { name: 'code-timeout', value: '<interval>', help: 'deadline of one cloud-code call; past it the handler\'s process is ended and started again (default 30s)' },
+    { name: 'code-memory', value: '<MB>', help: 'heap of a cloud-code handler\'s process; over it (or over twice it plus 64 MB in all) the process is ended and started again (default 128)' },
+    { name: 'json', help: 'device add/list, webhook add/list/dead/replay/logs, prune, load: print JSON' },
     ...cloudLoadOptions,
   ],
   details: 'Routes and examples: docs/cloud.md (webhooks: its Webhooks section). The wire protocol: docs/cloud-protocol.md.',

@@ -6,8 +6,8 @@
 // go out in order, and the lease of a worker that died runs out by itself.
 import type { Pool } from 'pg';
 import type { JsonValue } from './cbor';
-import { pendingRecords } from './sqliteWebhooks';
-import { ActiveWebhook, ClaimedRow, DeliveryEvent, DeliveryRecord, NewWebhook, WebhookRecord, WebhookStore } from './webhooks';
+import { LogRow, pendingRecords, toLog } from './sqliteWebhooks';
+import { ActiveWebhook, ClaimedRow, CLI_CODE_URL, CODE_LOGS_KEPT, CodeLog, DeliveryEvent, DeliveryRecord, NewWebhook, WebhookRecord, WebhookStore } from './webhooks';
 import { transaction } from './pgEvents';
 
 export const WEBHOOK_SCHEMA = `
@@ -49,6 +49,27 @@ CREATE TABLE IF NOT EXISTS dead_letters (
   failed_at BIGINT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS dead_letters_by_webhook ON dead_letters (webhook_id, id);
+-- A store made before cloud code: the column added once. Checked first, because ALTER TABLE
+-- takes a lock that would queue every worker's ingest behind it at each start.
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'webhooks' AND column_name = 'code') THEN
+    ALTER TABLE webhooks ADD COLUMN code TEXT;
+  END IF;
+END $$;
+CREATE UNIQUE INDEX IF NOT EXISTS webhooks_cli_code ON webhooks (url) WHERE url = '${CLI_CODE_URL}';
+CREATE TABLE IF NOT EXISTS code_logs (
+  id BIGSERIAL PRIMARY KEY,
+  webhook_id BIGINT NOT NULL,
+  device_id TEXT NOT NULL,
+  stream BIGINT NOT NULL,
+  seq BIGINT NOT NULL,
+  attempt INT NOT NULL,
+  at BIGINT NOT NULL,
+  ok BOOLEAN NOT NULL,
+  output TEXT NOT NULL,
+  error TEXT
+);
+CREATE INDEX IF NOT EXISTS code_logs_by_webhook ON code_logs (webhook_id, id);
 `;
 
 /**
@@ -88,6 +109,7 @@ interface HookRow {
   devices: string[] | null;
   retry_for: number;
   created: number;
+  code: string | null;
   pending: number;
   dead: number;
 }
@@ -100,7 +122,7 @@ function toClaimed(r: OutboxRow): ClaimedRow {
 }
 
 function toRecord(r: HookRow): WebhookRecord {
-  const w: WebhookRecord = { id: r.id, url: r.url, retryFor: r.retry_for, created: r.created, pending: r.pending, dead: r.dead };
+  const w: WebhookRecord = { id: r.id, url: r.url, kind: r.code === null ? 'url' : 'code', retryFor: r.retry_for, created: r.created, pending: r.pending, dead: r.dead };
   if (r.types !== null) w.types = r.types;
   if (r.devices !== null) w.devices = r.devices;
   return w;
@@ -116,8 +138,8 @@ export class PgWebhooks implements WebhookStore {
 
   async addWebhook(w: NewWebhook): Promise<number> {
     const r = await this.pool.query<{ id: number }>(
-      'INSERT INTO webhooks (url, secret, types, devices, retry_for, created) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id',
-      [w.url, w.secret, w.types ?? null, w.devices ?? null, w.retryFor, w.created],
+      'INSERT INTO webhooks (url, secret, types, devices, retry_for, created, code) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id',
+      [w.url, w.secret, w.types ?? null, w.devices ?? null, w.retryFor, w.created, w.code ?? null],
     );
     return r.rows[0].id;
   }
@@ -132,8 +154,8 @@ export class PgWebhooks implements WebhookStore {
   }
 
   async activeWebhooks(): Promise<ActiveWebhook[]> {
-    const r = await this.pool.query<HookRow>('SELECT id, url, secret, retry_for FROM webhooks ORDER BY id');
-    return r.rows.map((x) => ({ id: x.id, url: x.url, secret: x.secret, retryFor: x.retry_for }));
+    const r = await this.pool.query<HookRow>('SELECT id, url, secret, retry_for, code FROM webhooks ORDER BY id');
+    return r.rows.map((x) => ({ id: x.id, url: x.url, secret: x.secret, retryFor: x.retry_for, ...(x.code !== null ? { code: x.code } : {}) }));
   }
 
   async removeWebhook(id: number): Promise<boolean> {
@@ -141,6 +163,7 @@ export class PgWebhooks implements WebhookStore {
       const n = (await c.query('DELETE FROM webhooks WHERE id = $1', [id])).rowCount ?? 0;
       await c.query('DELETE FROM outbox WHERE webhook_id = $1', [id]);
       await c.query('DELETE FROM dead_letters WHERE webhook_id = $1', [id]);
+      await c.query('DELETE FROM code_logs WHERE webhook_id = $1', [id]);
       return n > 0;
     });
   }
@@ -234,5 +257,29 @@ export class PgWebhooks implements WebhookStore {
       [webhookId, now],
     );
     return r.rowCount ?? 0;
+  }
+
+  async addCodeLog(webhookId: number, l: CodeLog): Promise<void> {
+    const r = await this.pool.query<{ id: number }>(
+      'INSERT INTO code_logs (webhook_id, device_id, stream, seq, attempt, at, ok, output, error) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id',
+      [webhookId, l.deviceId, l.stream, l.seq, l.attempt, l.at, l.ok, l.output, l.error ?? null],
+    );
+    // Every hundredth line: the rule's log is kept to its last CODE_LOGS_KEPT lines.
+    const id = r.rows[0].id;
+    if (id % 100 === 0) await this.pool.query('DELETE FROM code_logs WHERE webhook_id = $1 AND id <= $2', [webhookId, id - CODE_LOGS_KEPT]);
+  }
+
+  async codeLogs(webhookId: number, limit: number): Promise<CodeLog[]> {
+    const r = await this.pool.query<LogRow>('SELECT * FROM code_logs WHERE webhook_id = $1 ORDER BY id DESC LIMIT $2', [webhookId, limit]);
+    return r.rows.map(toLog);
+  }
+
+  async putCliCode(code: string, retryFor: number, now: number): Promise<number> {
+    const r = await this.pool.query<{ id: number }>(
+      `INSERT INTO webhooks (url, secret, retry_for, created, code) VALUES ($1, '', $2, $3, $4)
+       ON CONFLICT (url) WHERE url = '${CLI_CODE_URL}' DO UPDATE SET code = excluded.code RETURNING id`,
+      [CLI_CODE_URL, retryFor, now, code],
+    );
+    return r.rows[0].id;
   }
 }

@@ -13,6 +13,8 @@ import { connectExternalBroker, ExternalBroker, reloadMosquitto, writeMosquittoA
 import { normalizeDeviceId } from './protocol';
 import { CloudStore, openStore } from './store';
 import { WebhookDispatcher, WebhookOptions } from './webhookDispatch';
+import { DEFAULT_RETRY_FOR } from './webhooks';
+import { checkCode } from './codeSandbox';
 
 export interface CloudOptions {
   /** Address to listen on (default 127.0.0.1). Anything but loopback needs TLS. */
@@ -47,6 +49,11 @@ export interface CloudOptions {
   token?: string;
   /** Webhook delivery settings (timeouts, concurrency, retry schedule, body limit), or false for no dispatcher in this process. */
   webhooks?: WebhookOptions | false;
+  /**
+   * Cloud code (`beacon cloud --code FILE`): the handler's source, kept in the store as its
+   * CLI_CODE_URL rule (made, or given this code) so that every worker runs the same.
+   */
+  code?: string;
   log?: Log;
   now?: () => number;
 }
@@ -127,6 +134,10 @@ export async function startCloud(options: CloudOptions = {}): Promise<Cloud> {
   };
   try {
     const token = await apiToken(store, options.token);
+    if (options.code !== undefined) {
+      const id = await store.webhooks.putCliCode(checkCode(options.code), DEFAULT_RETRY_FOR, now());
+      log(`cloud code: rule ${id} runs the handler for every event`);
+    }
     const core = new CloudCore(store, log, now);
     stops.push(async () => {
       core.health.stop();

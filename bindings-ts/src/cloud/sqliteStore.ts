@@ -6,7 +6,7 @@ import Database from 'better-sqlite3';
 import type { JsonValue } from './cbor';
 import { GroupCommitter, PendingBatch } from './groupCommit';
 import type { WireEvent } from './protocol';
-import { SqliteWebhooks, WEBHOOK_SCHEMA } from './sqliteWebhooks';
+import { SqliteWebhooks } from './sqliteWebhooks';
 import {
   checkCutoff,
   CloudStore,
@@ -142,7 +142,7 @@ export class SqliteStore implements CloudStore {
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
-    this.db.exec(WEBHOOK_SCHEMA);
+    this.webhooks.init();
   }
 
   async close(): Promise<void> {

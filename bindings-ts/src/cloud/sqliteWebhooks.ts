@@ -6,7 +6,7 @@ import type Database from 'better-sqlite3';
 import type { JsonValue } from './cbor';
 import type { PendingBatch } from './groupCommit';
 import type { WireEvent } from './protocol';
-import { ActiveWebhook, ClaimedRow, DeliveryEvent, DeliveryRecord, matches, NewWebhook, WebhookRecord, WebhookStore } from './webhooks';
+import { ActiveWebhook, ClaimedRow, CLI_CODE_URL, CODE_LOGS_KEPT, CodeLog, DeliveryEvent, DeliveryRecord, matches, NewWebhook, WebhookRecord, WebhookStore } from './webhooks';
 
 export const WEBHOOK_SCHEMA = `
 CREATE TABLE IF NOT EXISTS webhooks (
@@ -16,8 +16,10 @@ CREATE TABLE IF NOT EXISTS webhooks (
   types TEXT,
   devices TEXT,
   retry_for INTEGER NOT NULL,
-  created INTEGER NOT NULL
+  created INTEGER NOT NULL,
+  code TEXT
 );
+CREATE UNIQUE INDEX IF NOT EXISTS webhooks_cli_code ON webhooks (url) WHERE url = '${CLI_CODE_URL}';
 CREATE TABLE IF NOT EXISTS outbox (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   webhook_id INTEGER NOT NULL,
@@ -47,6 +49,19 @@ CREATE TABLE IF NOT EXISTS dead_letters (
   failed_at INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS dead_letters_by_webhook ON dead_letters (webhook_id, id);
+CREATE TABLE IF NOT EXISTS code_logs (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  webhook_id INTEGER NOT NULL,
+  device_id TEXT NOT NULL,
+  stream INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  attempt INTEGER NOT NULL,
+  at INTEGER NOT NULL,
+  ok INTEGER NOT NULL,
+  output TEXT NOT NULL,
+  error TEXT
+);
+CREATE INDEX IF NOT EXISTS code_logs_by_webhook ON code_logs (webhook_id, id);
 `;
 
 interface HookRow {
@@ -57,6 +72,7 @@ interface HookRow {
   devices: string | null;
   retry_for: number;
   created: number;
+  code: string | null;
   pending: number;
   dead: number;
 }
@@ -82,7 +98,7 @@ function toClaimed(r: OutboxRow): ClaimedRow {
 }
 
 function toRecord(r: HookRow): WebhookRecord {
-  const w: WebhookRecord = { id: r.id, url: r.url, retryFor: r.retry_for, created: r.created, pending: r.pending, dead: r.dead };
+  const w: WebhookRecord = { id: r.id, url: r.url, kind: r.code === null ? 'url' : 'code', retryFor: r.retry_for, created: r.created, pending: r.pending, dead: r.dead };
   if (r.types !== null) w.types = JSON.parse(r.types) as string[];
   if (r.devices !== null) w.devices = JSON.parse(r.devices) as string[];
   return w;
@@ -98,6 +114,13 @@ export class SqliteWebhooks implements WebhookStore {
   private insertOutbox?: Database.Statement<unknown[]>;
 
   constructor(private readonly db: Database.Database) {}
+
+  /** The tables, and the code column a store made before cloud code lacks. */
+  init(): void {
+    const cols = this.db.prepare("SELECT name FROM pragma_table_info('webhooks')").all() as { name: string }[];
+    if (cols.length > 0 && !cols.some((c) => c.name === 'code')) this.db.exec('ALTER TABLE webhooks ADD COLUMN code TEXT');
+    this.db.exec(WEBHOOK_SCHEMA);
+  }
 
   /**
    * Inside the ingest transaction: one outbox row per webhook whose filters match some of a
@@ -123,8 +146,8 @@ export class SqliteWebhooks implements WebhookStore {
 
   async addWebhook(w: NewWebhook): Promise<number> {
     const r = this.db
-      .prepare('INSERT INTO webhooks (url, secret, types, devices, retry_for, created) VALUES (?, ?, ?, ?, ?, ?)')
-      .run(w.url, w.secret, w.types ? JSON.stringify(w.types) : null, w.devices ? JSON.stringify(w.devices) : null, w.retryFor, w.created);
+      .prepare('INSERT INTO webhooks (url, secret, types, devices, retry_for, created, code) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(w.url, w.secret, w.types ? JSON.stringify(w.types) : null, w.devices ? JSON.stringify(w.devices) : null, w.retryFor, w.created, w.code ?? null);
     return Number(r.lastInsertRowid);
   }
 
@@ -138,8 +161,8 @@ export class SqliteWebhooks implements WebhookStore {
   }
 
   async activeWebhooks(): Promise<ActiveWebhook[]> {
-    const rows = this.db.prepare('SELECT id, url, secret, retry_for FROM webhooks ORDER BY id').all() as HookRow[];
-    return rows.map((r) => ({ id: r.id, url: r.url, secret: r.secret, retryFor: r.retry_for }));
+    const rows = this.db.prepare('SELECT id, url, secret, retry_for, code FROM webhooks ORDER BY id').all() as HookRow[];
+    return rows.map((r) => ({ id: r.id, url: r.url, secret: r.secret, retryFor: r.retry_for, ...(r.code !== null ? { code: r.code } : {}) }));
   }
 
   async removeWebhook(id: number): Promise<boolean> {
@@ -147,6 +170,7 @@ export class SqliteWebhooks implements WebhookStore {
       const n = this.db.prepare('DELETE FROM webhooks WHERE id = ?').run(id).changes;
       this.db.prepare('DELETE FROM outbox WHERE webhook_id = ?').run(id);
       this.db.prepare('DELETE FROM dead_letters WHERE webhook_id = ?').run(id);
+      this.db.prepare('DELETE FROM code_logs WHERE webhook_id = ?').run(id);
       return n > 0;
     }).immediate();
   }
@@ -243,6 +267,47 @@ export class SqliteWebhooks implements WebhookStore {
       return n;
     }).immediate();
   }
+
+  async addCodeLog(webhookId: number, l: CodeLog): Promise<void> {
+    const r = this.db
+      .prepare('INSERT INTO code_logs (webhook_id, device_id, stream, seq, attempt, at, ok, output, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)')
+      .run(webhookId, l.deviceId, l.stream, l.seq, l.attempt, l.at, l.ok ? 1 : 0, l.output, l.error ?? null);
+    // Every hundredth line: the rule's log is kept to its last CODE_LOGS_KEPT lines.
+    const id = Number(r.lastInsertRowid);
+    if (id % 100 === 0) this.db.prepare('DELETE FROM code_logs WHERE webhook_id = ? AND id <= ?').run(webhookId, id - CODE_LOGS_KEPT);
+  }
+
+  async codeLogs(webhookId: number, limit: number): Promise<CodeLog[]> {
+    const rows = this.db.prepare('SELECT * FROM code_logs WHERE webhook_id = ? ORDER BY id DESC LIMIT ?').all(webhookId, limit) as LogRow[];
+    return rows.map(toLog);
+  }
+
+  async putCliCode(code: string, retryFor: number, now: number): Promise<number> {
+    const r = this.db
+      .prepare(
+        `INSERT INTO webhooks (url, secret, retry_for, created, code) VALUES (?, '', ?, ?, ?)
+         ON CONFLICT (url) WHERE url = '${CLI_CODE_URL}' DO UPDATE SET code = excluded.code RETURNING id`,
+      )
+      .get(CLI_CODE_URL, retryFor, now, code) as { id: number };
+    return r.id;
+  }
+}
+
+export interface LogRow {
+  device_id: string;
+  stream: number;
+  seq: number;
+  attempt: number;
+  at: number;
+  ok: number | boolean;
+  output: string;
+  error: string | null;
+}
+
+export function toLog(r: LogRow): CodeLog {
+  const l: CodeLog = { deviceId: r.device_id, stream: r.stream, seq: r.seq, attempt: r.attempt, at: r.at, ok: r.ok === true || r.ok === 1, output: r.output };
+  if (r.error !== null) l.error = r.error;
+  return l;
 }
 
 /** Outbox rows as one record per event still to go, the first of each row with its attempt state. */

@@ -11,8 +11,9 @@ import * as http from 'http';
 import * as https from 'https';
 import * as crypto from 'crypto';
 import * as os from 'os';
+import { CodeSandbox, SANDBOX_DEFAULTS } from './codeSandbox';
 import type { Log } from './core';
-import { ActiveWebhook, backoff, ClaimedRow, IDEMPOTENCY_HEADER, idempotencyKey, signature, SIGNATURE_HEADER, webhookBody, WebhookStore } from './webhooks';
+import { ActiveWebhook, backoff, ClaimedRow, CLI_CODE_URL, IDEMPOTENCY_HEADER, idempotencyKey, signature, SIGNATURE_HEADER, WebhookBody, webhookBody, WebhookStore } from './webhooks';
 
 export interface WebhookOptions {
   /** Deadline of one POST, connection and answer included (default 10 s). */
@@ -27,9 +28,22 @@ export interface WebhookOptions {
   bodyLimit?: number;
   /** How often to look for due deliveries without a nudge (default 500 ms). */
   pollMs?: number;
+  /** Deadline of one cloud-code call (default 30 s). */
+  codeTimeoutMs?: number;
+  /** A cloud-code handler's V8 heap, MB (default 128). */
+  codeMemoryMb?: number;
 }
 
-export const WEBHOOK_DEFAULTS = { timeoutMs: 10_000, concurrency: 8, retryBaseMs: 1000, retryCapMs: 600_000, bodyLimit: 64 * 1024, pollMs: 500 };
+export const WEBHOOK_DEFAULTS = {
+  timeoutMs: 10_000,
+  concurrency: 8,
+  retryBaseMs: 1000,
+  retryCapMs: 600_000,
+  bodyLimit: 64 * 1024,
+  pollMs: 500,
+  codeTimeoutMs: SANDBOX_DEFAULTS.timeoutMs,
+  codeMemoryMb: SANDBOX_DEFAULTS.memoryMb,
+};
 
 /** How long the list of webhooks is trusted before it is read again. */
 const HOOKS_TTL = 1000;
@@ -110,7 +124,6 @@ export class WebhookDispatcher {
   private readonly opts: typeof WEBHOOK_DEFAULTS;
   /** This process's claims carry this name, so a lost lease is noticed and its claims let go at stop. */
   readonly claimer = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
-  private readonly lease: number;
   private inFlight = new Map<number, number>();
   private rowsInHand = new Set<number>();
   private running = new Set<Promise<void>>();
@@ -125,6 +138,8 @@ export class WebhookDispatcher {
   private lastProblem = '';
   private readonly httpAgent = new http.Agent({ keepAlive: true });
   private readonly httpsAgent = new https.Agent({ keepAlive: true });
+  /** The process of each cloud-code rule, made at its first event (codeSandbox.ts). */
+  private readonly sandboxes = new Map<number, CodeSandbox>();
   readonly counters = { delivered: 0, failed: 0, dead: 0 };
 
   constructor(
@@ -140,8 +155,15 @@ export class WebhookDispatcher {
       if (!Number.isSafeInteger(v) || v < 1) throw new RangeError(`webhooks: ${k} must be a positive integer, not ${v}`);
       this.opts[k] = v;
     }
-    // Longer than any attempt can take, so a lease only runs out when its holder is gone.
-    this.lease = 2 * this.opts.timeoutMs + 5000;
+  }
+
+  /** Longer than any attempt can take, so a lease only runs out when its holder is gone. */
+  private leaseOf(hook: ActiveWebhook): number {
+    return 2 * this.deadlineOf(hook) + 5000;
+  }
+
+  private deadlineOf(hook: ActiveWebhook): number {
+    return hook.code === undefined ? this.opts.timeoutMs : this.opts.codeTimeoutMs;
   }
 
   async start(): Promise<void> {
@@ -203,8 +225,8 @@ export class WebhookDispatcher {
           const free = this.opts.concurrency - (this.inFlight.get(hook.id) ?? 0);
           if (free <= 0 || this.stopped) continue;
           const now = this.now();
-          const rows = await this.store.claim(hook.id, free, now, now + this.lease, this.claimer);
-          for (const row of rows) this.start1(hook, row, now + this.lease);
+          const rows = await this.store.claim(hook.id, free, now, now + this.leaseOf(hook), this.claimer);
+          for (const row of rows) this.start1(hook, row, now + this.leaseOf(hook));
         }
       } while (this.again && !this.stopped);
       this.problem('');
@@ -221,11 +243,34 @@ export class WebhookDispatcher {
     const ids = new Set(hooks.map((h) => h.id));
     const gone = [...this.known].filter((id) => !ids.has(id));
     this.known = ids;
+    for (const h of hooks) if (h.code !== undefined && this.sandboxes.get(h.id)?.source !== h.code) this.dropSandbox(h.id);
+    for (const id of gone) this.dropSandbox(id);
     if (gone.length === 0) return;
     // Now and once an ingest statement that read the webhook before its removal must be over.
     const purge = (): void => void this.store.purgeRemoved(gone).catch(() => undefined);
     purge();
     setTimeout(purge, 60_000).unref();
+  }
+
+  private dropSandbox(id: number): void {
+    void this.sandboxes.get(id)?.close();
+    this.sandboxes.delete(id);
+  }
+
+  /** Run a cloud-code rule's handler for one event; what it printed, or why it failed, goes to the rule's log. */
+  private async runCode(hook: ActiveWebhook & { code: string }, body: WebhookBody, attempt: number): Promise<Outcome> {
+    let sandbox = this.sandboxes.get(hook.id);
+    if (sandbox === undefined || sandbox.source !== hook.code) {
+      this.dropSandbox(hook.id);
+      sandbox = new CodeSandbox(hook.code, hook.url === CLI_CODE_URL ? 'handlers.js' : `rule-${hook.id}.js`, { timeoutMs: this.opts.codeTimeoutMs, memoryMb: this.opts.codeMemoryMb });
+      this.sandboxes.set(hook.id, sandbox);
+    }
+    const r = await sandbox.call(body);
+    if (r.output !== '' || !r.ok) {
+      const log = { deviceId: body.deviceId, stream: body.stream, seq: body.seq, attempt, at: this.now(), ok: r.ok, output: r.output, ...(r.ok ? {} : { error: r.reason }) };
+      await this.store.addCodeLog(hook.id, log).catch((err: Error) => this.problem(`cannot keep cloud code's log: ${err.message}`));
+    }
+    return r.ok ? { ok: true } : { ok: false, reason: r.reason };
   }
 
   private start1(hook: ActiveWebhook, row: ClaimedRow, leaseUntil: number): void {
@@ -247,8 +292,10 @@ export class WebhookDispatcher {
   /** Deliver a row's events in order, until one fails (retried later) or the row is done. */
   private async runRow(hook: ActiveWebhook, row: ClaimedRow, claimedUntil: number): Promise<void> {
     const events = await this.store.outboxEvents(row);
-    const url = new URL(hook.url);
-    const agent = url.protocol === 'https:' ? this.httpsAgent : this.httpAgent;
+    const url = hook.code === undefined ? new URL(hook.url) : undefined;
+    const agent = url?.protocol === 'https:' ? this.httpsAgent : this.httpAgent;
+    const lease = this.leaseOf(hook);
+    const deadline = this.deadlineOf(hook);
     let pos = row.pos;
     let attempts = row.attempts;
     let failingSince = row.failingSince;
@@ -262,31 +309,33 @@ export class WebhookDispatcher {
       };
       if (ev === undefined) {
         // Pruned (retention) before it went out: nothing left to send.
-        if (!(await this.store.advance(row, this.claimer, pos + 1, this.now() + this.lease))) return;
-        leaseUntil = this.now() + this.lease;
+        if (!(await this.store.advance(row, this.claimer, pos + 1, this.now() + lease))) return;
+        leaseUntil = this.now() + lease;
         moveOn();
         continue;
       }
-      const body = Buffer.from(JSON.stringify(webhookBody(row.deviceId, row.stream, ev)));
+      const event = webhookBody(row.deviceId, row.stream, ev);
+      const body = Buffer.from(JSON.stringify(event));
       if (body.length > this.opts.bodyLimit) {
         // It can never go out: no retries.
         const reason = `body of ${body.length} bytes over the ${this.opts.bodyLimit}-byte limit`;
-        if (!(await this.store.deadLetter(row, this.claimer, pos, { attempts: 0, reason, now: this.now() }, this.now() + this.lease))) return;
-        leaseUntil = this.now() + this.lease;
+        if (!(await this.store.deadLetter(row, this.claimer, pos, { attempts: 0, reason, now: this.now() }, this.now() + lease))) return;
+        leaseUntil = this.now() + lease;
         this.counters.dead++;
         moveOn();
         continue;
       }
       const started = this.now();
-      const headers = {
+      const headers = (): Record<string, string> => ({
         'content-type': 'application/json',
         'user-agent': 'beacon-cloud-webhooks',
         [SIGNATURE_HEADER]: signature(hook.secret, body, started),
         [IDEMPOTENCY_HEADER]: idempotencyKey(row.deviceId, row.stream, ev.seq),
         'beacon-webhook-id': String(hook.id),
         'beacon-attempt': String(attempts + 1),
-      };
-      const outcome = await postOnce(url, body, headers, this.opts.timeoutMs, agent);
+      });
+      const outcome =
+        url === undefined ? await this.runCode(hook as ActiveWebhook & { code: string }, event, attempts + 1) : await postOnce(url, body, headers(), this.opts.timeoutMs, agent);
       if (this.stopped) return;
       if (outcome.ok) {
         this.counters.delivered++;
@@ -294,9 +343,9 @@ export class WebhookDispatcher {
         // failure: one write per row, not per event, for a receiver that keeps up. A process
         // killed in between sends the row's acknowledged events again (at least once).
         const now = this.now();
-        if (pos + 1 >= row.seqs.length || leaseUntil - now < this.opts.timeoutMs + 5000) {
-          if (!(await this.store.advance(row, this.claimer, pos + 1, now + this.lease))) return;
-          leaseUntil = now + this.lease;
+        if (pos + 1 >= row.seqs.length || leaseUntil - now < deadline + 5000) {
+          if (!(await this.store.advance(row, this.claimer, pos + 1, now + lease))) return;
+          leaseUntil = now + lease;
         }
         moveOn();
         continue;
@@ -307,8 +356,8 @@ export class WebhookDispatcher {
       const now = this.now();
       if (now - failingSince >= hook.retryFor) {
         const reason = `${outcome.reason} (after ${attempts} attempts in ${Math.round((now - failingSince) / 1000)} s)`;
-        if (!(await this.store.deadLetter(row, this.claimer, pos, { attempts, reason, now }, now + this.lease))) return;
-        leaseUntil = now + this.lease;
+        if (!(await this.store.deadLetter(row, this.claimer, pos, { attempts, reason, now }, now + lease))) return;
+        leaseUntil = now + lease;
         this.counters.dead++;
         this.log(`webhook ${hook.id}: ${row.deviceId}:${row.stream}:${ev.seq} dead-lettered: ${reason}`);
         moveOn();
@@ -329,6 +378,7 @@ export class WebhookDispatcher {
     clearTimeout(this.timer);
     this.httpAgent.destroy();
     this.httpsAgent.destroy();
+    for (const id of [...this.sandboxes.keys()]) this.dropSandbox(id);
     await Promise.allSettled([...this.running]);
     await this.store.releaseClaims(this.claimer).catch(() => undefined);
   }

@@ -2,10 +2,12 @@
 //
 //   GET    /api/webhooks                               every webhook, without its secret
 //   POST   /api/webhooks {url, types?, devices?, retryFor?, allowHttp?}   201, with the secret, once
+//   POST   /api/webhooks {code, types?, devices?, retryFor?}              201: a cloud-code rule
 //   GET    /api/webhooks/<id>                          one webhook
 //   DELETE /api/webhooks/<id>                          remove it, its outbox and its dead letters
 //   GET    /api/webhooks/<id>/deliveries?status=dead|pending&limit=
 //   POST   /api/webhooks/<id>/replay                   dead letters back into the outbox
+//   GET    /api/webhooks/<id>/logs?limit=              cloud code: what each call printed, newest first
 import type * as http from 'http';
 import { ApiActions, HttpError, limitParam, notAllowed, readJson, segment, Send } from './httpRoutes';
 import { checkWebhookInput, newWebhookSecret } from './webhooks';
@@ -21,18 +23,23 @@ async function create(api: ApiActions, req: http.IncomingMessage, send: Send): P
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'the body must be {"url": "https://...", "types": [...], "devices": [...], "retryFor": <ms>}');
   const b = body as Record<string, unknown>;
   for (const k of Object.keys(b)) {
-    if (!['url', 'types', 'devices', 'retryFor', 'allowHttp'].includes(k)) throw new HttpError(400, `unknown field '${k.slice(0, 40)}' (url, types, devices, retryFor, allowHttp)`);
+    if (!['url', 'code', 'types', 'devices', 'retryFor', 'allowHttp'].includes(k)) throw new HttpError(400, `unknown field '${k.slice(0, 40)}' (url or code, types, devices, retryFor, allowHttp)`);
   }
   if (b.allowHttp !== undefined && typeof b.allowHttp !== 'boolean') throw new HttpError(400, 'allowHttp must be true or false');
   let w;
   try {
-    w = checkWebhookInput({ url: b.url, types: b.types, devices: b.devices, retryFor: b.retryFor, allowHttp: b.allowHttp === true });
+    w = checkWebhookInput({ url: b.url, code: b.code, types: b.types, devices: b.devices, retryFor: b.retryFor, allowHttp: b.allowHttp === true });
   } catch (err) {
     if (err instanceof RangeError) throw new HttpError(400, err.message);
     throw err;
   }
-  const secret = newWebhookSecret();
   const created = (api.now?.() ?? Date.now());
+  if (w.code !== undefined) {
+    const id = await api.store.webhooks.addWebhook({ ...w, secret: '', created });
+    api.log(`cloud code ${id} added (${Buffer.byteLength(w.code)} bytes)`);
+    return send(201, { id, url: w.url, kind: 'code', types: w.types, devices: w.devices, retryFor: w.retryFor, created });
+  }
+  const secret = newWebhookSecret();
   const id = await api.store.webhooks.addWebhook({ ...w, secret, created });
   api.log(`webhook ${id} added: ${w.url}`);
   // The secret is in this answer only: listings never show it.
@@ -68,6 +75,12 @@ export async function webhookRoute(api: ApiActions, req: http.IncomingMessage, u
     const limit = limitParam(url.searchParams.get('limit')) ?? 100;
     if (limit < 1 || limit > 1000) throw new HttpError(400, 'limit must be a whole number from 1 to 1000, in decimal digits');
     return send(200, { deliveries: await hooks.deliveries(id, status, limit) });
+  }
+  if (parts[3] === 'logs') {
+    if (method !== 'GET') notAllowed(method);
+    const limit = limitParam(url.searchParams.get('limit')) ?? 100;
+    if (limit < 1 || limit > 1000) throw new HttpError(400, 'limit must be a whole number from 1 to 1000, in decimal digits');
+    return send(200, { logs: await hooks.codeLogs(id, limit) });
   }
   if (parts[3] === 'replay') {
     if (method !== 'POST') notAllowed(method);

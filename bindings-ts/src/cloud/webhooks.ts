@@ -10,11 +10,15 @@
 // "Webhooks", for the measured cost); the row's `pos` says how many of them went out.
 import * as crypto from 'crypto';
 import type { JsonValue } from './cbor';
+import { checkCode } from './codeSandbox';
 import { isDeviceId } from './protocol';
 
 export interface WebhookRecord {
   id: number;
+  /** The receiver's URL; for cloud code, CLI_CODE_URL or API_CODE_URL. */
   url: string;
+  /** 'url': events are POSTed to it; 'code': a cloud-code handler runs for each (codeSandbox.ts). */
+  kind: 'url' | 'code';
   /** Only events of these types (undefined: every type). */
   types?: string[];
   /** Only events of these devices (undefined: every device). */
@@ -30,6 +34,8 @@ export interface WebhookRecord {
 
 export interface NewWebhook {
   url: string;
+  /** A cloud-code handler's source (then url is a *_CODE_URL and the secret is unused). */
+  code?: string;
   types?: string[];
   devices?: string[];
   retryFor: number;
@@ -43,7 +49,30 @@ export interface ActiveWebhook {
   url: string;
   secret: string;
   retryFor: number;
+  /** Cloud code: the handler run instead of a POST. */
+  code?: string;
 }
+
+/** The cloud-code rule `beacon cloud --code FILE` keeps (one per store, its code replaced at each start). */
+export const CLI_CODE_URL = 'code:cli';
+/** Cloud-code rules made through the API (`{"code": "..."}`). */
+export const API_CODE_URL = 'code:api';
+
+/** What one call of a cloud-code handler printed, or why it failed (kept only when either). */
+export interface CodeLog {
+  deviceId: string;
+  stream: number;
+  seq: number;
+  /** 1 for the first call for this event, then one more per retry. */
+  attempt: number;
+  at: number;
+  ok: boolean;
+  output: string;
+  error?: string;
+}
+
+/** Log lines kept per cloud-code rule; older ones are deleted. */
+export const CODE_LOGS_KEPT = 1000;
 
 /** One outbox row, claimed by one dispatcher until `claimed_until`. */
 export interface ClaimedRow {
@@ -114,6 +143,12 @@ export interface WebhookStore {
   deliveries(webhookId: number, status: 'pending' | 'dead', limit: number): Promise<DeliveryRecord[]>;
   /** Put a webhook's dead letters back in its outbox; returns how many. */
   replay(webhookId: number, now: number): Promise<number>;
+  /** Keep what a cloud-code call printed or why it failed (the oldest beyond CODE_LOGS_KEPT go). */
+  addCodeLog(webhookId: number, log: CodeLog): Promise<void>;
+  /** A cloud-code rule's log, newest first. */
+  codeLogs(webhookId: number, limit: number): Promise<CodeLog[]>;
+  /** Make the CLI_CODE_URL rule, or give it this code; its id. Two workers starting at once make one. */
+  putCliCode(code: string, retryFor: number, now: number): Promise<number>;
 }
 
 /** The JSON body POSTed for an event: the maker's cloud-code event shape, plus where it is from. */
@@ -172,6 +207,8 @@ export function backoff(attempt: number, baseMs: number, capMs: number, random =
 /** Options of a new webhook, from the CLI or the API. */
 export interface WebhookInput {
   url: unknown;
+  /** Cloud code instead of a URL: the handler's source. */
+  code?: unknown;
   types?: unknown;
   devices?: unknown;
   retryFor?: unknown;
@@ -221,8 +258,13 @@ function stringList(what: string, v: unknown, check: (s: string) => string): str
 }
 
 /** Check what a new webhook is given; throws RangeError naming the bad argument. */
-export function checkWebhookInput(input: WebhookInput): { url: string; types?: string[]; devices?: string[]; retryFor: number } {
-  const url = checkWebhookUrl(input.url, input.allowHttp === true);
+export function checkWebhookInput(input: WebhookInput): { url: string; code?: string; types?: string[]; devices?: string[]; retryFor: number } {
+  let code: string | undefined;
+  if (input.code !== undefined) {
+    if (input.url !== undefined) throw new RangeError('url: a rule has a receiver URL or cloud code, not both');
+    code = checkCode(input.code);
+  }
+  const url = code !== undefined ? API_CODE_URL : checkWebhookUrl(input.url, input.allowHttp === true);
   const types = stringList('types', input.types, (t) => {
     if (t.length < 1 || t.length > 30) throw new RangeError(`types: '${t.slice(0, 40)}' is not an event type (1 to 30 characters)`);
     return t;
@@ -236,7 +278,7 @@ export function checkWebhookInput(input: WebhookInput): { url: string; types?: s
   if (typeof retryFor !== 'number' || !Number.isSafeInteger(retryFor) || retryFor < 1 || retryFor > MAX_RETRY_FOR) {
     throw new RangeError(`retryFor: how long to retry, in ms, from 1 to ${MAX_RETRY_FOR} (30 days), not ${JSON.stringify(retryFor)}`);
   }
-  return { url, types, devices, retryFor };
+  return { url, ...(code !== undefined ? { code } : {}), types, devices, retryFor };
 }
 
 /** Whether an event goes to a webhook with these filters. */

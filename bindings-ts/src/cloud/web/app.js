@@ -92,7 +92,8 @@ async function selectDevice(id) {
 }
 
 // Webhooks: the list with its counts, a form to add one (the secret is shown once, here), and a
-// webhook's dead letters with a button that puts them back in its outbox.
+// webhook's dead letters with a button that puts them back in its outbox. A cloud-code rule
+// (kind 'code') also has its log: what each call printed, or why it failed.
 function list(text) {
   const items = text.split(',').map((s) => s.trim()).filter((s) => s !== '');
   return items.length > 0 ? items : undefined;
@@ -103,7 +104,8 @@ async function loadWebhooks() {
   const body = $('webhooks').querySelector('tbody');
   body.replaceChildren();
   for (const w of webhooks) {
-    const tr = row([String(w.id), w.url, (w.types || ['all']).join(', '), (w.devices || ['all']).join(', '), String(w.pending), String(w.dead)]);
+    const receiver = w.kind === 'code' ? `cloud code (${w.url})` : w.url;
+    const tr = row([String(w.id), receiver, (w.types || ['all']).join(', '), (w.devices || ['all']).join(', '), String(w.pending), String(w.dead)]);
     tr.dataset.id = String(w.id);
     const td = document.createElement('td');
     const show = document.createElement('button');
@@ -111,6 +113,14 @@ async function loadWebhooks() {
     show.textContent = 'Dead letters';
     show.addEventListener('click', () => loadDead(w.id).catch((err) => status(err.message, true)));
     td.appendChild(show);
+    if (w.kind === 'code') {
+      const log = document.createElement('button');
+      log.type = 'button';
+      log.className = 'log';
+      log.textContent = 'Log';
+      log.addEventListener('click', () => loadLog(w.id).catch((err) => status(err.message, true)));
+      td.appendChild(log);
+    }
     tr.appendChild(td);
     body.appendChild(tr);
   }
@@ -122,6 +132,15 @@ async function loadDead(id) {
   $('dead-section').hidden = false;
   const { deliveries } = await api(`/api/webhooks/${id}/deliveries?status=dead`);
   $('dead').querySelector('tbody').replaceChildren(...deliveries.map((d) => row([d.deviceId, `${d.stream}:${d.seq}`, time(d.failedAt), String(d.attempts), d.lastError || ''], [null, null, null, null, 'payload'])));
+}
+
+async function loadLog(id) {
+  $('log-id').textContent = String(id);
+  $('log-section').hidden = false;
+  const { logs } = await api(`/api/webhooks/${id}/logs?limit=100`);
+  $('code-log').querySelector('tbody').replaceChildren(
+    ...logs.map((l) => row([l.deviceId, `${l.stream}:${l.seq}`, String(l.attempt), time(l.at), l.ok ? 'ok' : l.error || 'failed', l.output], [null, null, null, null, null, 'payload'])),
+  );
 }
 
 $('replay').addEventListener('click', async () => {
