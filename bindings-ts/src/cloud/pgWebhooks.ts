@@ -173,18 +173,41 @@ export class PgWebhooks implements WebhookStore {
   }
 
   async claim(webhookId: number, limit: number, now: number, leaseUntil: number, claimer: string): Promise<ClaimedRow[]> {
-    // SKIP LOCKED passes over rows another worker is claiming right now; a row it claimed and
-    // committed since this statement began is re-read under the lock and fails the lease test.
-    const r = await this.pool.query<OutboxRow>(
-      `UPDATE outbox SET claimer = $4, claimed_until = $5 WHERE id IN (
-         SELECT o.id FROM outbox o
-         WHERE o.webhook_id = $1 AND o.next_at <= $2 AND (o.claimed_until IS NULL OR o.claimed_until < $2)
-           AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.webhook_id = o.webhook_id AND p.device_id = o.device_id AND p.id < o.id)
-         ORDER BY o.id LIMIT $3 FOR UPDATE SKIP LOCKED)
-       RETURNING id, webhook_id, device_id, stream, seqs, tss, pos, attempts, failing_since, next_at, last_error`,
-      [webhookId, now, limit, claimer, leaseUntil],
-    );
-    return r.rows.sort((a, b) => a.id - b.id).map(toClaimed);
+    // A device's next delivery is its oldest outbox row (by id) when that row is due and no row
+    // of the device is leased: one attempt in flight per (webhook, device). With workers, a
+    // device's two batches in flight at once (the protocol's window) can be committed by two
+    // workers at the same moment, and row ids then need not follow the device's order. So:
+    //  - the devices with a next delivery are locked FOR UPDATE SKIP LOCKED, and an ingest holds
+    //    KEY SHARE on its devices until it commits (STORE_GROUP, pgStore.ts): a device being
+    //    stored right now, or claimed by another worker, waits for the next round, and once
+    //    locked all its commits are visible;
+    //  - of the rows of the oldest row's stream, the one with the lowest sequence number goes
+    //    first (when its own retry time has come): the device's order, whichever commit came
+    //    first.
+    const heads = (devices: string) => `
+      SELECT o.device_id, o.stream FROM outbox o
+      WHERE o.webhook_id = $1 AND o.next_at <= $2 AND (o.claimed_until IS NULL OR o.claimed_until < $2) AND ${devices}
+        AND NOT EXISTS (SELECT 1 FROM outbox p WHERE p.webhook_id = o.webhook_id AND p.device_id = o.device_id AND p.id < o.id)
+        AND NOT EXISTS (SELECT 1 FROM outbox q WHERE q.webhook_id = o.webhook_id AND q.device_id = o.device_id AND q.claimed_until >= $2)`;
+    return transaction(this.pool, async (c) => {
+      const devices = await c.query<{ id: string }>(
+        `SELECT d.id FROM devices d WHERE d.id IN (SELECT h.device_id FROM (${heads('true')} ORDER BY o.id LIMIT $3) h)
+         FOR UPDATE SKIP LOCKED`,
+        [webhookId, now, limit],
+      );
+      if (devices.rows.length === 0) return [];
+      const r = await c.query<OutboxRow>(
+        `UPDATE outbox SET claimer = $4, claimed_until = $5 WHERE id IN (
+           SELECT f.id FROM (
+             SELECT DISTINCT ON (h.device_id) x.id, x.next_at FROM (${heads('o.device_id = ANY ($3::text[])')}) h
+             JOIN outbox x ON x.webhook_id = $1 AND x.device_id = h.device_id AND x.stream = h.stream
+             ORDER BY h.device_id, x.seqs[1], x.id) f
+           WHERE f.next_at <= $2)
+         RETURNING id, webhook_id, device_id, stream, seqs, tss, pos, attempts, failing_since, next_at, last_error`,
+        [webhookId, now, devices.rows.map((d) => d.id), claimer, leaseUntil],
+      );
+      return r.rows.sort((a, b) => a.id - b.id).map(toClaimed);
+    });
   }
 
   async outboxEvents(row: ClaimedRow): Promise<(DeliveryEvent | undefined)[]> {

@@ -125,9 +125,10 @@ export interface WebhookStore {
    */
   purgeRemoved(ids: readonly number[]): Promise<void>;
   /**
-   * Claim up to `limit` due rows of a webhook that are each the oldest row of their device (the
-   * next event of a device waits for the one before), none claimed by anyone else: they are
-   * this claimer's until `leaseUntil`.
+   * Claim up to `limit` due rows of a webhook, each the next of its device (the next event of a
+   * device waits for the one before; on PostgreSQL, in the device's sequence order when workers
+   * committed its batches out of order, see PgWebhooks.claim), none claimed by anyone else: they
+   * are this claimer's until `leaseUntil`.
    */
   claim(webhookId: number, limit: number, now: number, leaseUntil: number, claimer: string): Promise<ClaimedRow[]>;
   /** The events of a row, one per seq (undefined: pruned since). */
