@@ -44,6 +44,28 @@ function storeSuite(kind: 'sqlite' | 'postgres', open: () => Promise<CloudStore>
       assert.equal(await store.revokeCredential(deviceId()), false);
     });
 
+    test('deployments: a package assigned to devices, the latest deployment wins, states recorded', async () => {
+      const a = deviceId();
+      const b = deviceId();
+      const bytes = Buffer.concat([Buffer.from('BAPP'), Buffer.alloc(60, 7)]);
+      const pkg = { hash: 'ab'.repeat(32), size: bytes.length, api: 0x000206, signed: true, name: 'b.bapp' };
+      assert.equal(await store.deployments.assignment(a), undefined);
+      const d1 = await store.deployments.createDeployment(pkg, bytes, [a, b], 100);
+      assert.deepEqual(await store.deployments.assignment(a), { deploymentId: d1, package: pkg, state: 'pending' });
+      assert.deepEqual(await store.deployments.packageBytes(pkg.hash), bytes);
+      await store.deployments.setDeviceState(d1, a, 'refused', 64, 'wrong engine', 200);
+      const rec = await store.deployments.deployment(d1);
+      assert.deepEqual(rec?.devices.find((x) => x.deviceId === a), { deviceId: a, state: 'refused', fetched: 64, reason: 'wrong engine', updated: 200 });
+      assert.equal(rec?.devices.find((x) => x.deviceId === b)?.state, 'pending');
+      // The same package deployed again is stored once; the device's newer deployment is the one offered.
+      const d2 = await store.deployments.createDeployment(pkg, bytes, [a], 300);
+      assert.ok(d2 > d1);
+      assert.equal((await store.deployments.assignment(a))?.deploymentId, d2);
+      assert.equal((await store.deployments.assignment(a))?.state, 'pending');
+      assert.deepEqual((await store.deployments.listDeployments()).filter((x) => x.id === d1 || x.id === d2).map((x) => x.devices.length), [2, 1]);
+      assert.equal(await store.deployments.deployment(d2 + 1000), undefined);
+    });
+
     test('events: each (device, stream, seq) once, however often and in whatever order it comes', async () => {
       const id = deviceId();
       await store.putCredential(id, 'h', 1);
