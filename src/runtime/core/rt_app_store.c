@@ -335,6 +335,19 @@ rt_app_store_err_t rt_app_store_stage_read(const rt_app_store_t *s, uint32_t off
 	return RT_APP_STORE_OK;
 }
 
+bool rt_app_store_staged(const rt_app_store_t *s, const uint8_t **flash, size_t *flash_len,
+			 const uint8_t **tail, size_t *tail_len)
+{
+	if (!s->mounted || !s->staging) {
+		return false;
+	}
+	*flash = slot_package(s, staging_slot(s));
+	*flash_len = s->stage_off - s->tail_len;
+	*tail = s->tail;
+	*tail_len = s->tail_len;
+	return true;
+}
+
 rt_app_store_err_t rt_app_store_install(rt_app_store_t *s, uint32_t len, rt_package_t *pkg, char *msg,
 					size_t msg_cap)
 {

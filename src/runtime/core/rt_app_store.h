@@ -144,6 +144,11 @@ rt_app_store_err_t rt_app_store_stage_write(rt_app_store_t *store, uint32_t off,
 					    size_t len);
 rt_app_store_err_t rt_app_store_stage_read(const rt_app_store_t *store, uint32_t off, void *dst,
 					   size_t len);
+/* The staged bytes where they lie, for hashing them without a copy: the programmed part (in
+ * mapped flash) and the tail still held in RAM (less than a write block). False when no upload
+ * is open. */
+bool rt_app_store_staged(const rt_app_store_t *store, const uint8_t **flash, size_t *flash_len,
+			 const uint8_t **tail, size_t *tail_len);
 
 /*
  * Check the staged package of len bytes where it lies and make it the installed app (see the
