@@ -12,6 +12,7 @@
 #include "rt_app.h"
 #include "rt_scratch.h"
 #include "world.h"
+#include "world_deploy.h"
 #include "world_internal.h"
 
 /* ------------------------------------------------------------------ faults */
@@ -47,6 +48,7 @@ static void boot(world_t *w, world_device_t *d)
 		world_trace_end(&w->json, w);
 	}
 	world_nfc_boot(w, d);
+	world_deploy_attach(d);
 }
 
 /* What a reset does to the hardware: the chips restart in their power-on state (the LEDs go

@@ -122,13 +122,14 @@ export const cloudSpec: CommandSpec = {
     'It prints the MQTT and HTTP addresses and the API token, and runs until interrupted. ' +
     "'beacon cloud device add <public id>' issues a device's credentials (shown once); 'device revoke <id>' revokes them; 'device list' lists devices; " +
     "'webhook add <url>' registers a receiver that every stored event is POSTed to, signed (its secret is shown once); 'webhook list', 'webhook remove <id>', 'webhook dead <id>' (the events given up on) and 'webhook replay <id>' (send them again); " +
+    "'deploy APP.bapp --devices ID,...' (or --all) assigns an app to devices, which fetch and install it at their next syncs; 'deploy status [id]' shows each device's state (pending, downloading, installed, refused, rolled back); " +
     "'mosquitto-config <dir>' writes the password, ACL and configuration files an external Mosquitto needs; " +
     "'prune --older-than 90d' removes events older than that (by device time; PostgreSQL drops whole days); " +
     "'load --broker <url> --db <store> --devices <n>' runs a fleet of load devices against a running cloud and reports what it sustained (docs/cloud.md, \"Load testing\").",
   positionals: [
-    { name: 'command', help: 'nothing (run the cloud), device, webhook, mosquitto-config, prune, or load', optional: true },
-    { name: 'action', help: 'device: add, revoke or list; webhook: add, list, remove, dead or replay; mosquitto-config: the directory', optional: true },
-    { name: 'id', help: 'device add/revoke: the public id (hex); webhook add: the receiver\'s URL; webhook remove/dead/replay: the webhook\'s id', optional: true },
+    { name: 'command', help: 'nothing (run the cloud), device, webhook, deploy, mosquitto-config, prune, or load', optional: true },
+    { name: 'action', help: 'device: add, revoke or list; webhook: add, list, remove, dead or replay; deploy: the package (APP.bapp) or status; mosquitto-config: the directory', optional: true },
+    { name: 'id', help: 'device add/revoke: the public id (hex); webhook add: the receiver\'s URL; webhook remove/dead/replay: the webhook\'s id; deploy status: a deployment\'s id', optional: true },
   ],
   options: [
     { name: 'port', value: '<n>', help: 'MQTT port (default 1883; 0 picks a free one); for mosquitto-config, the listener port' },
@@ -153,7 +154,8 @@ export const cloudSpec: CommandSpec = {
     { name: 'webhook-timeout', value: '<interval>', help: 'deadline of one webhook POST, connection and answer (default 10s)' },
     { name: 'webhook-retry-base', value: '<interval>', help: 'first wait before a failed webhook POST is tried again; doubles each time, with full jitter, up to 10 min (default 1s)' },
     { name: 'webhook-concurrency', value: '<n>', help: 'webhook POSTs in flight per webhook in this process (default 8)' },
-    { name: 'json', help: 'device add/list, webhook add/list/dead/replay, prune, load: print JSON' },
+    { name: 'all', help: 'deploy: to every device with credentials' },
+    { name: 'json', help: 'device add/list, webhook add/list/dead/replay, deploy, prune, load: print JSON' },
     ...cloudLoadOptions,
   ],
   details: 'Routes and examples: docs/cloud.md (webhooks: its Webhooks section). The wire protocol: docs/cloud-protocol.md.',

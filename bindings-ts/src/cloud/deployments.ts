@@ -2,7 +2,8 @@
 // deployments that assign one to devices, and each device's state in its deployment. Behind one
 // interface with a SQLite (sqliteDeployments.ts) and a PostgreSQL (pgDeployments.ts) version.
 import { createHash } from 'crypto';
-import { DEPLOY_MAX_PACKAGE, DeployOutcome, ProtocolError } from './protocol';
+import { DEPLOY_MAX_PACKAGE, DeployOutcome, normalizeDeviceId, ProtocolError } from './protocol';
+import type { CloudStore } from './store';
 
 /** A device's state in a deployment: the offer is pending until it fetches, then the outcome. */
 export type DeviceDeployState = 'pending' | 'downloading' | DeployOutcome;
@@ -84,4 +85,55 @@ export function stateCounts(devices: readonly DeviceDeployment[]): Record<Device
 
 export function apiText(api: number): string {
   return `${api >> 16}.${(api >> 8) & 0xff}.${api & 0xff}`;
+}
+
+/** Which devices a deployment goes to: a list of public ids, or every device with credentials. */
+export type DeployTargets = { devices: readonly string[] } | { all: true };
+
+/**
+ * Assign a package to devices: every named device must be known to the cloud and not revoked
+ * (a revoked device cannot sync; a deployment for it would stay pending for ever). Throws
+ * RangeError with the reason; nothing is stored then.
+ */
+export async function deploy(store: CloudStore, bytes: Buffer, name: string, targets: DeployTargets, now: number): Promise<DeploymentRecord> {
+  let pkg: PackageInfo;
+  try {
+    pkg = packageInfo(bytes, name);
+  } catch (err) {
+    if (err instanceof ProtocolError) throw new RangeError(err.message);
+    throw err;
+  }
+  let ids: string[];
+  if ('all' in targets) {
+    ids = (await store.listDevices()).filter((d) => !d.revoked).map((d) => d.id);
+    if (ids.length === 0) throw new RangeError('no device has credentials: nothing to deploy to');
+  } else {
+    if (targets.devices.length === 0) throw new RangeError('no device named: give their public ids, or all');
+    ids = [];
+    for (const text of targets.devices) {
+      let id: string;
+      try {
+        id = normalizeDeviceId(text);
+      } catch (err) {
+        throw new RangeError((err as Error).message);
+      }
+      const d = await store.device(id);
+      if (!d) throw new RangeError(`device ${id} is not known to the cloud (beacon cloud device add ${id})`);
+      if (d.revoked) throw new RangeError(`device ${id} is revoked: it cannot sync, so it cannot take a deployment`);
+      if (!ids.includes(id)) ids.push(id);
+    }
+  }
+  const id = await store.deployments.createDeployment(pkg, bytes, ids, now);
+  return (await store.deployments.deployment(id)) as DeploymentRecord;
+}
+
+/** A deployment as the API and `beacon cloud deploy status --json` show it. */
+export function deploymentView(d: DeploymentRecord): Record<string, unknown> {
+  return {
+    id: d.id,
+    package: { ...d.package, apiVersion: apiText(d.package.api) },
+    created: d.created,
+    counts: stateCounts(d.devices),
+    devices: d.devices,
+  };
 }

@@ -331,7 +331,8 @@ rt_cloud_outcome_t rt_cloud_deploy_finish(rt_cloud_deploy_t *d)
 	char msg[160];
 	msg[0] = '\0';
 	if (d->target->install(d->target->ctx, d->fetching.size, msg, sizeof(msg)) != 0) {
-		char reason[RT_CLOUD_DEPLOY_REASON_MAX + 1];
+		/* Room for all of it: set_report cuts it to the protocol's 100 characters. */
+		char reason[sizeof(msg) + 24];
 		snprintf(reason, sizeof(reason), "package refused: %s", msg[0] ? msg : "install failed");
 		set_report(d, d->fetching.hash, RT_CLOUD_OUTCOME_REFUSED, reason);
 		return RT_CLOUD_OUTCOME_REFUSED;
