@@ -185,6 +185,7 @@ typedef struct rig {
 	int cut_after;           /* chunks served in a sync before the link drops (0: never) */
 	int served_this_sync;
 	int shift_offset;        /* serve chunks at the wrong offset */
+	size_t extra;            /* serve this many bytes more than asked (while there are) */
 	uint8_t last_report;     /* the outcome named by the last sync start (0: none) */
 	char last_reason[128];
 	bool dead;
@@ -396,7 +397,9 @@ static int t_publish(void *ctx, const char *topic, const uint8_t *p, size_t n)
 		r->dead = true; /* the link drops with this fetch in flight */
 		return 0;
 	}
-	size_t give = r->serve.len - off < len ? r->serve.len - off : len;
+	/* The extra bytes on the last chunk of the offered size only. */
+	size_t more = off + len == r->offer_size ? r->extra : 0;
+	size_t give = r->serve.len - off < len + more ? r->serve.len - off : len + more;
 	rt_cbor_enc_map(&e, 2);
 	rt_cbor_enc_uint(&e, 0);
 	rt_cbor_enc_uint(&e, off + (uint64_t)r->shift_offset);
@@ -575,6 +578,17 @@ static void bad_packages_are_refused(void **state)
 	assert_int_equal(r->fetches, 0);
 	assert_int_equal(r->deploy.report.outcome, RT_CLOUD_OUTCOME_REFUSED);
 	assert_non_null(strstr(r->deploy.report.reason, "larger than the app slot"));
+	free(r);
+
+	/* Chunks that run past the offered size: the one that would is refused, the sync fails,
+	 * what came before stays staged. */
+	r = rig_new(&a);
+	serve(r, &b);
+	r->offer_size = (uint32_t)b.len - 10;
+	r->extra = 10;
+	assert_int_equal(sync_once(r, &outcome), HAL_CLOUD_EPROTO);
+	assert_int_equal(r->deploy.staged, (b.len - 10) / RT_CLOUD_DEPLOY_CHUNK * RT_CLOUD_DEPLOY_CHUNK);
+	assert_true(installed_is(r, &a));
 	free(r);
 
 	/* A chunk at the wrong offset fails the sync; nothing of it is staged. */

@@ -294,6 +294,10 @@ bool rt_cloud_deploy_chunk(rt_cloud_deploy_t *d, const uint8_t *buf, size_t len,
 		*why = "a package chunk past the end of the package";
 		return false;
 	}
+	if (n > RT_CLOUD_DEPLOY_CHUNK) {
+		*why = "a package chunk longer than asked for";
+		return false;
+	}
 	rt_app_store_err_t err = rt_app_store_stage_write(d->target->store, off, data, n);
 	if (err != RT_APP_STORE_OK) {
 		*why = "the staging slot could not be written";
