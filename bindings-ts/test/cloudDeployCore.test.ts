@@ -145,3 +145,49 @@ test('HTTP API: POST and GET /api/deployments', async () => {
     await cloud.stop();
   }
 });
+
+test('a staged rollout: the next stage when the first ran healthy; a refusal stops it and gives the app before back', async () => {
+  let now = 10_000;
+  const staged = new CloudCore(store, () => undefined, () => now);
+  const out: { topic: string; payload: Buffer }[] = [];
+  staged.attach(async (t, p) => {
+    out.push({ topic: t, payload: p });
+  });
+  const offerTo = async (id: string, app: Buffer, report?: Parameters<typeof encodeSyncStart>[0]['report']) => {
+    out.length = 0;
+    await staged.handle(id, 's', encodeSyncStart({ lastId: 0, app, report }));
+    return decodeMessageFrame(out[out.length - 1].payload).offer;
+  };
+  const ids = [await device(), await device(), await device(), await device(), await device()];
+  const a = pkg(300, 6);
+  const b = pkg(400, 7);
+  // A was deployed from this cloud before: it holds A, so it can give it back.
+  await deploy(store, a, 'a.bapp', { devices: ids }, now);
+  const dep = (await deploy(store, b, 'b.bapp', { devices: ids }, now, { stages: [20, 100], minHealthy: 1000 })).id;
+  let d = await store.deployments.deployment(dep);
+  assert.deepEqual(d?.devices.map((x) => x.stage).sort(), [0, 1, 1, 1, 1]);
+  const first = d?.devices.find((x) => x.stage === 0)?.deviceId as string;
+  const later = ids.filter((x) => x !== first);
+
+  // Stage 1 (20 %: one device) is offered B; the others are not, yet.
+  assert.deepEqual((await offerTo(first, sha(a)))?.hash, sha(b));
+  assert.equal(await offerTo(later[0], sha(a)), undefined);
+  // The first device runs B; not long enough for the next stage.
+  assert.equal(await offerTo(first, sha(b)), undefined);
+  now += 500;
+  assert.equal(await offerTo(later[0], sha(a)), undefined);
+  // Healthy for the time asked: the next stage is offered.
+  now += 600;
+  assert.deepEqual((await offerTo(later[0], sha(a)))?.hash, sha(b));
+  d = await store.deployments.deployment(dep);
+  assert.deepEqual([d?.stage, d?.status], [1, 'running']);
+
+  // A device of stage 2 refuses B: the rollout stops, nobody else is offered B, and the device
+  // that had installed it gets A back.
+  assert.equal(await offerTo(later[0], sha(a), { hash: sha(b), outcome: 'refused', reason: 'package refused: out of memory' }), undefined);
+  d = await store.deployments.deployment(dep);
+  assert.equal(d?.status, 'stopped');
+  assert.match(d?.stopped ?? '', /refused: package refused: out of memory/);
+  assert.equal(await offerTo(later[1], sha(a)), undefined);
+  assert.deepEqual((await offerTo(first, sha(b)))?.hash, sha(a));
+});

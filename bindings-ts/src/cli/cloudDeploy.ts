@@ -8,8 +8,40 @@ import { CliIo } from './io';
 
 type Store = import('../cloud/store').CloudStore;
 
+/** --stage 10%,50%,100% and --min-healthy 30m (default: one stage, no wait). */
+async function rolloutOptions(args: ParsedArgs): Promise<import('../cloud/deployments').Rollout> {
+  const { checkRollout, SINGLE_STAGE } = await import('../cloud/deployments');
+  const stageText = stringOption(args, 'stage');
+  const healthyText = stringOption(args, 'min-healthy');
+  if (stageText === undefined) {
+    if (healthyText !== undefined) throw new UsageError('--min-healthy goes with --stage');
+    return SINGLE_STAGE;
+  }
+  const stages = stageText.split(',').map((p) => {
+    if (!/^[0-9]{1,3}%$/.test(p)) throw new UsageError(`--stage: '${p}' is not a percentage (e.g. 10%)`);
+    return Number(p.slice(0, -1));
+  });
+  let minHealthy = 0;
+  if (healthyText !== undefined) {
+    const { parseInterval } = await import('./interval');
+    try {
+      minHealthy = parseInterval(healthyText);
+    } catch (err) {
+      if (err instanceof RangeError) throw new UsageError(`--min-healthy: ${err.message}`);
+      throw err;
+    }
+  }
+  try {
+    return checkRollout({ stages, minHealthy });
+  } catch (err) {
+    if (err instanceof RangeError) throw new UsageError(`--stage: ${err.message}`);
+    throw err;
+  }
+}
+
 async function create(args: ParsedArgs, io: CliIo, store: Store, file: string): Promise<number> {
   const { deploy, deploymentView, apiText } = await import('../cloud/deployments');
+  const rollout = await rolloutOptions(args);
   const list = stringOption(args, 'devices');
   const all = flagOption(args, 'all');
   if ((list === undefined) === !all) throw new UsageError('deploy needs either --devices ID,... or --all');
@@ -22,7 +54,7 @@ async function create(args: ParsedArgs, io: CliIo, store: Store, file: string): 
   const targets = all ? { all: true as const } : { devices: (list as string).split(',').filter((s) => s !== '') };
   let d;
   try {
-    d = await deploy(store, bytes, path.basename(file), targets, Date.now());
+    d = await deploy(store, bytes, path.basename(file), targets, Date.now(), rollout);
   } catch (err) {
     if (err instanceof RangeError) throw new UsageError(err.message, false);
     throw err;
@@ -32,6 +64,7 @@ async function create(args: ParsedArgs, io: CliIo, store: Store, file: string): 
     const p = d.package;
     io.out(`deployment ${d.id}: ${p.name}, ${p.size} bytes, API ${apiText(p.api)}, ${p.signed ? 'signed' : 'unsigned'}, sha256 ${p.hash}\n`);
     io.out(`to ${d.devices.length} device${d.devices.length === 1 ? '' : 's'}: offered at each one's next sync\n`);
+    if (rollout.stages.length > 1) io.out(`in stages of ${rollout.stages.map((p) => `${p}%`).join(', ')}, each after ${rollout.minHealthy / 60_000} min healthy\n`);
   }
   return 0;
 }
@@ -58,10 +91,12 @@ async function status(args: ParsedArgs, io: CliIo, store: Store, idText: string 
       .filter(([, n]) => n > 0)
       .map(([s, n]) => `${n} ${s}`)
       .join(', ');
-    io.out(`deployment ${d.id}: ${d.package.name} (API ${apiText(d.package.api)}, ${d.package.size} bytes) ${new Date(d.created).toISOString()}: ${counts}\n`);
+    const staged = d.rollout.stages.length > 1 ? `, stage ${d.stage + 1} of ${d.rollout.stages.length}` : '';
+    io.out(`deployment ${d.id}: ${d.package.name} (API ${apiText(d.package.api)}, ${d.package.size} bytes) ${new Date(d.created).toISOString()}: ${d.status}${staged}${d.stopped ? ` (${d.stopped})` : ''}: ${counts}\n`);
     for (const x of d.devices) {
       const progress = x.state === 'downloading' ? ` ${x.fetched} of ${d.package.size} bytes` : '';
-      io.out(`  ${x.deviceId}  ${x.state}${progress}${x.reason ? `: ${x.reason}` : ''}\n`);
+      const stage = d.rollout.stages.length > 1 ? `  stage ${x.stage + 1}` : '';
+      io.out(`  ${x.deviceId}${stage}  ${x.state}${progress}${x.reason ? `: ${x.reason}` : ''}\n`);
     }
   }
   return 0;

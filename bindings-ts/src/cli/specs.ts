@@ -155,6 +155,8 @@ export const cloudSpec: CommandSpec = {
     { name: 'webhook-retry-base', value: '<interval>', help: 'first wait before a failed webhook POST is tried again; doubles each time, with full jitter, up to 10 min (default 1s)' },
     { name: 'webhook-concurrency', value: '<n>', help: 'webhook POSTs in flight per webhook in this process (default 8)' },
     { name: 'all', help: 'deploy: to every device with credentials' },
+    { name: 'stage', value: '<p%,...>', help: 'deploy: roll out in stages, each a share of the devices (e.g. 10%,50%,100%); a refusal or rollback stops it and gives the app before back' },
+    { name: 'min-healthy', value: '<duration>', help: 'deploy --stage: how long every device of a stage runs the new app before the next stage (e.g. 30m; default 0)' },
     { name: 'json', help: 'device add/list, webhook add/list/dead/replay, deploy, prune, load: print JSON' },
     ...cloudLoadOptions,
   ],

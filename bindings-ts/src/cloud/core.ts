@@ -24,6 +24,7 @@ import {
   WireMessage,
 } from './protocol';
 import type { CloudStore, MessageRecord } from './store';
+import { advance, stop } from './rollout';
 import { isStoreUnreachable, StoreHealth, StoreUnreachable } from './storeHealth';
 
 export type Log = (line: string) => void;
@@ -239,15 +240,22 @@ export class CloudCore {
       state = r.outcome;
       await this.store.deployments.setDeviceState(a.deploymentId, id, state, a.package.size, r.reason, now);
       this.log(`deployment ${a.deploymentId}: ${id} ${state}${r.reason ? `: ${r.reason}` : ''}`);
+      if (state !== 'installed') await stop(this.store, a.deploymentId, `${id} ${state}: ${r.reason ?? ''}`, now, this.log);
     }
-    if (start.app?.toString('hex') === hash) {
+    const app = start.app?.toString('hex');
+    if (app === hash) {
       if (state !== 'installed' && state !== 'rolled back') {
         await this.store.deployments.setDeviceState(a.deploymentId, id, 'installed', a.package.size, undefined, now);
         this.log(`deployment ${a.deploymentId}: ${id} installed`);
       }
+      if (a.status === 'running') await advance(this.store, { ...a, state: 'installed' }, now, this.log);
       return undefined;
     }
-    if (state === 'refused' || state === 'rolled back' || state === 'installed') return undefined;
+    if (state === 'refused' || state === 'rolled back' || state === 'installed' || a.status === 'stopped') return undefined;
+    // Not its turn yet: offered once the stages before it are healthy.
+    if (a.deviceStage > a.stage && a.deviceStage > (await advance(this.store, a, now, this.log))) return undefined;
+    // What it runs now: the app it gets back if the rollout stops.
+    if (app !== undefined) await this.store.deployments.setPrevious(a.deploymentId, id, app);
     return { hash: Buffer.from(hash, 'hex'), size: a.package.size, api: a.package.api, signed: a.package.signed };
   }
 
@@ -256,7 +264,7 @@ export class CloudCore {
     const f = decodeFetch(payload);
     const a = await this.store.deployments.assignment(id);
     const hash = f.hash.toString('hex');
-    if (!a || a.package.hash !== hash || a.state === 'refused' || a.state === 'rolled back') {
+    if (!a || a.package.hash !== hash || a.state === 'refused' || a.state === 'rolled back' || a.status === 'stopped') {
       await this.send(id, 'c', encodeChunk({ offset: f.offset }));
       return;
     }

@@ -21,6 +21,8 @@ export interface PackageInfo {
 
 export interface DeviceDeployment {
   deviceId: string;
+  /** The rollout stage the device is in (0: the first). */
+  stage: number;
   state: DeviceDeployState;
   /** Bytes of the package the device asked for so far (the end of its last chunk). */
   fetched: number;
@@ -29,10 +31,29 @@ export interface DeviceDeployment {
   updated: number;
 }
 
+/**
+ * A rollout in stages: each stage's share of the devices, in percent (increasing, the last 100);
+ * a stage goes on when every device of the stages so far has run the new app for minHealthy ms.
+ * A device that refuses the package or rolls it back stops the rollout, and the devices that had
+ * installed it get their previous app back (when the cloud holds that package).
+ */
+export interface Rollout {
+  stages: number[];
+  minHealthy: number;
+}
+
+export type RolloutStatus = 'running' | 'complete' | 'stopped';
+
 export interface DeploymentRecord {
   id: number;
   package: PackageInfo;
   created: number;
+  rollout: Rollout;
+  /** The stage offered now (index into rollout.stages). */
+  stage: number;
+  status: RolloutStatus;
+  /** Why the rollout stopped. */
+  stopped?: string;
   devices: DeviceDeployment[];
 }
 
@@ -41,11 +62,46 @@ export interface Assignment {
   deploymentId: number;
   package: PackageInfo;
   state: DeviceDeployState;
+  /** The device's stage, and the deployment's stage and status. */
+  deviceStage: number;
+  stage: number;
+  status: RolloutStatus;
+}
+
+export const SINGLE_STAGE: Rollout = { stages: [100], minHealthy: 0 };
+
+/** Check a rollout's stages (RangeError with the reason). */
+export function checkRollout(r: Rollout): Rollout {
+  const ok = r.stages.length >= 1 && r.stages.every((p, i) => Number.isInteger(p) && p >= 1 && p <= 100 && (i === 0 || p > r.stages[i - 1])) && r.stages[r.stages.length - 1] === 100;
+  if (!ok) throw new RangeError(`stages must be whole percentages that increase and end at 100 (e.g. 10%,50%,100%), not ${r.stages.map((p) => `${p}%`).join(',')}`);
+  if (!Number.isSafeInteger(r.minHealthy) || r.minHealthy < 0) throw new RangeError('the healthy time must be a duration from 0');
+  return r;
+}
+
+/** The stage of each of n devices, in order: stage s takes them up to its share (rounded up). */
+export function stageOf(rollout: Rollout, n: number): number[] {
+  const out: number[] = [];
+  let s = 0;
+  for (let i = 0; i < n; i++) {
+    while (i + 1 > Math.ceil((rollout.stages[s] * n) / 100)) s++;
+    out.push(s);
+  }
+  return out;
 }
 
 export interface DeploymentStore {
-  /** Keep a package (once per hash) and assign it to the devices; returns the deployment's id. */
-  createDeployment(pkg: PackageInfo, bytes: Buffer, devices: readonly string[], now: number): Promise<number>;
+  /** Keep a package (once per hash) and assign it to the devices, in the rollout's stages (in
+   * the order given); returns the deployment's id. */
+  createDeployment(pkg: PackageInfo, bytes: Buffer, devices: readonly string[], now: number, rollout?: Rollout): Promise<number>;
+  /** The rollout goes on to this stage (the last one done: complete). */
+  setStage(deploymentId: number, stage: number, status: RolloutStatus): Promise<void>;
+  /** The rollout stops; no device of it is offered the package any more. */
+  stopDeployment(deploymentId: number, why: string): Promise<void>;
+  /** The package hash (hex) a device ran when it was first offered this one. */
+  setPrevious(deploymentId: number, deviceId: string, hash: string): Promise<void>;
+  previous(deploymentId: number): Promise<{ deviceId: string; hash: string; state: DeviceDeployState }[]>;
+  /** A package the cloud holds, by hash (hex). */
+  packageInfo(hash: string): Promise<PackageInfo | undefined>;
   /** The device's latest deployment, if it has one. */
   assignment(deviceId: string): Promise<Assignment | undefined>;
   /** A package's bytes (hash in hex); undefined when the cloud does not hold it. */
@@ -95,7 +151,8 @@ export type DeployTargets = { devices: readonly string[] } | { all: true };
  * (a revoked device cannot sync; a deployment for it would stay pending for ever). Throws
  * RangeError with the reason; nothing is stored then.
  */
-export async function deploy(store: CloudStore, bytes: Buffer, name: string, targets: DeployTargets, now: number): Promise<DeploymentRecord> {
+export async function deploy(store: CloudStore, bytes: Buffer, name: string, targets: DeployTargets, now: number, rollout: Rollout = SINGLE_STAGE): Promise<DeploymentRecord> {
+  checkRollout(rollout);
   let pkg: PackageInfo;
   try {
     pkg = packageInfo(bytes, name);
@@ -123,7 +180,7 @@ export async function deploy(store: CloudStore, bytes: Buffer, name: string, tar
       if (!ids.includes(id)) ids.push(id);
     }
   }
-  const id = await store.deployments.createDeployment(pkg, bytes, ids, now);
+  const id = await store.deployments.createDeployment(pkg, bytes, ids, now, rollout);
   return (await store.deployments.deployment(id)) as DeploymentRecord;
 }
 
@@ -133,7 +190,12 @@ export function deploymentView(d: DeploymentRecord): Record<string, unknown> {
     id: d.id,
     package: { ...d.package, apiVersion: apiText(d.package.api) },
     created: d.created,
+    status: d.status,
+    ...(d.stopped ? { stopped: d.stopped } : {}),
+    rollout: d.rollout,
+    stage: d.stage,
     counts: stateCounts(d.devices),
+    stages: d.rollout.stages.map((percent, i) => ({ percent, counts: stateCounts(d.devices.filter((x) => x.stage === i)) })),
     devices: d.devices,
   };
 }
