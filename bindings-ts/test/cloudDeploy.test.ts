@@ -160,3 +160,26 @@ test('a download cut in the middle goes on at the next sync from where it stoppe
   assert.equal(cloud.core.counters.chunks - chunks, Math.ceil(size / 4096) + 1);
   assert.equal((await deviceState(dep)).state, 'installed');
 });
+
+test('an app that ends in a reboot loop is rolled back by the device, which says so', async (t) => {
+  if (!hasMosquitto) return t.skip('beacon-sim built without libmosquitto');
+  // Out of memory in its top level: the device resets, three times, then the guard steps in.
+  const crashing = await build('crash', `print('C starting');
+const keep = [];
+for (;;) keep.push([1, 2, 3, 4, 5, 6, 7, 8]);
+`);
+  const dep = await deployTo(crashing);
+  const r = await runDevice();
+  assert.equal(r.status, 0, r.stderr);
+  // A fetched C and installed it; C ran out of memory at every start, the guard rolled it back,
+  // and A, running again, reported it at its next sync.
+  const lines = r.stdout.trim().split('\n');
+  assert.deepEqual(lines.slice(0, 2), ['A running', 'A sync ok']);
+  assert.deepEqual(lines.slice(2, 5), ['C starting', 'C starting', 'C starting']);
+  assert.deepEqual(lines.slice(5), ['A running', 'A sync ok', 'A sync ok', 'A sync ok']);
+  assert.match(r.stderr, /ESR0002 Reboot loop detected/);
+  assert.match(r.stderr, /rolled back to the one installed before it/);
+  const s = await deviceState(dep);
+  assert.equal(s.state, 'rolled back');
+  assert.match(s.reason ?? '', /^ESR0002 Reboot loop detected/);
+});

@@ -78,8 +78,18 @@ int world_deploy_enable(world_t *world, uint32_t index, char *why, size_t cap)
 	rt_app_store_config_t config = {{{&wd->slots[0].flash, mem},
 					 {&wd->slots[1].flash, mem + (size_t)SLOT_PAGES * SLOT_PAGE_SIZE}}};
 	char msg[200];
-	/* A fresh flash: no app installed, the device runs the package it was given. */
+	/* A fresh flash: the package given is installed, and runs where the store holds it, so
+	 * that it is the app before the next one (kept for a roll back). */
 	rt_app_store_mount(&wd->store, &config, msg, sizeof(msg));
+	rt_package_t pkg;
+	const uint8_t *installed;
+	size_t n;
+	if (d->package != NULL &&
+	    rt_app_store_install_buffer(&wd->store, d->package, d->package_len, &pkg, msg, sizeof(msg)) == RT_APP_STORE_OK &&
+	    rt_app_store_installed(&wd->store, &installed, &n)) {
+		d->package = installed;
+		d->package_len = n;
+	}
 	wd->target = (rt_cloud_deploy_target_t){&wd->store, install, running, wd};
 	d->deploy = wd;
 	world_deploy_attach(d);
@@ -91,6 +101,25 @@ void world_deploy_attach(world_device_t *d)
 	if (d->deploy != NULL) {
 		d->rt.cloud_deploy.target = &d->deploy->target;
 	}
+}
+
+bool world_deploy_roll_back(world_device_t *d, const char *why)
+{
+	world_deploy_t *wd = d->deploy;
+	const uint8_t *installed;
+	size_t n;
+	/* Only the store's app has one before it (the package given runs from the store too). */
+	if (wd == NULL || !rt_app_store_installed(&wd->store, &installed, &n) || installed != d->package) {
+		return false;
+	}
+	char msg[200];
+	if (rt_app_store_roll_back(&wd->store, msg, sizeof(msg)) != RT_APP_STORE_OK ||
+	    !rt_app_store_installed(&wd->store, &d->package, &d->package_len)) {
+		return false;
+	}
+	/* The rolled-back bytes stay where they are until the next download erases them. */
+	rt_cloud_deploy_rolled_back(&d->rt.cloud_deploy, installed, n, why);
+	return true;
 }
 
 void world_deploy_free(world_device_t *d)

@@ -345,6 +345,17 @@ rt_cloud_outcome_t rt_cloud_deploy_finish(rt_cloud_deploy_t *d)
 	return RT_CLOUD_OUTCOME_INSTALLED;
 }
 
+void rt_cloud_deploy_rolled_back(rt_cloud_deploy_t *d, const uint8_t *package, size_t len,
+				 const char *why)
+{
+	uint8_t hash[RT_CLOUD_DEPLOY_HASH];
+	if (sha256_of(package, len, NULL, 0, hash)) {
+		d->active = false;
+		d->complete = false;
+		set_report(d, hash, RT_CLOUD_OUTCOME_ROLLED_BACK, why);
+	}
+}
+
 void rt_cloud_deploy_reported(rt_cloud_deploy_t *d)
 {
 	if (d->report_sent) {

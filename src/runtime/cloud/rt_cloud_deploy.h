@@ -113,6 +113,10 @@ bool rt_cloud_deploy_chunk(rt_cloud_deploy_t *d, const uint8_t *buf, size_t len,
 /* After the sync: a complete download is checked against its hash and installed (the report
  * says how it went). Returns the outcome (NONE: nothing was complete). */
 rt_cloud_outcome_t rt_cloud_deploy_finish(rt_cloud_deploy_t *d);
+/* The port rolled the installed package back (a reboot loop): reported at the next sync, with
+ * why, and that package is not fetched again. */
+void rt_cloud_deploy_rolled_back(rt_cloud_deploy_t *d, const uint8_t *package, size_t len,
+				 const char *why);
 /* The report was sent in a sync that succeeded: it is the cloud's now. */
 void rt_cloud_deploy_reported(rt_cloud_deploy_t *d);
 
