@@ -165,6 +165,7 @@ typedef struct rig {
 	sim_flash_t apps;
 	_Alignas(8) uint8_t apps_mem[2 * SLOT_PAGES * PAGE];
 	rt_flash_window_t win[2];
+	rt_app_store_config_t config;
 	rt_app_store_t store;
 	sim_flash_t qflash;
 	uint8_t qmem[QUEUE_PAGES * PAGE];
@@ -251,10 +252,10 @@ static rig_t *rig_new(const pkg_t *app)
 	assert_true(sim_flash_init(&r->apps, r->apps_mem, PAGE, 2 * SLOT_PAGES));
 	assert_int_equal(rt_flash_window_init(&r->win[0], &r->apps.flash, 0, SLOT_PAGES), 0);
 	assert_int_equal(rt_flash_window_init(&r->win[1], &r->apps.flash, SLOT_PAGES, SLOT_PAGES), 0);
-	rt_app_store_config_t config = {{{&r->win[0].flash, r->apps_mem},
-					 {&r->win[1].flash, r->apps_mem + SLOT_PAGES * PAGE}}};
+	r->config = (rt_app_store_config_t){{{&r->win[0].flash, r->apps_mem},
+					     {&r->win[1].flash, r->apps_mem + SLOT_PAGES * PAGE}}};
 	char msg[200];
-	assert_int_equal(rt_app_store_mount(&r->store, &config, msg, sizeof(msg)), RT_APP_STORE_ENOAPP);
+	assert_int_equal(rt_app_store_mount(&r->store, &r->config, msg, sizeof(msg)), RT_APP_STORE_ENOAPP);
 	rt_package_t pkg;
 	assert_int_equal(rt_app_store_install_buffer(&r->store, app->bytes, app->len, &pkg, msg, sizeof(msg)),
 			 RT_APP_STORE_OK);
@@ -610,12 +611,51 @@ static void bad_packages_are_refused(void **state)
 	free(sb.bytes);
 }
 
+/* The power fails at each flash operation of a download and its install in turn (the n-th word
+ * programmed or page erased): after power comes back the store holds the old app or the new one,
+ * complete, never neither; the cut sync fails or reports a refusal, and nothing else is hurt. */
+static void power_cut_at_every_write(void **state)
+{
+	(void)state;
+	pkg_t a = make_pkg(1, 3000), b = make_pkg(2, 9000);
+	int olds = 0, news = 0;
+	for (uint64_t n = 1;; n++) {
+		rig_t *r = rig_new(&a);
+		serve(r, &b);
+		sim_flash_cut_after(&r->apps, n, (uint32_t)n * 2654435761u);
+		rt_cloud_outcome_t outcome;
+		sync_once(r, &outcome);
+		bool cut = sim_flash_is_cut(&r->apps);
+		sim_flash_power_on(&r->apps);
+		char msg[200];
+		assert_int_equal(rt_app_store_mount(&r->store, &r->config, msg, sizeof(msg)), RT_APP_STORE_OK);
+		bool old = installed_is(r, &a), new_ = installed_is(r, &b);
+		if (!old && !new_) {
+			fail_msg("cut at operation %llu: neither app is installed", (unsigned long long)n);
+		}
+		olds += old;
+		news += new_;
+		free(r);
+		if (!cut) {
+			assert_true(new_); /* no cut left: the whole download and install went through */
+			/* Every word of the package was a place to cut. */
+			assert_true(n > b.len / 4);
+			break;
+		}
+	}
+	/* Cuts before the commit leave the old app, cuts after it the new one. */
+	assert_true(olds > 0 && news > 0);
+	free(a.bytes);
+	free(b.bytes);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(frames_match_document),
 		cmocka_unit_test(download_resumes_and_installs),
 		cmocka_unit_test(bad_packages_are_refused),
+		cmocka_unit_test(power_cut_at_every_write),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
