@@ -191,3 +191,23 @@ test('a staged rollout: the next stage when the first ran healthy; a refusal sto
   assert.equal(await offerTo(later[1], sha(a)), undefined);
   assert.deepEqual((await offerTo(first, sha(b)))?.hash, sha(a));
 });
+
+test('an error storm on a device that runs the new app stops the rollout', async () => {
+  const ids = [await device(), await device()];
+  const a = pkg(300, 8);
+  const b = pkg(400, 9);
+  await deploy(store, a, 'a.bapp', { devices: ids }, 1);
+  const dep = (await deploy(store, b, 'b.bapp', { devices: ids }, 1, { stages: [50, 100], minHealthy: 0 })).id;
+  const d0 = await store.deployments.deployment(dep);
+  const first = d0?.devices.find((x) => x.stage === 0)?.deviceId as string;
+  assert.deepEqual((await start(first, { lastId: 0, app: sha(a) })).offer?.hash, sha(b));
+  // A few errors are not a storm.
+  await start(first, { lastId: 0, app: sha(b), errors: 3 });
+  assert.equal((await store.deployments.deployment(dep))?.status, 'running');
+  await start(first, { lastId: 0, app: sha(b), errors: 10 });
+  const d = await store.deployments.deployment(dep);
+  assert.equal(d?.status, 'stopped');
+  assert.match(d?.stopped ?? '', /error storm: .* reported 10 errors/);
+  // The device that ran it gets A back.
+  assert.deepEqual((await start(first, { lastId: 0, app: sha(b) })).offer?.hash, sha(a));
+});

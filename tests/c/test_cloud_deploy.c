@@ -96,16 +96,22 @@ static void frames_match_document(void **state)
 	snprintf(report.reason, sizeof(report.reason), "package refused: signature does not verify");
 	size_t n = doc_example("sync-start-deploy", doc, sizeof(doc));
 	rt_cbor_enc_init(&e, out, sizeof(out));
-	assert_true(rt_cloud_sync_start_encode(&e, 9, DOC_HASH, &report));
+	assert_true(rt_cloud_sync_start_encode(&e, 9, DOC_HASH, &report, 0));
 	assert_int_equal(e.len, n);
 	assert_memory_equal(out, doc, n);
 	/* Without deployments, the sync start is the plain one. */
 	uint8_t plain[16];
 	rt_cbor_enc_init(&e, out, sizeof(out));
-	assert_true(rt_cloud_sync_start_encode(&e, 7, NULL, NULL));
+	assert_true(rt_cloud_sync_start_encode(&e, 7, NULL, NULL, 5));
 	n = doc_example("sync-start", plain, sizeof(plain));
 	assert_int_equal(e.len, n);
 	assert_memory_equal(out, plain, n);
+
+	/* The running app's errors go with its hash (key 3), only when there were some. */
+	rt_cbor_enc_init(&e, out, sizeof(out));
+	assert_true(rt_cloud_sync_start_encode(&e, 0, DOC_HASH, NULL, 12));
+	assert_int_equal(out[0], 0xa3);
+	assert_memory_equal(out + e.len - 2, "\x03\x0c", 2);
 
 	n = doc_example("message-frame-offer", doc, sizeof(doc));
 	bool more = true, has_offer = false;

@@ -24,7 +24,7 @@ import {
   WireMessage,
 } from './protocol';
 import type { CloudStore, MessageRecord } from './store';
-import { advance, stop } from './rollout';
+import { advance, ERROR_STORM, stop } from './rollout';
 import { isStoreUnreachable, StoreHealth, StoreUnreachable } from './storeHealth';
 
 export type Log = (line: string) => void;
@@ -248,7 +248,9 @@ export class CloudCore {
         await this.store.deployments.setDeviceState(a.deploymentId, id, 'installed', a.package.size, undefined, now);
         this.log(`deployment ${a.deploymentId}: ${id} installed`);
       }
-      if (a.status === 'running') await advance(this.store, { ...a, state: 'installed' }, now, this.log);
+      if (a.status === 'running' && (start.errors ?? 0) >= ERROR_STORM) {
+        await stop(this.store, a.deploymentId, `error storm: ${id} reported ${start.errors} errors since the new app started`, now, this.log);
+      } else if (a.status === 'running') await advance(this.store, { ...a, state: 'installed' }, now, this.log);
       return undefined;
     }
     if (state === 'refused' || state === 'rolled back' || state === 'installed' || a.status === 'stopped') return undefined;

@@ -118,6 +118,8 @@ export interface SyncStart {
   /** SHA-256 of the package the device runs: only devices that take deployments send it. */
   app?: Buffer;
   report?: DeployReport;
+  /** Errors the running app reported since it started (sent with `app`, when not 0). */
+  errors?: number;
 }
 
 /** A chunk request (topic g): `length` bytes at most from `offset` of package `hash`. */
@@ -326,14 +328,16 @@ export function encodeSyncStart(s: SyncStart): Buffer {
   const m = new Map<number, CborValue>([[0, s.lastId]]);
   if (s.app) m.set(1, hash32(s.app, 'sync start app'));
   if (s.report) m.set(2, reportMap(s.report));
+  if (s.errors) m.set(3, uint(s.errors, 'sync start errors', 0, 0xffffffff));
   return encodeCbor(m);
 }
 
 export function decodeSyncStart(buf: Uint8Array): SyncStart {
-  const m = asMap(decodeFrame(buf, 'sync start'), 'sync start', [0, 1, 2]);
+  const m = asMap(decodeFrame(buf, 'sync start'), 'sync start', [0, 1, 2, 3]);
   const out: SyncStart = { lastId: uint(required(m, 0, 'sync start'), 'sync start last message id (key 0)') };
   if (m.has(1)) out.app = hash32(m.get(1), 'sync start app (key 1)');
   if (m.has(2)) out.report = decodeReport(m.get(2));
+  if (m.has(3)) out.errors = uint(m.get(3), 'sync start errors (key 3)', 0, 0xffffffff);
   return out;
 }
 

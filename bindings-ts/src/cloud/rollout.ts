@@ -5,12 +5,17 @@
 // - A device is offered the package only when its stage has been reached.
 // - A stage goes on when every device of the stages so far has run the new app for the healthy
 //   time (its state 'installed' that long: the cloud sees the package's hash in its sync starts).
+// - A device that runs the new app and reports ERROR_STORM errors or more since it started (sync
+//   start key 3) stops the rollout too, as a refusal does.
 // - A device that refuses the package or rolls it back stops the rollout: no device of it is
 //   offered the package any more, and those that had installed it are assigned the app they ran
 //   before, when the cloud holds that package (it was deployed from here before).
 import type { Log } from './core';
 import type { Assignment } from './deployments';
 import type { CloudStore } from './store';
+
+/** Errors since the new app started (uncaught exceptions, unhandled rejections) that stop a rollout. */
+export const ERROR_STORM = 10;
 
 /** Move the rollout on as far as its devices allow; returns the stage offered now. */
 export async function advance(store: CloudStore, a: Assignment, now: number, log: Log): Promise<number> {

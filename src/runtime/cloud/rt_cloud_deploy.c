@@ -35,10 +35,11 @@ static bool read_hash(rt_cbor_dec_t *d, uint8_t out[RT_CLOUD_DEPLOY_HASH])
 }
 
 bool rt_cloud_sync_start_encode(rt_cbor_enc_t *e, uint64_t last_id, const uint8_t *app,
-				const rt_cloud_report_t *report)
+				const rt_cloud_report_t *report, uint32_t errors)
 {
 	bool with_report = report != NULL && report->outcome != RT_CLOUD_OUTCOME_NONE;
-	rt_cbor_enc_map(e, 1u + (app != NULL) + with_report);
+	bool with_errors = app != NULL && errors != 0;
+	rt_cbor_enc_map(e, 1u + (app != NULL) + with_report + with_errors);
 	rt_cbor_enc_uint(e, 0);
 	rt_cbor_enc_uint(e, last_id);
 	if (app != NULL) {
@@ -57,6 +58,10 @@ bool rt_cloud_sync_start_encode(rt_cbor_enc_t *e, uint64_t last_id, const uint8_
 			rt_cbor_enc_uint(e, 2);
 			rt_cbor_enc_text(e, report->reason, reason);
 		}
+	}
+	if (with_errors) {
+		rt_cbor_enc_uint(e, 3);
+		rt_cbor_enc_uint(e, errors);
 	}
 	return rt_cbor_enc_ok(e);
 }

@@ -34,7 +34,7 @@
 #define RT_CLOUD_DEPLOY_CHUNK 4096u
 #define RT_CLOUD_DEPLOY_REASON_MAX 100u
 /* A sync start with both deployment keys, at most. */
-#define RT_CLOUD_DEPLOY_START_MAX (16u + 36u + 40u + 4u + RT_CLOUD_DEPLOY_REASON_MAX * 4u)
+#define RT_CLOUD_DEPLOY_START_MAX (16u + 36u + 40u + 4u + RT_CLOUD_DEPLOY_REASON_MAX * 4u + 6u)
 
 /* What a port gives the sync so that it takes deployments. */
 typedef struct rt_cloud_deploy_target {
@@ -85,9 +85,10 @@ typedef struct rt_cloud_deploy {
 
 /* ------------------------------------------------------------------ frames */
 
-/* Sync start {0: last id, 1: app hash (when app != NULL), 2: report (when outcome != NONE)}. */
+/* Sync start {0: last id, 1: app hash (when app != NULL), 2: report (when outcome != NONE),
+ * 3: errors since the app started (when app != NULL and errors != 0)}. */
 bool rt_cloud_sync_start_encode(rt_cbor_enc_t *e, uint64_t last_id, const uint8_t *app,
-				const rt_cloud_report_t *report);
+				const rt_cloud_report_t *report, uint32_t errors);
 /* The offer map inside a message frame (key 2), at the decoder's position. */
 bool rt_cloud_offer_read(rt_cbor_dec_t *d, rt_cloud_offer_t *offer);
 /* Fetch {0: hash, 1: offset, 2: length}. */

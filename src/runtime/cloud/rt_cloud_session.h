@@ -35,6 +35,7 @@ typedef struct rt_cloud_session {
 	uint32_t timeout_ms;        /* 0: RT_CLOUD_TIMEOUT_MS */
 	/* Deployments (§3.8): NULL, or one whose target is NULL, for a device that takes none. */
 	rt_cloud_deploy_t *deploy;
+	uint32_t app_errors;        /* errors the running app reported since it started */
 
 	/* Results. */
 	uint32_t events_sent;       /* events acknowledged */

@@ -255,6 +255,7 @@ static void exchange(rt_cloud_state_t *s)
 		ss.deliver = deliver;
 		ss.ctx = s;
 		ss.deploy = &rt_device()->cloud_deploy;
+		ss.app_errors = rt_device()->loop.errors;
 		rc = rt_cloud_session_run(&ss);
 		if (rc == 0) {
 			rt_cloud_deploy_reported(ss.deploy);
