@@ -183,3 +183,23 @@ for (;;) keep.push([1, 2, 3, 4, 5, 6, 7, 8]);
   assert.equal(s.state, 'rolled back');
   assert.match(s.reason ?? '', /^ESR0002 Reboot loop detected/);
 });
+
+test('beacon cloud deploy: stages and healthy time, and what it refuses', async () => {
+  const bad = await beacon(['cloud', 'deploy', appB, '--devices', ID, '--stage', '50%,20%,100%', '--db', db]);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--stage: stages must be whole percentages that increase and end at 100/);
+  const unknown = await beacon(['cloud', 'deploy', appB, '--devices', '5eac0b1d00004d0cbeac051a000000ff', '--db', db]);
+  assert.notEqual(unknown.status, 0);
+  assert.match(unknown.stderr, /device 5eac0b1d00004d0cbeac051a000000ff is not known to the cloud/);
+  const neither = await beacon(['cloud', 'deploy', appB, '--db', db]);
+  assert.match(neither.stderr, /either --devices ID,\.\.\. or --all/);
+  const before = (await cloud.store.deployments.listDeployments()).length;
+  const ok = await beacon(['cloud', 'deploy', appB, '--all', '--stage', '50%,100%', '--min-healthy', '30m', '--db', db, '--json']);
+  assert.equal(ok.status, 0, ok.stderr);
+  const d = JSON.parse(ok.stdout) as { id: number; rollout: { stages: number[]; minHealthy: number }; status: string };
+  assert.deepEqual(d.rollout, { stages: [50, 100], minHealthy: 30 * 60_000 });
+  assert.equal(d.status, 'running');
+  assert.equal((await cloud.store.deployments.listDeployments()).length, before + 1);
+  const status = await beacon(['cloud', 'deploy', 'status', String(d.id), '--db', db]);
+  assert.match(status.stdout, /: running, stage 1 of 2: 1 pending/);
+});
