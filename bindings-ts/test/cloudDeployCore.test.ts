@@ -211,3 +211,33 @@ test('an error storm on a device that runs the new app stops the rollout', async
   // The device that ran it gets A back.
   assert.deepEqual((await start(first, { lastId: 0, app: sha(b) })).offer?.hash, sha(a));
 });
+
+test("the load generator's device takes a deployment: fetched in one sync, reported installed at the next", async () => {
+  const { LoadDevice, startSync } = await import('../src/cloud/loadDevice');
+  const cloud: Cloud = await startCloud({ port: 0, httpPort: 0, db: ':memory:', log: () => {} });
+  try {
+    const id = deviceId();
+    const { password } = await cloud.issueDevice(id);
+    const dev = new LoadDevice(id, password);
+    const a = pkg(200, 10);
+    dev.deploy = { app: sha(a), chunks: [], staged: 0 };
+    const b = pkg(9000, 11);
+    const dep = (await deploy(cloud.store, b, 'b.bapp', { devices: [id] }, Date.now())).id;
+    const u = new URL(cloud.mqttUrl);
+    const target = { host: u.hostname, port: Number(u.port), tls: false };
+    const settings = { batch: 10, window: 4, timeoutMs: 10_000, holdMs: 0, payloadBytes: 50, type: 't' };
+    const obs = { opened: () => undefined, closed: () => undefined, connackd: () => undefined, acked: () => undefined };
+    dev.generate(3, Date.now());
+    const chunks = cloud.core.counters.chunks;
+    assert.deepEqual(await startSync(dev, target, settings, obs).outcome, { ok: true });
+    assert.equal(cloud.core.counters.chunks - chunks, 3);
+    assert.deepEqual(dev.deploy.app, sha(b));
+    assert.equal((await cloud.store.deployments.deployment(dep))?.devices[0].state, 'downloading');
+    assert.deepEqual(await startSync(dev, target, settings, obs).outcome, { ok: true });
+    assert.equal((await cloud.store.deployments.deployment(dep))?.devices[0].state, 'installed');
+    assert.equal(dev.deploy.report, undefined);
+    assert.equal(dev.pending, 0);
+  } finally {
+    await cloud.stop();
+  }
+});
