@@ -11,12 +11,18 @@ import {
   Batch,
   decodeAck,
   decodeBatch,
+  decodeChunk,
+  decodeFetch,
   decodeLastMessage,
   decodeMessageFrame,
+  decodeSyncStart,
   encodeAck,
   encodeBatch,
+  encodeChunk,
+  encodeFetch,
   encodeLastMessage,
   encodeMessageFrame,
+  encodeSyncStart,
   LIMITS,
   MessageFrame,
   normalizeDeviceId,
@@ -47,6 +53,10 @@ const FRAME: MessageFrame = {
   more: false,
 };
 
+const PKG = Buffer.from('9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08', 'hex');
+const START = { lastId: 9, app: PKG, report: { hash: PKG, outcome: 'refused' as const, reason: 'package refused: signature does not verify' } };
+const OFFER_FRAME: MessageFrame = { messages: [], more: false, offer: { hash: PKG, size: 23812, api: 0x000206, signed: true } };
+
 /** Each example of the document: how the implementation makes it, and how it reads back. */
 const EXAMPLES: Record<string, { encode: () => Buffer; decode?: (b: Buffer) => unknown; value?: unknown }> = {
   batch: { encode: () => encodeBatch(BATCH), decode: decodeBatch, value: BATCH },
@@ -55,6 +65,11 @@ const EXAMPLES: Record<string, { encode: () => Buffer; decode?: (b: Buffer) => u
   'message-frame': { encode: () => encodeMessageFrame(FRAME), decode: decodeMessageFrame, value: FRAME },
   'message-frame-empty': { encode: () => encodeMessageFrame({ messages: [], more: false }), decode: decodeMessageFrame, value: { messages: [], more: false } },
   'message-ack': { encode: () => encodeLastMessage(9), decode: (b) => decodeLastMessage(b, 'message ack'), value: 9 },
+  'sync-start-deploy': { encode: () => encodeSyncStart(START), decode: decodeSyncStart, value: START },
+  'message-frame-offer': { encode: () => encodeMessageFrame(OFFER_FRAME), decode: decodeMessageFrame, value: OFFER_FRAME },
+  fetch: { encode: () => encodeFetch({ hash: PKG, offset: 8192, length: 4096 }), decode: decodeFetch, value: { hash: PKG, offset: 8192, length: 4096 } },
+  chunk: { encode: () => encodeChunk({ offset: 8192, data: Buffer.from('BAPP') }), decode: decodeChunk, value: { offset: 8192, data: Buffer.from('BAPP') } },
+  'chunk-withdrawn': { encode: () => encodeChunk({ offset: 8192 }), decode: decodeChunk, value: { offset: 8192 } },
   'mqtt-publish-sync-start': {
     encode: () => mqttPacket.generate({ cmd: 'publish', topic: topic(ID, 's'), payload: encodeLastMessage(7), qos: 1, messageId: 1, retain: false, dup: false }),
   },
@@ -196,7 +211,8 @@ test('message frame: ids must increase; unknown keys and bad types refused', () 
   assert.throws(() => decodeMessageFrame(frame([msg(2), msg(2)])), /ids must increase/);
   assert.throws(() => decodeMessageFrame(frame([msg(0)])), /id/);
   assert.throws(() => decodeMessageFrame(frame([msg(1, 7)])), /type/);
-  assert.throws(() => decodeMessageFrame(frame([msg(1)], [2, true])), /unknown key 2/);
+  assert.throws(() => decodeMessageFrame(frame([msg(1)], [3, true])), /unknown key 3/);
+  assert.throws(() => decodeMessageFrame(frame([msg(1)], [2, true])), /offer: not a map/);
   assert.throws(() => decodeAck(encodeCbor(new Map([[0, 1], [1, 5], [2, 4]]) as never)), /last/);
 });
 
@@ -219,3 +235,29 @@ test('frame scanner: refuses an announced length over the limit at the fixed hea
   assert.equal(s.feed(Buffer.from([0x30, 0xe5, 0x00])), 'MQTT packet of 101 bytes (limit 100)');
   assert.equal(new FrameScanner(1e9).feed(Buffer.from([0x30, 0xff, 0xff, 0xff, 0xff, 0x7f])), 'malformed MQTT remaining length');
 });
+
+test('deployments: the sync start without its deployment keys is the plain one', () => {
+  assert.deepEqual(encodeSyncStart({ lastId: 7 }), encodeLastMessage(7));
+  assert.deepEqual(decodeSyncStart(encodeLastMessage(7)), { lastId: 7 });
+});
+
+const bytes = (n: number) => Buffer.alloc(n, 1);
+const BAD_DEPLOY: [string, () => unknown, RegExp][] = [
+  ['hash of 31 bytes in a fetch', () => decodeFetch(encodeCbor(new Map<number, unknown>([[0, bytes(31)], [1, 0], [2, 10]]) as never)), /32-byte/],
+  ['hash as text', () => decodeFetch(encodeCbor(new Map<number, unknown>([[0, PKG.toString('hex')], [1, 0], [2, 10]]) as never)), /32-byte/],
+  ['fetch of 0 bytes', () => decodeFetch(encodeCbor(new Map<number, unknown>([[0, PKG], [1, 0], [2, 0]]) as never)), /fetch length/],
+  ['fetch of more than a chunk', () => decodeFetch(encodeCbor(new Map<number, unknown>([[0, PKG], [1, 0], [2, 16385]]) as never)), /fetch length/],
+  ['chunk data as text', () => decodeChunk(encodeCbor(new Map<number, unknown>([[0, 0], [1, 'BAPP']]) as never)), /chunk data/],
+  ['empty chunk data', () => decodeChunk(encodeCbor(new Map<number, unknown>([[0, 0], [1, Buffer.alloc(0)]]) as never)), /chunk data/],
+  ['a refusal without a reason', () => decodeSyncStart(encodeCbor(new Map<number, unknown>([[0, 1], [2, new Map<number, unknown>([[0, PKG], [1, 2]])]]) as never)), /says why/],
+  ['an unknown outcome', () => decodeSyncStart(encodeCbor(new Map<number, unknown>([[0, 1], [2, new Map<number, unknown>([[0, PKG], [1, 4]])]]) as never)), /outcome/],
+  ['an offer in a frame with more', () => decodeMessageFrame(encodeCbor(new Map<number, unknown>([[0, []], [1, true], [2, new Map<number, unknown>([[0, PKG], [1, 5], [2, 0]])]]) as never)), /last frame/],
+  ['an offer of 0 bytes', () => decodeMessageFrame(encodeCbor(new Map<number, unknown>([[0, []], [2, new Map<number, unknown>([[0, PKG], [1, 0], [2, 0]])]]) as never)), /offer size/],
+  ['byte strings in a message payload', () => decodeMessageFrame(encodeCbor(new Map<number, unknown>([[0, [new Map<number, unknown>([[0, 1], [1, 't'], [2, 5], [3, PKG]])]]]) as never)), /byte strings/],
+];
+
+for (const [name, fn, why] of BAD_DEPLOY) {
+  test(`deployment frame refused: ${name}`, () => {
+    assert.throws(fn, (err: Error) => err instanceof ProtocolError && why.test(err.message));
+  });
+}

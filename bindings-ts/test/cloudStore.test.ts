@@ -44,6 +44,43 @@ function storeSuite(kind: 'sqlite' | 'postgres', open: () => Promise<CloudStore>
       assert.equal(await store.revokeCredential(deviceId()), false);
     });
 
+    test('deployments: a package assigned to devices, the latest deployment wins, states recorded', async () => {
+      const a = deviceId();
+      const b = deviceId();
+      const bytes = Buffer.concat([Buffer.from('BAPP'), Buffer.alloc(60, 7)]);
+      const pkg = { hash: 'ab'.repeat(32), size: bytes.length, api: 0x000206, signed: true, name: 'b.bapp' };
+      assert.equal(await store.deployments.assignment(a), undefined);
+      const d1 = await store.deployments.createDeployment(pkg, bytes, [a, b], 100);
+      assert.deepEqual(await store.deployments.assignment(a), { deploymentId: d1, package: pkg, state: 'pending', deviceStage: 0, stage: 0, status: 'running' });
+      assert.deepEqual(await store.deployments.packageBytes(pkg.hash), bytes);
+      await store.deployments.setDeviceState(d1, a, 'refused', 64, 'wrong engine', 200);
+      const rec = await store.deployments.deployment(d1);
+      assert.deepEqual(rec?.devices.find((x) => x.deviceId === a), { deviceId: a, stage: 0, state: 'refused', fetched: 64, reason: 'wrong engine', updated: 200 });
+      assert.equal(rec?.devices.find((x) => x.deviceId === b)?.state, 'pending');
+      // The same package deployed again is stored once; the device's newer deployment is the one offered.
+      const d2 = await store.deployments.createDeployment(pkg, bytes, [a], 300);
+      assert.ok(d2 > d1);
+      assert.equal((await store.deployments.assignment(a))?.deploymentId, d2);
+      assert.equal((await store.deployments.assignment(a))?.state, 'pending');
+      assert.deepEqual((await store.deployments.listDeployments()).filter((x) => x.id === d1 || x.id === d2).map((x) => x.devices.length), [2, 1]);
+      assert.equal(await store.deployments.deployment(d2 + 1000), undefined);
+      // In stages: the devices in order, each stage up to its share; the rollout's state kept.
+      const ids = [deviceId(), deviceId(), deviceId(), deviceId()];
+      const d3 = await store.deployments.createDeployment(pkg, bytes, ids, 400, { stages: [25, 50, 100], minHealthy: 60_000 });
+      let rec3 = await store.deployments.deployment(d3);
+      assert.deepEqual(rec3?.rollout, { stages: [25, 50, 100], minHealthy: 60_000 });
+      assert.deepEqual(ids.map((id) => rec3?.devices.find((x) => x.deviceId === id)?.stage), [0, 1, 2, 2]);
+      await store.deployments.setStage(d3, 1, 'running');
+      await store.deployments.setPrevious(d3, ids[0], 'cd'.repeat(32));
+      await store.deployments.setPrevious(d3, ids[0], 'ef'.repeat(32)); // the first one stays
+      await store.deployments.stopDeployment(d3, 'refused');
+      await store.deployments.setStage(d3, 2, 'running'); // a stopped rollout stays stopped
+      rec3 = await store.deployments.deployment(d3);
+      assert.deepEqual([rec3?.stage, rec3?.status, rec3?.stopped], [1, 'stopped', 'refused']);
+      assert.deepEqual(await store.deployments.previous(d3), [{ deviceId: ids[0], hash: 'cd'.repeat(32), state: 'pending' }]);
+      assert.deepEqual(await store.deployments.packageInfo(pkg.hash), pkg);
+    });
+
     test('events: each (device, stream, seq) once, however often and in whatever order it comes', async () => {
       const id = deviceId();
       await store.putCredential(id, 'h', 1);

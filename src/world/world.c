@@ -5,6 +5,7 @@
  */
 #include "world.h"
 #include "world_cloud.h"
+#include "world_deploy.h"
 
 #include <stdio.h>
 #include <math.h>
@@ -187,6 +188,7 @@ void world_free(world_t *world)
 		world_gnss_free(&world->devices[i].gnss);
 		world_nfc_free(&world->devices[i].nfc);
 		world_cloud_free(&world->devices[i]);
+		world_deploy_free(&world->devices[i]);
 	}
 	free(world->devices);
 	free(world->wake_heap);

@@ -61,6 +61,8 @@ typedef struct {
 	float brightness;
 } world_led_t;
 
+typedef struct world_deploy world_deploy_t;
+
 typedef struct world_device {
 	rt_device_t rt; /* rt.port points back here */
 	struct world *world;
@@ -162,6 +164,8 @@ typedef struct world_device {
 	 * it outlives resets, as a cloud does) and whether the scenario took the network away. */
 	struct world_cloud *cloud;
 	bool cloud_down;
+	/* Its app store, when it takes apps deployed from the cloud (world_deploy.c; NULL: not). */
+	struct world_deploy *deploy;
 } world_device_t;
 
 typedef struct world {

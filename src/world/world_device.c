@@ -12,6 +12,7 @@
 #include "rt_app.h"
 #include "rt_scratch.h"
 #include "world.h"
+#include "world_deploy.h"
 #include "world_internal.h"
 
 /* ------------------------------------------------------------------ faults */
@@ -47,6 +48,7 @@ static void boot(world_t *w, world_device_t *d)
 		world_trace_end(&w->json, w);
 	}
 	world_nfc_boot(w, d);
+	world_deploy_attach(d);
 }
 
 /* What a reset does to the hardware: the chips restart in their power-on state (the LEDs go
@@ -133,6 +135,21 @@ static void reset_device(world_t *w, world_device_t *d, rt_reset_cause_t cause, 
 	bool stop = !power_lost && rt_reset_record_fault(&d->reset_record, cause, detail, uptime);
 	boot(w, d);
 	world_select(w, d);
+	if (stop) {
+		char why[160];
+		snprintf(why, sizeof(why), "ESR0002 Reboot loop detected: %u resets in a row within %u min of boot",
+			 RT_RESET_LOOP_COUNT, RT_RESET_LOOP_WINDOW_MS / 60000u);
+		/* An app installed over another is rolled back, not stopped: the one before runs. */
+		if (world_deploy_roll_back(d, why)) {
+			rt_reset_record_cleared(&d->reset_record);
+			if (w->io.log) {
+				w->io.log(w->io.ctx, d->name, w->device_count > 1, HAL_LOG_ERROR, why);
+				w->io.log(w->io.ctx, d->name, w->device_count > 1, HAL_LOG_INFO,
+					  "the app was rolled back to the one installed before it");
+			}
+			stop = false;
+		}
+	}
 	if (stop) {
 		char why[160];
 		snprintf(why, sizeof(why),

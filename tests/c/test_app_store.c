@@ -503,6 +503,53 @@ static void test_power_cut_at_every_operation_of_a_switch(void **state)
 	free(r);
 }
 
+/* A new app that loops through resets is rolled back: one marker word in its header, and the app
+ * before it, still complete in the other slot, is the installed one, also after a reboot. A cut
+ * while the marker is programmed leaves one of the two. With no app before it nothing is
+ * written; a later install goes on with higher sequence numbers. */
+static void test_roll_back_to_the_app_before(void **state)
+{
+	(void)state;
+	rig_t *r = rig_new();
+	pkg_t a = make_pkg(1, TYPICAL_CODE), b = make_pkg(2, 3001), c = make_pkg(3, 1234);
+
+	assert_int_equal(boot(r), RT_APP_STORE_ENOAPP);
+	install_ok(r, &a);
+	static uint8_t before[PAGES * PAGE];
+	memcpy(before, r->mem, sizeof(before));
+	assert_int_equal(rt_app_store_roll_back(&r->store, r->msg, sizeof(r->msg)), RT_APP_STORE_ENOAPP);
+	assert_memory_equal(before, r->mem, sizeof(before));
+	assert_true(installed_is(r, &a));
+
+	install_ok(r, &b);
+	uint32_t seq_b = rt_app_store_sequence(&r->store);
+	memcpy(before, r->mem, sizeof(before));
+	/* Cut while the marker word is programmed: B or A after the boot, never neither. */
+	sim_flash_cut_after(&r->sim, 1, 0x5eed);
+	rt_app_store_roll_back(&r->store, r->msg, sizeof(r->msg));
+	assert_int_equal(boot(r), RT_APP_STORE_OK);
+	assert_true(installed_is(r, &a) || installed_is(r, &b));
+
+	memcpy(r->mem, before, sizeof(before));
+	assert_int_equal(boot(r), RT_APP_STORE_OK);
+	assert_true(installed_is(r, &b));
+	assert_int_equal(rt_app_store_roll_back(&r->store, r->msg, sizeof(r->msg)), RT_APP_STORE_OK);
+	assert_non_null(strstr(r->msg, "rolled back"));
+	assert_true(installed_is(r, &a));
+	assert_int_equal(boot(r), RT_APP_STORE_OK);
+	assert_true(installed_is(r, &a));
+	/* The slot B was in is the staging slot now; C goes there, newer than B. */
+	install_ok(r, &c);
+	assert_true(installed_is(r, &c));
+	assert_true(rt_app_store_sequence(&r->store) > seq_b);
+	assert_int_equal(boot(r), RT_APP_STORE_OK);
+	assert_true(installed_is(r, &c));
+	free(a.bytes);
+	free(b.bytes);
+	free(c.bytes);
+	free(r);
+}
+
 /* Every single bit of a header word or of the package, flipped in flash after the install: the
  * boot refuses the damaged app with the simulator's message for those bytes and runs the one
  * before it. */
@@ -927,6 +974,7 @@ int main(void)
 		cmocka_unit_test(test_installs_alternate_slots_and_survive_a_reboot),
 		cmocka_unit_test(test_mount_writes_nothing),
 		cmocka_unit_test(test_power_cut_at_every_operation_of_a_switch),
+		cmocka_unit_test(test_roll_back_to_the_app_before),
 		cmocka_unit_test(test_bit_flips_in_the_installed_app),
 		cmocka_unit_test(test_truncated_package_is_refused),
 		cmocka_unit_test(test_wrong_engine_is_refused_at_install_and_at_boot),

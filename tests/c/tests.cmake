@@ -181,6 +181,10 @@ beacon_c_test(test_world_radios duktape "${CMAKE_CURRENT_LIST_DIR}/test_world_ra
 beacon_c_test(test_cloud duktape "${CMAKE_CURRENT_LIST_DIR}/test_cloud.c"
               LIBS beacon_port_host beacon_world beacon_runtime m)
 target_compile_definitions(test_cloud_duktape PRIVATE BEACON_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+# Apps deployed from the cloud: the device's download into the app store and its install.
+beacon_c_test(test_cloud_deploy duktape "${CMAKE_CURRENT_LIST_DIR}/test_cloud_deploy.c"
+              LIBS beacon_port_host beacon_world beacon_runtime m)
+target_compile_definitions(test_cloud_deploy_duktape PRIVATE BEACON_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
 # A message's payload from CBOR straight into the engine's values, on each engine.
 foreach(_engine duktape jerryscript)
   if(TARGET beacon_engine_${_engine})

@@ -1,5 +1,6 @@
 // `beacon cloud`: run the cloud service (with cloud code: --code FILE), issue and revoke device
-// credentials, manage webhooks and cloud-code rules (cloudWebhook.ts), write the files an external Mosquitto needs, remove old events.
+// credentials, manage webhooks and cloud-code rules (cloudWebhook.ts), deploy apps to devices
+// (cloudDeploy.ts), write the files an external Mosquitto needs, remove old events.
 import { flagOption, ParsedArgs, stringOption, UsageError } from './args';
 import { CliIo } from './io';
 
@@ -252,8 +253,12 @@ export async function cloudCommand(args: ParsedArgs, io: CliIo): Promise<number>
     const { webhookCommand } = await import('./cloudWebhook');
     return webhookCommand(args, io, (fn) => withStore(args, fn));
   }
+  if (sub === 'deploy') {
+    const { deployCommand } = await import('./cloudDeploy');
+    return deployCommand(args, io, (fn) => withStore(args, fn));
+  }
   if (sub === 'mosquitto-config') return mosquittoCommand(args, io);
   if (sub === 'prune') return pruneCommand(args, io);
   if (sub === 'load') return (await import('./cloudLoad')).loadCommand(args, io);
-  throw new UsageError(`unknown cloud command '${sub}' (device, webhook, mosquitto-config, prune, load, or none to run the cloud)`);
+  throw new UsageError(`unknown cloud command '${sub}' (device, webhook, deploy, mosquitto-config, prune, load, or none to run the cloud)`);
 }

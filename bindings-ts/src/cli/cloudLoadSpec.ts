@@ -3,7 +3,7 @@
 import type { OptionSpec } from './args';
 
 export const cloudLoadOptions: readonly OptionSpec[] = [
-  { name: 'devices', value: '<n>', help: 'load: devices in the fleet (1 to 1,000,000); their credentials are issued in --db once and reused by later runs' },
+  { name: 'devices', value: '<n>', help: "load: devices in the fleet (1 to 1,000,000); their credentials are issued in --db once and reused by later runs; deploy: the devices' public ids, comma-separated" },
   { name: 'events', value: '<n>', help: 'load: events each device queues per sync (default 10)' },
   { name: 'batch', value: '<n>', help: 'load: events per batch (1 to 256, default 10)' },
   { name: 'payload', value: '<bytes>', help: "load: CBOR size of each event's payload (1 to 8192, default 200)" },

@@ -124,13 +124,14 @@ export const cloudSpec: CommandSpec = {
     "'beacon cloud device add <public id>' issues a device's credentials (shown once); 'device revoke <id>' revokes them; 'device list' lists devices; " +
     "'webhook add <url>' registers a receiver that every stored event is POSTed to, signed (its secret is shown once); 'webhook add --code <handlers.js>' a cloud-code rule instead; 'webhook list', 'webhook remove <id>', 'webhook dead <id>' (the events given up on), 'webhook replay <id>' (send them again) and 'webhook logs <id>' (what cloud code printed); " +
     "--code <handlers.js> runs that cloud-code handler for every stored event, in a sandbox (docs/cloud.md, \"Cloud code\"); " +
+    "'deploy APP.bapp --devices ID,...' (or --all) assigns an app to devices, which fetch and install it at their next syncs; 'deploy status [id]' shows each device's state (pending, downloading, installed, refused, rolled back); " +
     "'mosquitto-config <dir>' writes the password, ACL and configuration files an external Mosquitto needs; " +
     "'prune --older-than 90d' removes events older than that (by device time; PostgreSQL drops whole days); " +
     "'load --broker <url> --db <store> --devices <n>' runs a fleet of load devices against a running cloud and reports what it sustained (docs/cloud.md, \"Load testing\").",
   positionals: [
-    { name: 'command', help: 'nothing (run the cloud), device, webhook, mosquitto-config, prune, or load', optional: true },
-    { name: 'action', help: 'device: add, revoke or list; webhook: add, list, remove, dead, replay or logs; mosquitto-config: the directory', optional: true },
-    { name: 'id', help: 'device add/revoke: the public id (hex); webhook add: the receiver\'s URL; webhook remove/dead/replay/logs: the webhook\'s id', optional: true },
+    { name: 'command', help: 'nothing (run the cloud), device, webhook, deploy, mosquitto-config, prune, or load', optional: true },
+    { name: 'action', help: 'device: add, revoke or list; webhook: add, list, remove, dead, replay or logs; deploy: the package (APP.bapp) or status; mosquitto-config: the directory', optional: true },
+    { name: 'id', help: 'device add/revoke: the public id (hex); webhook add: the receiver\'s URL; webhook remove/dead/replay/logs: the webhook\'s id; deploy status: a deployment\'s id', optional: true },
   ],
   options: [
     { name: 'port', value: '<n>', help: 'MQTT port (default 1883; 0 picks a free one); for mosquitto-config, the listener port' },
@@ -158,7 +159,10 @@ export const cloudSpec: CommandSpec = {
     { name: 'code', value: '<handlers.js>', help: 'run this cloud-code handler (module.exports = async function (event) {...}) for every stored event and variable update, in a sandboxed process of its own, retried like a webhook; kept in the store, so every worker runs it; webhook add --code: a rule with --type/--device filters' },
     { name: 'code-timeout', value: '<interval>', help: 'deadline of one cloud-code call; past it the handler\'s process is ended and started again (default 30s)' },
     { name: 'code-memory', value: '<MB>', help: 'heap of a cloud-code handler\'s process; over it (or over twice it plus 64 MB in all) the process is ended and started again (default 128)' },
-    { name: 'json', help: 'device add/list, webhook add/list/dead/replay/logs, prune, load: print JSON' },
+    { name: 'all', help: 'deploy: to every device with credentials' },
+    { name: 'stage', value: '<p%,...>', help: 'deploy: roll out in stages, each a share of the devices (e.g. 10%,50%,100%); a refusal or rollback stops it and gives the app before back' },
+    { name: 'min-healthy', value: '<duration>', help: 'deploy --stage: how long every device of a stage runs the new app before the next stage (e.g. 30m; default 0)' },
+    { name: 'json', help: 'device add/list, webhook add/list/dead/replay/logs, deploy, prune, load: print JSON' },
     ...cloudLoadOptions,
   ],
   details: 'Routes and examples: docs/cloud.md (webhooks: its Webhooks section). The wire protocol: docs/cloud-protocol.md.',

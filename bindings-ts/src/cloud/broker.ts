@@ -102,7 +102,7 @@ export async function startEmbeddedBroker(core: CloudCore, opts: EmbeddedBrokerO
       if (client === null) return done(null); // the cloud's own replies
       if (!live(client)) return done(new Error('connection closing'));
       const t = parseTopic(packet.topic);
-      if (!t || t.id !== client.id || (t.kind !== 'u' && t.kind !== 's' && t.kind !== 'k')) {
+      if (!t || t.id !== client.id || (t.kind !== 'u' && t.kind !== 's' && t.kind !== 'k' && t.kind !== 'g')) {
         log(`refused publish: ${client.id} to '${packet.topic}'`);
         core.counters.refused++;
         doomed.add(client);
@@ -135,7 +135,7 @@ export async function startEmbeddedBroker(core: CloudCore, opts: EmbeddedBrokerO
     authorizeSubscribe(client, sub, done) {
       if (!live(client)) return done(new Error('connection closing'), null);
       const t = parseTopic(sub.topic);
-      if (!t || t.id !== client.id || (t.kind !== 'a' && t.kind !== 'm')) {
+      if (!t || t.id !== client.id || (t.kind !== 'a' && t.kind !== 'm' && t.kind !== 'c')) {
         log(`refused subscribe: ${client.id} to '${sub.topic}'`);
         core.counters.refused++;
         return done(null, null); // SUBACK return code 0x80

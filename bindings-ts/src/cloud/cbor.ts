@@ -35,7 +35,8 @@ const encoder = new Encoder({
 const decoder = new Decoder({ useRecords: false, mapsAsObjects: false, pack: false, structuredClone: false });
 
 /** Protocol structures: maps with small integer keys, arrays, and JSON-like leaves. */
-export type CborValue = null | boolean | number | bigint | string | CborValue[] | Map<number | string, CborValue> | { [key: string]: CborValue };
+/** Uint8Array: a byte string, which only deployments use (hashes, package chunks). */
+export type CborValue = null | boolean | number | bigint | string | Uint8Array | CborValue[] | Map<number | string, CborValue> | { [key: string]: CborValue };
 
 function prepare(v: unknown): unknown {
   if (typeof v === 'number') {
@@ -44,6 +45,7 @@ function prepare(v: unknown): unknown {
     return v;
   }
   if (Array.isArray(v)) return v.map(prepare);
+  if (v instanceof Uint8Array) return v;
   if (v instanceof Map) {
     const out = new Map<unknown, unknown>();
     for (const [k, x] of v) out.set(k, prepare(x));

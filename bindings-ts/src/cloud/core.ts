@@ -8,17 +8,23 @@ import {
   checkMessage,
   CloudTopic,
   decodeBatch,
+  decodeFetch,
   decodeLastMessage,
+  decodeSyncStart,
+  DeployOffer,
   DeviceTopic,
   encodeAck,
+  encodeChunk,
   encodeMessageFrame,
   LIMITS,
   messageSize,
   ProtocolError,
   topic,
+  SyncStart,
   WireMessage,
 } from './protocol';
 import type { CloudStore, MessageRecord } from './store';
+import { advance, ERROR_STORM, stop } from './rollout';
 import { isStoreUnreachable, StoreHealth, StoreUnreachable } from './storeHealth';
 
 export type Log = (line: string) => void;
@@ -33,7 +39,9 @@ export type Publish = (topic: string, payload: Buffer) => Promise<void>;
  */
 export type EndSessions = (id: string) => Promise<void>;
 
-const FRAME_NAMES: Record<DeviceTopic, string> = { u: 'upload batch', s: 'sync start', k: 'message ack' };
+const FRAME_NAMES: Record<DeviceTopic, string> = { u: 'upload batch', s: 'sync start', k: 'message ack', g: 'package fetch' };
+/** Packages kept in memory for serving chunks (a rollout sends one package to many devices). */
+const PACKAGE_CACHE = 4;
 
 /** Messages fetched from the store per query while filling message frames. */
 const MESSAGE_PAGE = 256;
@@ -53,7 +61,8 @@ export class CloudCore {
    * login saw an older count: a revocation that lands in the middle of a CONNECT still wins.
    */
   private epochs = new Map<string, number>();
-  readonly counters = { batches: 0, events: 0, duplicates: 0, refused: 0 };
+  readonly counters = { batches: 0, events: 0, duplicates: 0, refused: 0, chunks: 0 };
+  private packages = new Map<string, Buffer>();
   /** "Last seen" times not yet written: one small transaction a second instead of one per sync. */
   private seen = new Map<string, number>();
   private seenTimer?: NodeJS.Timeout;
@@ -155,7 +164,9 @@ export class CloudCore {
         case 'u':
           return await this.onBatch(id, payload);
         case 's':
-          return await this.onSyncStart(id, decodeLastMessage(payload, 'sync start'));
+          return await this.onSyncStart(id, decodeSyncStart(payload));
+        case 'g':
+          return await this.onFetch(id, payload);
         case 'k':
           await this.store.markDelivered(id, decodeLastMessage(payload, 'message ack'), this.now());
           return;
@@ -182,10 +193,13 @@ export class CloudCore {
     await this.send(id, 'a', encodeAck({ stream: batch.stream, first, last }));
   }
 
-  private async onSyncStart(id: string, lastId: number): Promise<void> {
+  private async onSyncStart(id: string, start: SyncStart): Promise<void> {
     // The sync start carries the last message the device processed: that acknowledges every
     // earlier one, even when the device lost its connection before sending the ack.
+    const lastId = start.lastId;
     this.markSeen(id);
+    // Before the messages are read: the offer goes in the last frame.
+    const offer = start.app ? await this.deployOffer(id, start) : undefined;
     if (lastId > 0) await this.store.markDelivered(id, lastId, this.now());
     let after = lastId;
     let frame: WireMessage[] = [];
@@ -207,7 +221,72 @@ export class CloudCore {
       }
       if (page.length < MESSAGE_PAGE) break;
     }
-    await this.send(id, 'm', encodeMessageFrame({ messages: frame, more: false }));
+    await this.send(id, 'm', encodeMessageFrame({ messages: frame, more: false, offer }));
+  }
+
+  /**
+   * A device that takes deployments named the package it runs and maybe what became of the last
+   * one offered: record that, and offer its assigned package unless it runs it already or
+   * refused it (it would refuse it again; a new deployment is a new offer).
+   */
+  private async deployOffer(id: string, start: SyncStart): Promise<DeployOffer | undefined> {
+    const a = await this.store.deployments.assignment(id);
+    if (!a) return undefined;
+    const hash = a.package.hash;
+    const now = this.now();
+    let state = a.state;
+    const r = start.report;
+    if (r && r.hash.toString('hex') === hash && r.outcome !== state) {
+      state = r.outcome;
+      await this.store.deployments.setDeviceState(a.deploymentId, id, state, a.package.size, r.reason, now);
+      this.log(`deployment ${a.deploymentId}: ${id} ${state}${r.reason ? `: ${r.reason}` : ''}`);
+      if (state !== 'installed') await stop(this.store, a.deploymentId, `${id} ${state}: ${r.reason ?? ''}`, now, this.log);
+    }
+    const app = start.app?.toString('hex');
+    if (app === hash) {
+      if (state !== 'installed' && state !== 'rolled back') {
+        await this.store.deployments.setDeviceState(a.deploymentId, id, 'installed', a.package.size, undefined, now);
+        this.log(`deployment ${a.deploymentId}: ${id} installed`);
+      }
+      if (a.status === 'running' && (start.errors ?? 0) >= ERROR_STORM) {
+        await stop(this.store, a.deploymentId, `error storm: ${id} reported ${start.errors} errors since the new app started`, now, this.log);
+      } else if (a.status === 'running') await advance(this.store, { ...a, state: 'installed' }, now, this.log);
+      return undefined;
+    }
+    if (state === 'refused' || state === 'rolled back' || state === 'installed' || a.status === 'stopped') return undefined;
+    // Not its turn yet: offered once the stages before it are healthy.
+    if (a.deviceStage > a.stage && a.deviceStage > (await advance(this.store, a, now, this.log))) return undefined;
+    // What it runs now: the app it gets back if the rollout stops.
+    if (app !== undefined) await this.store.deployments.setPrevious(a.deploymentId, id, app);
+    return { hash: Buffer.from(hash, 'hex'), size: a.package.size, api: a.package.api, signed: a.package.signed };
+  }
+
+  /** A chunk of the device's assigned package; an empty chunk when it is no longer assigned. */
+  private async onFetch(id: string, payload: Buffer): Promise<void> {
+    const f = decodeFetch(payload);
+    const a = await this.store.deployments.assignment(id);
+    const hash = f.hash.toString('hex');
+    if (!a || a.package.hash !== hash || a.state === 'refused' || a.state === 'rolled back' || a.status === 'stopped') {
+      await this.send(id, 'c', encodeChunk({ offset: f.offset }));
+      return;
+    }
+    if (f.offset >= a.package.size) throw new ProtocolError(`package fetch: offset ${f.offset} past the end (${a.package.size} bytes)`);
+    const bytes = await this.packageBytes(hash);
+    if (!bytes) throw new Error(`package ${hash} of deployment ${a.deploymentId} is not in the store`);
+    const data = bytes.subarray(f.offset, Math.min(bytes.length, f.offset + f.length));
+    await this.store.deployments.setDeviceState(a.deploymentId, id, 'downloading', f.offset + data.length, undefined, this.now());
+    this.counters.chunks++;
+    await this.send(id, 'c', encodeChunk({ offset: f.offset, data }));
+  }
+
+  private async packageBytes(hash: string): Promise<Buffer | undefined> {
+    const hit = this.packages.get(hash);
+    if (hit) return hit;
+    const bytes = await this.store.deployments.packageBytes(hash);
+    if (!bytes) return undefined;
+    if (this.packages.size >= PACKAGE_CACHE) this.packages.delete(this.packages.keys().next().value as string);
+    this.packages.set(hash, bytes);
+    return bytes;
   }
 
   /**

@@ -44,6 +44,9 @@ export interface FaultProxyStats {
   acks: number;
   /** Message ids in message frames forwarded to the device, in order (a redelivery repeats). */
   messageIds: number[];
+  /** Package chunks (topic c) forwarded to the device, and connections dropped at one. */
+  chunks: number;
+  chunkCuts: number;
 }
 
 export interface FaultProxy {
@@ -53,6 +56,8 @@ export interface FaultProxy {
   cutAtAck(count?: number): void;
   /** Drop the connection at each of the next `count` message frames that carry messages. */
   cutAtMessages(count?: number): void;
+  /** Drop the connection when the `nth` package chunk from now is on its way to the device. */
+  cutAtChunk(nth: number): void;
   /** Send the next `count` upload batches twice. */
   duplicate(count?: number): void;
   /** Hold the next `count` upload batches, each until the next batch has gone (or holdMs). */
@@ -94,12 +99,15 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
     releasedAlone: 0,
     cuts: 0,
     messageCuts: 0,
+    chunks: 0,
+    chunkCuts: 0,
     acks: 0,
     messageIds: [],
   };
   const seen = new Set<string>(); // `${stream}:${seq}` of every event forwarded
   let cutsArmed = 0;
   let messageCutsArmed = 0;
+  let chunksBeforeCut = 0;
   let duplicatesArmed = 0;
   let reordersArmed = 0;
   let reorderHoldMs = 300;
@@ -254,6 +262,13 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
             return;
           }
           stats.messageIds.push(...ids);
+        } else if (t?.kind === 'c') {
+          if (chunksBeforeCut > 0 && --chunksBeforeCut === 0) {
+            stats.chunkCuts++;
+            close();
+            return;
+          }
+          stats.chunks++;
         }
       }
       toDevice(p);
@@ -295,6 +310,9 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
     stats,
     cutAtAck(count = 1) {
       cutsArmed += count;
+    },
+    cutAtChunk(nth: number) {
+      chunksBeforeCut = nth;
     },
     cutAtMessages(count = 1) {
       messageCutsArmed += count;

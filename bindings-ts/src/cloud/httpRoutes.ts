@@ -7,6 +7,7 @@ import { sameToken } from './credentials';
 import { checkMessage, isDeviceId, ProtocolError } from './protocol';
 import type { CloudStore } from './store';
 import type { StoreHealthReport } from './storeHealth';
+import { deploymentRoute } from './deployRoutes';
 import { webhookRoute } from './webhookRoutes';
 
 /** Largest request body accepted (a message of 8 KiB of CBOR fits easily as JSON). */
@@ -214,5 +215,6 @@ export async function route(api: ApiActions, req: http.IncomingMessage, res: htt
   if (parts.length === 2 && parts[1] === 'devices') return devices(api, req, method, send);
   if (parts.length >= 3 && parts.length <= 5 && parts[1] === 'devices') return oneDevice(api, req, url, parts, send);
   if (parts[1] === 'webhooks') return webhookRoute(api, req, url, parts, send);
+  if (parts[1] === 'deployments') return deploymentRoute(api, req, url, parts, send);
   throw new HttpError(404, `no route ${method} ${url.pathname.slice(0, 200)}`);
 }

@@ -11,11 +11,29 @@
 // acknowledgement if messages came, DISCONNECT. A sync that fails (connection lost or refused,
 // no answer within the timeout, a frame it cannot decode) leaves every unacknowledged event
 // queued, and the next sync sends it again with the same stream and sequence number.
+import { createHash } from 'crypto';
 import * as mqttPacket from 'mqtt-packet';
 import * as net from 'net';
 import * as tls from 'tls';
 import type { JsonValue } from './cbor';
-import { decodeAck, decodeMessageFrame, encodeBatch, encodeLastMessage, ProtocolError, topic, WireEvent } from './protocol';
+import { decodeAck, decodeChunk, decodeMessageFrame, DeployOffer, DeployReport, encodeBatch, encodeFetch, encodeLastMessage, encodeSyncStart, ProtocolError, topic, WireEvent } from './protocol';
+
+/** Chunk size a load device asks for: the firmware's (rt_cloud_deploy.h). */
+const DEPLOY_CHUNK = 4096;
+
+/**
+ * A load device that takes deployments (§3.8) as the firmware does, without flash: it names the
+ * package it "runs" in each sync start, fetches an offered one chunk by chunk (kept between
+ * syncs), checks its SHA-256, then "runs" it and reports it installed at its next sync.
+ */
+export interface LoadDeployState {
+  app: Buffer;
+  fetching?: DeployOffer;
+  chunks: Buffer[];
+  staged: number;
+  report?: DeployReport;
+  reportSent?: boolean;
+}
 
 export interface LoadTarget {
   host: string;
@@ -80,6 +98,8 @@ export class LoadDevice {
   /** Events generated together share a base timestamp: [first seq, ts of it] pairs, flat. */
   private gens: number[] = [];
   lastMsg = 0;
+  /** Set to take deployments (bench/deploy-fleet.js). */
+  deploy?: LoadDeployState;
 
   constructor(
     readonly id: string,
@@ -249,6 +269,7 @@ class SyncConnection {
   private received = false;
   private connackSeen = false;
   private closed = false;
+  private fetchInFlight = false;
 
   constructor(
     private dev: LoadDevice,
@@ -339,6 +360,7 @@ class SyncConnection {
           subscriptions: [
             { topic: topic(this.dev.id, 'a'), qos: 1 },
             { topic: topic(this.dev.id, 'm'), qos: 1 },
+            ...(this.dev.deploy ? [{ topic: topic(this.dev.id, 'c'), qos: 1 as const }] : []),
           ],
         });
         return;
@@ -346,7 +368,10 @@ class SyncConnection {
         if (p.granted.some((g) => (typeof g === 'number' ? g : (g as { qos?: number }).qos) === 128)) return this.fail('suback_refused', 'SUBACK refused a subscription (0x80)');
         this.phase = 'start';
         this.startId = this.id();
-        this.send({ cmd: 'publish', topic: topic(this.dev.id, 's'), payload: encodeLastMessage(this.dev.lastMsg), qos: 1, messageId: this.startId, retain: false, dup: false });
+        const d = this.dev.deploy;
+        if (d) d.reportSent = d.report !== undefined;
+        const start = d ? encodeSyncStart({ lastId: this.dev.lastMsg, app: d.app, report: d.report }) : encodeLastMessage(this.dev.lastMsg);
+        this.send({ cmd: 'publish', topic: topic(this.dev.id, 's'), payload: start, qos: 1, messageId: this.startId, retain: false, dup: false });
         return;
       case 'puback':
         if (this.phase === 'start' && p.messageId === this.startId) {
@@ -383,6 +408,14 @@ class SyncConnection {
           this.received = true;
         }
         if (!frame.more) this.inboxDone = true;
+        const d = this.dev.deploy;
+        if (d && frame.offer && !(d.fetching && d.fetching.hash.equals(frame.offer.hash))) {
+          d.fetching = frame.offer;
+          d.chunks = [];
+          d.staged = 0;
+        }
+      } else if (t === topic(this.dev.id, 'c') && this.dev.deploy) {
+        this.onChunk(this.dev.deploy, payload);
       } else {
         return;
       }
@@ -406,6 +439,16 @@ class SyncConnection {
       this.send({ cmd: 'publish', topic: topic(this.dev.id, 'u'), payload, qos: 1, messageId: this.id(), retain: false, dup: false });
     }
     if (this.inflight.size > 0 || !this.inboxDone) return;
+    const d = this.dev.deploy;
+    if (d?.fetching) {
+      if (!this.fetchInFlight) {
+        this.fetchInFlight = true;
+        const length = Math.min(DEPLOY_CHUNK, d.fetching.size - d.staged);
+        this.send({ cmd: 'publish', topic: topic(this.dev.id, 'g'), payload: encodeFetch({ hash: d.fetching.hash, offset: d.staged, length }), qos: 1, messageId: this.id(), retain: false, dup: false });
+      }
+      return;
+    }
+    if (d?.reportSent) d.report = undefined;
     this.outcome = { ok: true };
     if (this.received) {
       this.phase = 'message-ack';
@@ -414,6 +457,28 @@ class SyncConnection {
     } else {
       this.finish();
     }
+  }
+
+  /** A chunk of the package being fetched: staged; the last one checked and "installed". */
+  private onChunk(d: LoadDeployState, payload: Buffer): void {
+    this.fetchInFlight = false;
+    const c = decodeChunk(payload);
+    const f = d.fetching;
+    if (!f) return this.fail('bad_frame', 'a package chunk not asked for');
+    if (!c.data) {
+      d.fetching = undefined; // withdrawn
+      return;
+    }
+    if (c.offset !== d.staged || c.data.length > f.size - d.staged) return this.fail('bad_frame', 'a package chunk out of order or past the end');
+    d.chunks.push(c.data);
+    d.staged += c.data.length;
+    if (d.staged < f.size) return;
+    const ok = createHash('sha256').update(Buffer.concat(d.chunks)).digest().equals(f.hash);
+    d.report = ok ? { hash: f.hash, outcome: 'installed' } : { hash: f.hash, outcome: 'refused', reason: 'package refused: its SHA-256 is not the one offered' };
+    d.reportSent = false;
+    if (ok) d.app = f.hash;
+    d.fetching = undefined;
+    d.chunks = [];
   }
 
   private finish(): void {

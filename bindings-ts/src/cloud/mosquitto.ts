@@ -35,8 +35,10 @@ topic readwrite b/#
 pattern write b/%u/u
 pattern write b/%u/s
 pattern write b/%u/k
+pattern write b/%u/g
 pattern read b/%u/a
 pattern read b/%u/m
+pattern read b/%u/c
 `;
 
 export interface MosquittoFiles {
@@ -206,7 +208,7 @@ export async function connectExternalBroker(core: CloudCore, url: string, option
   u.password = '';
   const share = options.share ?? SHARE_GROUP;
   const maxInFlight = options.maxInFlight ?? MAX_IN_FLIGHT;
-  const topics = (['u', 's', 'k'] as const).map((k) => (share === false ? `b/+/${k}` : `$share/${share}/b/+/${k}`));
+  const topics = (['u', 's', 'k', 'g'] as const).map((k) => (share === false ? `b/+/${k}` : `$share/${share}/b/+/${k}`));
   const client = mqtt.connect(u.toString(), {
     protocolVersion: 4,
     // Unique per connection: workers in containers often share a process id (1), and a broker
@@ -222,7 +224,7 @@ export async function connectExternalBroker(core: CloudCore, url: string, option
   const waiting: (() => void)[] = [];
   client.handleMessage = (packet, done) => {
     const t = parseTopic(packet.topic);
-    if (!t || (t.kind !== 'u' && t.kind !== 's' && t.kind !== 'k')) return done();
+    if (!t || (t.kind !== 'u' && t.kind !== 's' && t.kind !== 'k' && t.kind !== 'g')) return done();
     // The cloud subscribes at QoS 1, so a frame arrives at QoS 0 only when the device published
     // it so; the protocol allows QoS 1 only (QoS 2 is refused by the broker: max_qos 1).
     if (packet.qos !== 1) {

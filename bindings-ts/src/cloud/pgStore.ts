@@ -8,6 +8,7 @@ import { Pool, PoolClient, types } from 'pg';
 import type { JsonValue } from './cbor';
 import { GroupCommitter, PendingBatch } from './groupCommit';
 import { DEFAULT_WINDOW, PartitionWindow, Partitions, transaction } from './pgEvents';
+import { DEPLOYMENT_SCHEMA, PgDeployments } from './pgDeployments';
 import { OUTBOX_CTE, PgWebhooks, WEBHOOK_SCHEMA } from './pgWebhooks';
 import type { WireEvent } from './protocol';
 import {
@@ -51,7 +52,8 @@ CREATE TABLE IF NOT EXISTS messages (
   PRIMARY KEY (device_id, id)
 );
 CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
-${WEBHOOK_SCHEMA}`;
+${WEBHOOK_SCHEMA}
+${DEPLOYMENT_SCHEMA}`;
 
 // BIGINT columns hold ms timestamps and sequence numbers, all below 2^53: read them as numbers.
 const typeParsers = {
@@ -175,6 +177,7 @@ export class PgStore implements CloudStore {
   private pool: Pool;
   private partitions: Partitions;
   readonly webhooks: PgWebhooks;
+  readonly deployments: PgDeployments;
 
   constructor(url: string, options: PgStoreOptions = {}) {
     const statementTimeout = options.statementTimeoutMillis ?? 30_000;
@@ -197,6 +200,7 @@ export class PgStore implements CloudStore {
     this.pool.on('error', () => undefined);
     this.partitions = new Partitions(this.pool, options.clock ?? Date.now, options.partitionWindow ?? DEFAULT_WINDOW);
     this.webhooks = new PgWebhooks(this.pool);
+    this.deployments = new PgDeployments(this.pool);
   }
 
   async init(): Promise<void> {

@@ -17,9 +17,9 @@ export { LIMITS } from './limits';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
-/** The topic suffixes: u, s, k from the device; a, m to the device. */
-export type DeviceTopic = 'u' | 's' | 'k';
-export type CloudTopic = 'a' | 'm';
+/** The topic suffixes: u, s, k, g from the device; a, m, c to the device (g and c: deployments, §3.8). */
+export type DeviceTopic = 'u' | 's' | 'k' | 'g';
+export type CloudTopic = 'a' | 'm' | 'c';
 
 export function isDeviceId(id: string): boolean {
   return id.length >= LIMITS.idHexMin && id.length <= LIMITS.idHexMax && id.length % 2 === 0 && /^[0-9a-f]+$/.test(id);
@@ -40,7 +40,7 @@ export function topic(id: string, kind: DeviceTopic | CloudTopic): string {
 
 /** Split a topic into the device id and its kind; undefined when it is not a protocol topic. */
 export function parseTopic(t: string): { id: string; kind: DeviceTopic | CloudTopic } | undefined {
-  const m = /^b\/([0-9a-f]+)\/([uskam])$/.exec(t);
+  const m = /^b\/([0-9a-f]+)\/([uskamgc])$/.exec(t);
   if (!m || !isDeviceId(m[1])) return undefined;
   return { id: m[1], kind: m[2] as DeviceTopic | CloudTopic };
 }
@@ -86,6 +86,53 @@ export interface WireMessage {
 export interface MessageFrame {
   messages: WireMessage[];
   more: boolean;
+  /** The app package assigned to the device, offered in the last frame (§3.8). */
+  offer?: DeployOffer;
+}
+
+/** An app package the cloud offers a device (message frame key 2). */
+export interface DeployOffer {
+  /** SHA-256 of the whole .bapp: names the package. */
+  hash: Buffer;
+  size: number;
+  /** The package's API version, major << 16 | minor << 8 | patch. */
+  api: number;
+  /** Whether the package carries a signature block. */
+  signed: boolean;
+}
+
+/** What became of an offered package on the device (sync start key 2). */
+export const DEPLOY_OUTCOMES = ['installed', 'refused', 'rolled back'] as const;
+export type DeployOutcome = (typeof DEPLOY_OUTCOMES)[number];
+
+export interface DeployReport {
+  hash: Buffer;
+  outcome: DeployOutcome;
+  /** Why it was refused or rolled back (1 to 100 characters). */
+  reason?: string;
+}
+
+/** The sync start (topic s): what the device processed, runs, and has to report. */
+export interface SyncStart {
+  lastId: number;
+  /** SHA-256 of the package the device runs: only devices that take deployments send it. */
+  app?: Buffer;
+  report?: DeployReport;
+  /** Errors the running app reported since it started (sent with `app`, when not 0). */
+  errors?: number;
+}
+
+/** A chunk request (topic g): `length` bytes at most from `offset` of package `hash`. */
+export interface DeployFetch {
+  hash: Buffer;
+  offset: number;
+  length: number;
+}
+
+/** A chunk (topic c); no data when the package is no longer assigned to the device. */
+export interface DeployChunk {
+  offset: number;
+  data?: Buffer;
 }
 
 function fail(what: string): never {
@@ -275,6 +322,25 @@ export function encodeLastMessage(lastId: number): Buffer {
   return encodeCbor(new Map<number, CborValue>([[0, lastId]]));
 }
 
+/** The sync start with its deployment keys (§3.8); key 0 alone is encodeLastMessage's frame. */
+export function encodeSyncStart(s: SyncStart): Buffer {
+  uint(s.lastId, 'last message id');
+  const m = new Map<number, CborValue>([[0, s.lastId]]);
+  if (s.app) m.set(1, hash32(s.app, 'sync start app'));
+  if (s.report) m.set(2, reportMap(s.report));
+  if (s.errors) m.set(3, uint(s.errors, 'sync start errors', 0, 0xffffffff));
+  return encodeCbor(m);
+}
+
+export function decodeSyncStart(buf: Uint8Array): SyncStart {
+  const m = asMap(decodeFrame(buf, 'sync start'), 'sync start', [0, 1, 2, 3]);
+  const out: SyncStart = { lastId: uint(required(m, 0, 'sync start'), 'sync start last message id (key 0)') };
+  if (m.has(1)) out.app = hash32(m.get(1), 'sync start app (key 1)');
+  if (m.has(2)) out.report = decodeReport(m.get(2));
+  if (m.has(3)) out.errors = uint(m.get(3), 'sync start errors (key 3)', 0, 0xffffffff);
+  return out;
+}
+
 export function decodeLastMessage(buf: Uint8Array, what: string): number {
   const m = asMap(decodeFrame(buf, what), what, [0]);
   return uint(required(m, 0, what), `${what} last message id (key 0)`);
@@ -293,6 +359,10 @@ function messageMap(msg: WireMessage): Map<number, CborValue> {
 export function encodeMessageFrame(f: MessageFrame): Buffer {
   const m = new Map<number, CborValue>([[0, f.messages.map(messageMap)]]);
   if (f.more) m.set(1, true);
+  if (f.offer) {
+    if (f.more) fail('message frame: the offer goes in the last frame');
+    m.set(2, offerMap(f.offer));
+  }
   return frameOut(m, 'message frame');
 }
 
@@ -302,7 +372,7 @@ export function messageSize(msg: WireMessage): number {
 }
 
 export function decodeMessageFrame(buf: Uint8Array): MessageFrame {
-  const m = asMap(decodeFrame(buf, 'message frame'), 'message frame', [0, 1]);
+  const m = asMap(decodeFrame(buf, 'message frame'), 'message frame', [0, 1, 2]);
   const list = required(m, 0, 'message frame');
   if (!Array.isArray(list)) fail('message frame messages (key 0): expected an array');
   const messages = list.map((raw, i) => {
@@ -319,7 +389,112 @@ export function decodeMessageFrame(buf: Uint8Array): MessageFrame {
     if (messages[i].id <= messages[i - 1].id) fail('message frame: ids must increase');
   }
   const more = m.has(1) ? bool(m.get(1), 'message frame more (key 1)') : false;
-  return { messages, more };
+  if (!m.has(2)) return { messages, more };
+  if (more) fail('message frame: an offer (key 2) only in the last frame');
+  return { messages, more, offer: decodeOffer(m.get(2)) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deployments (§3.8). Hashes and package bytes are CBOR byte strings: the only place the
+// protocol has them (payloads never do).
+
+/** Largest package a deployment carries: what a device's app slot holds at most. */
+export const DEPLOY_MAX_PACKAGE = 1 << 20;
+/** Largest chunk a device may ask for: a chunk frame stays under the frame limit. */
+export const DEPLOY_MAX_CHUNK = 16384;
+const REASON_CHARS = 100;
+
+function hash32(v: unknown, what: string): Buffer {
+  if (!(v instanceof Uint8Array) || v.length !== 32) fail(`${what}: expected a 32-byte SHA-256`);
+  return Buffer.from(v);
+}
+
+function offerMap(o: DeployOffer): Map<number, CborValue> {
+  uint(o.size, 'offer size', 1, DEPLOY_MAX_PACKAGE);
+  uint(o.api, 'offer api', 0, 0xffffff);
+  const m = new Map<number, CborValue>([
+    [0, hash32(o.hash, 'offer hash')],
+    [1, o.size],
+    [2, o.api],
+  ]);
+  if (o.signed) m.set(3, true);
+  return m;
+}
+
+function decodeOffer(v: unknown): DeployOffer {
+  const m = asMap(v, 'offer', [0, 1, 2, 3]);
+  return {
+    hash: hash32(required(m, 0, 'offer'), 'offer hash (key 0)'),
+    size: uint(required(m, 1, 'offer'), 'offer size (key 1)', 1, DEPLOY_MAX_PACKAGE),
+    api: uint(required(m, 2, 'offer'), 'offer api (key 2)', 0, 0xffffff),
+    signed: m.has(3) ? bool(m.get(3), 'offer signed (key 3)') : false,
+  };
+}
+
+function reasonText(v: unknown, what: string): string {
+  if (typeof v !== 'string') fail(`${what}: expected text`);
+  const n = [...v].length;
+  if (n < 1 || n > REASON_CHARS) fail(`${what}: must be 1 to ${REASON_CHARS} characters`);
+  return v;
+}
+
+function reportMap(r: DeployReport): Map<number, CborValue> {
+  const code = DEPLOY_OUTCOMES.indexOf(r.outcome) + 1;
+  if (code < 1) fail(`report: unknown outcome '${r.outcome}'`);
+  const m = new Map<number, CborValue>([
+    [0, hash32(r.hash, 'report hash')],
+    [1, code],
+  ]);
+  if (r.reason !== undefined) m.set(2, reasonText(r.reason, 'report reason'));
+  return m;
+}
+
+function decodeReport(v: unknown): DeployReport {
+  const m = asMap(v, 'report', [0, 1, 2]);
+  const code = uint(required(m, 1, 'report'), 'report outcome (key 1)', 1, DEPLOY_OUTCOMES.length);
+  const r: DeployReport = { hash: hash32(required(m, 0, 'report'), 'report hash (key 0)'), outcome: DEPLOY_OUTCOMES[code - 1] };
+  if (m.has(2)) r.reason = reasonText(m.get(2), 'report reason (key 2)');
+  if (r.outcome !== 'installed' && r.reason === undefined) fail('report: a refusal or rollback says why (key 2)');
+  return r;
+}
+
+// Fetch (topic g): {0: hash, 1: offset, 2: max length}
+export function encodeFetch(f: DeployFetch): Buffer {
+  return encodeCbor(
+    new Map<number, CborValue>([
+      [0, hash32(f.hash, 'fetch hash')],
+      [1, uint(f.offset, 'fetch offset', 0, DEPLOY_MAX_PACKAGE - 1)],
+      [2, uint(f.length, 'fetch length', 1, DEPLOY_MAX_CHUNK)],
+    ]),
+  );
+}
+
+export function decodeFetch(buf: Uint8Array): DeployFetch {
+  const m = asMap(decodeFrame(buf, 'fetch'), 'fetch', [0, 1, 2]);
+  return {
+    hash: hash32(required(m, 0, 'fetch'), 'fetch hash (key 0)'),
+    offset: uint(required(m, 1, 'fetch'), 'fetch offset (key 1)', 0, DEPLOY_MAX_PACKAGE - 1),
+    length: uint(required(m, 2, 'fetch'), 'fetch length (key 2)', 1, DEPLOY_MAX_CHUNK),
+  };
+}
+
+// Chunk (topic c): {0: offset, 1: bytes}; {0: offset} alone: the package is withdrawn.
+export function encodeChunk(c: DeployChunk): Buffer {
+  const m = new Map<number, CborValue>([[0, uint(c.offset, 'chunk offset', 0, DEPLOY_MAX_PACKAGE - 1)]]);
+  if (c.data !== undefined) {
+    if (c.data.length < 1 || c.data.length > DEPLOY_MAX_CHUNK) fail(`chunk: 1 to ${DEPLOY_MAX_CHUNK} bytes`);
+    m.set(1, c.data);
+  }
+  return encodeCbor(m);
+}
+
+export function decodeChunk(buf: Uint8Array): DeployChunk {
+  const m = asMap(decodeFrame(buf, 'chunk'), 'chunk', [0, 1]);
+  const offset = uint(required(m, 0, 'chunk'), 'chunk offset (key 0)', 0, DEPLOY_MAX_PACKAGE - 1);
+  if (!m.has(1)) return { offset };
+  const d = m.get(1);
+  if (!(d instanceof Uint8Array) || d.length < 1 || d.length > DEPLOY_MAX_CHUNK) fail(`chunk data (key 1): 1 to ${DEPLOY_MAX_CHUNK} bytes`);
+  return { offset, data: Buffer.from(d) };
 }
 
 /** Check a message the HTTP API is asked to send; returns the payload's CBOR size. */

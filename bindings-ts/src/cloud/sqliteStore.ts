@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import type { JsonValue } from './cbor';
 import { GroupCommitter, PendingBatch } from './groupCommit';
 import type { WireEvent } from './protocol';
+import { DEPLOYMENT_SCHEMA, SqliteDeployments } from './sqliteDeployments';
 import { SqliteWebhooks } from './sqliteWebhooks';
 import {
   checkCutoff,
@@ -130,10 +131,12 @@ export class SqliteStore implements CloudStore {
   readonly kind = 'sqlite';
   private db: Database.Database;
   readonly webhooks: SqliteWebhooks;
+  readonly deployments: SqliteDeployments;
 
   constructor(readonly file: string) {
     this.db = new Database(file);
     this.webhooks = new SqliteWebhooks(this.db);
+    this.deployments = new SqliteDeployments(this.db);
   }
 
   async init(): Promise<void> {
@@ -143,6 +146,7 @@ export class SqliteStore implements CloudStore {
     this.db.pragma('busy_timeout = 5000');
     this.db.exec(SCHEMA);
     this.webhooks.init();
+    this.db.exec(DEPLOYMENT_SCHEMA);
   }
 
   async close(): Promise<void> {

@@ -3,6 +3,7 @@
 // (pgStore.ts). The same test suite runs against both (test/cloudStore.test.ts).
 import type { JsonValue } from './cbor';
 import type { WireEvent } from './protocol';
+import type { DeploymentStore } from './deployments';
 import type { WebhookStore } from './webhooks';
 
 export interface DeviceRecord {
@@ -124,6 +125,8 @@ export interface CloudStore {
 
   /** The webhooks, their outbox (written with the events) and dead letters (webhooks.ts). */
   readonly webhooks: WebhookStore;
+  /** Apps deployed to devices over the sync (deployments.ts). */
+  readonly deployments: DeploymentStore;
 }
 
 export const DEFAULT_PAGE = 50;

@@ -40,6 +40,7 @@
 #include "sim_listen.h"
 #include "world.h"
 #include "world_cloud.h"
+#include "world_deploy.h"
 #include "world_script.h"
 
 #define USAGE "usage: beacon-sim [--for MS] [--realtime] [--utc MS | --no-utc] [--trust KEY.pub]... " \
@@ -368,6 +369,13 @@ int main(int argc, char **argv)
 		world_device_package(&world, i, packages[p], lengths[p]);
 		if (o.heap != 0) {
 			world.devices[i].rt.engine_config.heap_size = (size_t)o.heap;
+		}
+		/* With a real cloud, a device takes the apps deployed to it (its app store starts
+		 * empty: it runs the package given until one is installed). */
+		char why_deploy[120];
+		if (o.cloud_url != NULL && world_deploy_enable(&world, i, why_deploy, sizeof(why_deploy)) != 0) {
+			fprintf(stderr, "beacon-sim: %s\n", why_deploy);
+			return 1;
 		}
 	}
 

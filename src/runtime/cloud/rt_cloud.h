@@ -17,6 +17,7 @@
 
 #include "engine.h"
 #include "rt_alarm.h"
+#include "rt_cloud_deploy.h"
 #include "rt_cloud_queue.h"
 #include "rt_sync_cycle.h"
 

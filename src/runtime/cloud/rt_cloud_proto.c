@@ -468,13 +468,13 @@ bool rt_cloud_id_decode(const uint8_t *buf, size_t len, uint64_t *id)
 /* ------------------------------------------------------------------ message frames */
 
 static bool frame_pass(const uint8_t *buf, size_t len, rt_cloud_message_fn_t fn, void *ctx,
-		       bool *more)
+		       bool *more, rt_cloud_offer_t *offer, bool *has_offer)
 {
 	rt_cbor_dec_t d;
 	rt_cbor_dec_init(&d, buf, len);
 	uint64_t pairs, count;
 	int prev = -1;
-	if (len > RT_CLOUD_FRAME_MAX || !read_map(&d, &pairs) || pairs < 1 || pairs > 2 ||
+	if (len > RT_CLOUD_FRAME_MAX || !read_map(&d, &pairs) || pairs < 1 || pairs > 3 ||
 	    !read_key(&d, &prev, 0) || !read_array(&d, &count)) {
 		return false;
 	}
@@ -495,18 +495,34 @@ static bool frame_pass(const uint8_t *buf, size_t len, rt_cloud_message_fn_t fn,
 			fn(ctx, &msg);
 		}
 	}
+	/* Key 1 (more) and key 2 (an offer, §3.8: only in the last frame), each optional. */
 	*more = false;
-	if (pairs == 2 && (!read_key(&d, &prev, 1) || !read_bool(&d, more))) {
-		return false;
+	*has_offer = false;
+	for (uint64_t k = 1; k < pairs; k++) {
+		if (!read_key(&d, &prev, 2)) {
+			return false;
+		}
+		if (prev == 1 ? !read_bool(&d, more) : (*more || !rt_cloud_offer_read(&d, offer))) {
+			return false;
+		}
+		*has_offer = prev == 2;
 	}
 	return rt_cbor_at_end(&d);
+}
+
+bool rt_cloud_frame_decode_offer(const uint8_t *buf, size_t len, rt_cloud_message_fn_t fn,
+				 void *ctx, bool *more, rt_cloud_offer_t *offer, bool *has_offer)
+{
+	return frame_pass(buf, len, NULL, NULL, more, offer, has_offer) &&
+	       (fn == NULL || frame_pass(buf, len, fn, ctx, more, offer, has_offer));
 }
 
 bool rt_cloud_frame_decode(const uint8_t *buf, size_t len, rt_cloud_message_fn_t fn, void *ctx,
 			   bool *more)
 {
-	return frame_pass(buf, len, NULL, NULL, more) &&
-	       (fn == NULL || frame_pass(buf, len, fn, ctx, more));
+	rt_cloud_offer_t offer;
+	bool has_offer;
+	return rt_cloud_frame_decode_offer(buf, len, fn, ctx, more, &offer, &has_offer);
 }
 
 bool rt_cloud_frame_encode(rt_cbor_enc_t *e, const rt_cloud_message_t *msgs, size_t count,

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "rt_cbor.h"
+#include "rt_cloud_deploy.h"
 #include "rt_cloud_limits.h"
 #include "rt_cloud_queue.h"
 
@@ -113,6 +114,9 @@ typedef void (*rt_cloud_message_fn_t)(void *ctx, const rt_cloud_message_t *msg);
  * whether more frames follow. */
 bool rt_cloud_frame_decode(const uint8_t *buf, size_t len, rt_cloud_message_fn_t fn, void *ctx,
 			   bool *more);
+/* The same, and the package offered in the frame (§3.8), when *has_offer. */
+bool rt_cloud_frame_decode_offer(const uint8_t *buf, size_t len, rt_cloud_message_fn_t fn,
+				 void *ctx, bool *more, rt_cloud_offer_t *offer, bool *has_offer);
 /* Encode a frame of count messages (the loopback cloud and tests). */
 bool rt_cloud_frame_encode(rt_cbor_enc_t *e, const rt_cloud_message_t *msgs, size_t count,
 			   bool more);

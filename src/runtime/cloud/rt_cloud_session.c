@@ -38,6 +38,11 @@ static bool topic_is(const char *topic, const char *id, char suffix)
 	       topic[3 + n] == suffix && topic[4 + n] == '\0';
 }
 
+static bool takes_deployments(const rt_cloud_session_t *s)
+{
+	return s->deploy != NULL && s->deploy->target != NULL;
+}
+
 static void on_message(void *ctx, const rt_cloud_message_t *msg)
 {
 	rt_cloud_session_t *s = ctx;
@@ -89,14 +94,31 @@ static void on_publish(void *ctx, const char *topic, const uint8_t *payload, siz
 		return;
 	}
 	if (topic_is(topic, s->device_id, 'm')) {
-		bool more = false;
-		if (!rt_cloud_frame_decode(payload, len, NULL, NULL, &more)) {
+		bool more = false, has_offer = false;
+		rt_cloud_offer_t offer;
+		if (!rt_cloud_frame_decode_offer(payload, len, NULL, NULL, &more, &offer, &has_offer)) {
 			fail(s, HAL_CLOUD_EPROTO, "a message frame the device cannot decode");
 			return;
 		}
 		rt_cloud_frame_decode(payload, len, on_message, s, &more);
+		if (has_offer && takes_deployments(s)) {
+			/* Fetched below once the frames are in, one chunk at a time. */
+			rt_cloud_deploy_offer(s->deploy, &offer);
+		}
 		if (!more) {
 			s->frames_done = true;
+		}
+		return;
+	}
+	if (topic_is(topic, s->device_id, 'c') && takes_deployments(s)) {
+		const char *why = NULL;
+		if (!s->fetch_in_flight) {
+			fail(s, HAL_CLOUD_EPROTO, "a package chunk the device did not ask for");
+			return;
+		}
+		s->fetch_in_flight = false;
+		if (!rt_cloud_deploy_chunk(s->deploy, payload, len, &why)) {
+			fail(s, HAL_CLOUD_EPROTO, why);
 		}
 		return;
 	}
@@ -200,6 +222,7 @@ int rt_cloud_session_run(rt_cloud_session_t *s)
 	s->frames_done = false;
 	s->got_messages = false;
 	s->storage_failed = false;
+	s->fetch_in_flight = false;
 	uint32_t timeout = s->timeout_ms ? s->timeout_ms : RT_CLOUD_TIMEOUT_MS;
 	if (t == NULL) {
 		return fail(s, HAL_CLOUD_ENONET, "no network: no cloud is configured for this device");
@@ -210,20 +233,31 @@ int rt_cloud_session_run(rt_cloud_session_t *s)
 				   : rc == HAL_CLOUD_ETLS ? "the cloud's certificate is not one the device trusts"
 							  : "could not connect to the cloud");
 	}
-	char topic_a[RT_CLOUD_TOPIC_MAX], topic_m[RT_CLOUD_TOPIC_MAX], topic[RT_CLOUD_TOPIC_MAX];
+	char topic_a[RT_CLOUD_TOPIC_MAX], topic_m[RT_CLOUD_TOPIC_MAX], topic_c[RT_CLOUD_TOPIC_MAX];
+	char topic[RT_CLOUD_TOPIC_MAX];
 	rt_cloud_topic(topic_a, s->device_id, 'a');
 	rt_cloud_topic(topic_m, s->device_id, 'm');
-	const char *topics[2] = {topic_a, topic_m};
-	rc = t->subscribe(t->ctx, topics, 2, timeout);
+	rt_cloud_topic(topic_c, s->device_id, 'c');
+	/* A device that takes deployments names the package it runs (none without SHA-256). */
+	uint8_t app[RT_CLOUD_DEPLOY_HASH];
+	bool deploys = takes_deployments(s) && rt_cloud_deploy_app_hash(s->deploy, app);
+	const char *topics[3] = {topic_a, topic_m, topic_c};
+	rc = t->subscribe(t->ctx, topics, deploys ? 3 : 2, timeout);
 	if (rc != 0) {
 		fail(s, rc, "the cloud refused the subscription");
 		t->disconnect(t->ctx);
 		return rc;
 	}
-	uint8_t small[16];
+	uint8_t small[RT_CLOUD_DEPLOY_START_MAX];
 	rt_cbor_enc_t e;
 	rt_cbor_enc_init(&e, small, sizeof(small));
-	rt_cloud_id_encode(&e, s->queue->last_msg_id);
+	if (deploys) {
+		rt_cloud_sync_start_encode(&e, s->queue->last_msg_id, app, &s->deploy->report,
+					   s->app_errors);
+		s->deploy->report_sent = s->deploy->report.outcome != RT_CLOUD_OUTCOME_NONE;
+	} else {
+		rt_cloud_id_encode(&e, s->queue->last_msg_id);
+	}
 	rt_cloud_topic(topic, s->device_id, 's');
 	rc = t->publish(t->ctx, topic, small, e.len);
 	if (rc != 0) {
@@ -242,7 +276,21 @@ int rt_cloud_session_run(rt_cloud_session_t *s)
 		if (s->error != 0) {
 			break;
 		}
-		if (s->frames_done && s->in_flight == 0) {
+		if (s->frames_done && deploys && !s->fetch_in_flight &&
+		    rt_cloud_deploy_wants(s->deploy)) {
+			/* The next chunk of an offered package: one in flight, so that a cut costs
+			 * only that one (what arrived is staged). */
+			rt_cbor_enc_init(&e, small, sizeof(small));
+			rt_cloud_deploy_fetch(s->deploy, &e);
+			rt_cloud_topic(topic, s->device_id, 'g');
+			rc = t->publish(t->ctx, topic, small, e.len);
+			if (rc != 0) {
+				fail(s, rc, "the package fetch failed");
+				break;
+			}
+			s->fetch_in_flight = true;
+		}
+		if (s->frames_done && s->in_flight == 0 && !s->fetch_in_flight) {
 			/* A message handler may have queued more: send it in this sync too. */
 			bool sent = false;
 			send_batch(s, &sent);

@@ -33,6 +33,9 @@ typedef struct rt_cloud_session {
 	void (*deliver)(void *ctx, const rt_cloud_message_t *msg);
 	void *ctx;
 	uint32_t timeout_ms;        /* 0: RT_CLOUD_TIMEOUT_MS */
+	/* Deployments (§3.8): NULL, or one whose target is NULL, for a device that takes none. */
+	rt_cloud_deploy_t *deploy;
+	uint32_t app_errors;        /* errors the running app reported since it started */
 
 	/* Results. */
 	uint32_t events_sent;       /* events acknowledged */
@@ -49,6 +52,7 @@ typedef struct rt_cloud_session {
 	bool frames_done;
 	bool got_messages;
 	bool storage_failed;
+	bool fetch_in_flight;       /* a package fetch waits for its chunk */
 } rt_cloud_session_t;
 
 /* Run one exchange; 0 when it finished, else the HAL_CLOUD_* error (also in s->error). */

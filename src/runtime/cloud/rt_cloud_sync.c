@@ -15,6 +15,7 @@
 #include "rt_cloud.h"
 #include "rt_cloud_internal.h"
 #include "rt_cloud_session.h"
+#include "rt_device.h"
 #include "rt_errors.h"
 #include "rt_hex.h"
 #include "rt_loop.h"
@@ -253,7 +254,12 @@ static void exchange(rt_cloud_state_t *s)
 		ss.device_id = id;
 		ss.deliver = deliver;
 		ss.ctx = s;
+		ss.deploy = &rt_device()->cloud_deploy;
+		ss.app_errors = rt_device()->loop.errors;
 		rc = rt_cloud_session_run(&ss);
+		if (rc == 0) {
+			rt_cloud_deploy_reported(ss.deploy);
+		}
 		if (ss.storage_failed) {
 			s->queue.open = false;
 		}
@@ -264,6 +270,10 @@ static void exchange(rt_cloud_state_t *s)
 	}
 	rt_sync_cycle_end(&s->cycle, hal_clock_ms(), rc == 0);
 	trace_sync("end", &ss, rc == 0 ? NULL : ss.detail);
+	/* A package staged whole (in this sync or before) is installed now, the connection
+	 * closed: the port switches to it and the new app starts when this turn of the loop
+	 * ends. Refused, it is reported at the next sync and this app runs on. */
+	rt_cloud_deploy_finish(&rt_device()->cloud_deploy);
 	if (rc != 0) {
 		hal_log(HAL_LOG_INFO, "sync failed: %s", ss.detail);
 	}

@@ -13,6 +13,7 @@
 /* What a slot's header says. */
 typedef struct {
 	bool committed; /* header intact and the commit marker complete */
+	bool rolled_back; /* its "BACK" marker is not erased (a torn one counts too) */
 	uint32_t seq;
 	uint32_t len;
 	uint32_t package_crc;
@@ -48,6 +49,7 @@ static rt_app_store_err_t read_head(rt_app_store_t *s, int slot, slot_head_t *h)
 		       rt_le32_load(b + 20) == rt_crc32(0, b, 20) &&
 		       memcmp(b + RT_APP_STORE_COMMIT_OFFSET, RT_APP_STORE_COMMIT, 4) == 0 &&
 		       seq != 0 && seq != 0xFFFFFFFFu && len != 0 && len <= s->capacity;
+	h->rolled_back = !all_erased(b + RT_APP_STORE_BACK_OFFSET, 4);
 	h->seq = seq;
 	h->len = len;
 	h->package_crc = rt_le32_load(b + 16);
@@ -119,7 +121,8 @@ rt_app_store_err_t rt_app_store_mount(rt_app_store_t *s, const rt_app_store_conf
 	}
 	for (int k = 0; k < 2; k++) {
 		int i = order[k];
-		if (!h[i].committed) {
+		/* A rolled-back slot still counts for the sequence numbers, never as the app. */
+		if (!h[i].committed || h[i].rolled_back) {
 			continue;
 		}
 		rt_package_t pkg;
@@ -335,6 +338,19 @@ rt_app_store_err_t rt_app_store_stage_read(const rt_app_store_t *s, uint32_t off
 	return RT_APP_STORE_OK;
 }
 
+bool rt_app_store_staged(const rt_app_store_t *s, const uint8_t **flash, size_t *flash_len,
+			 const uint8_t **tail, size_t *tail_len)
+{
+	if (!s->mounted || !s->staging) {
+		return false;
+	}
+	*flash = slot_package(s, staging_slot(s));
+	*flash_len = s->stage_off - s->tail_len;
+	*tail = s->tail;
+	*tail_len = s->tail_len;
+	return true;
+}
+
 rt_app_store_err_t rt_app_store_install(rt_app_store_t *s, uint32_t len, rt_package_t *pkg, char *msg,
 					size_t msg_cap)
 {
@@ -398,6 +414,46 @@ rt_app_store_err_t rt_app_store_install(rt_app_store_t *s, uint32_t len, rt_pack
 		*pkg = checked;
 	}
 	return RT_APP_STORE_OK;
+}
+
+rt_app_store_err_t rt_app_store_roll_back(rt_app_store_t *s, char *msg, size_t msg_cap)
+{
+	if (!s->mounted) {
+		return RT_APP_STORE_ENOTMOUNTED;
+	}
+	if (s->active < 0) {
+		snprintf(msg, msg_cap, "no app is installed");
+		return RT_APP_STORE_ENOAPP;
+	}
+	const hal_flash_t *f = s->slot[s->active].flash;
+	if (f->write_block > 4u) {
+		snprintf(msg, msg_cap, "this flash cannot mark an app rolled back (write block of %u bytes)",
+			 (unsigned)f->write_block);
+		return RT_APP_STORE_EINVAL;
+	}
+	int other = 1 - s->active;
+	slot_head_t h;
+	rt_app_store_err_t err = read_head(s, other, &h);
+	if (err != RT_APP_STORE_OK) {
+		return err;
+	}
+	rt_package_t pkg;
+	char why[160];
+	if (!h.committed || h.rolled_back || s->staging ||
+	    !package_ok(slot_package(s, other), h.len, &pkg, why, sizeof(why))) {
+		snprintf(msg, msg_cap, "no app before this one is kept in the store");
+		return RT_APP_STORE_ENOAPP;
+	}
+	int rc = hal_flash_program(f, RT_APP_STORE_BACK_OFFSET, RT_APP_STORE_BACK, 4);
+	if (rc != HAL_FLASH_OK) {
+		return flash_failed(s, rc);
+	}
+	rt_app_store_config_t config = {{s->slot[0], s->slot[1]}};
+	err = rt_app_store_mount(s, &config, msg, msg_cap);
+	if (err == RT_APP_STORE_OK && s->active == other) {
+		snprintf(msg, msg_cap, "rolled back to the app installed before (CRC %08lx)", (unsigned long)pkg.crc);
+	}
+	return err;
 }
 
 rt_app_store_err_t rt_app_store_install_buffer(rt_app_store_t *s, const uint8_t *package, size_t len,

@@ -18,7 +18,8 @@
  *    16    4 the package's own CRC-32 (its header's bytes 36..39), to name it without reading it
  *    20    4 CRC-32 of bytes 0..19
  *    24    4 commit marker "CMIT", programmed last (the rest of its write block stays erased)
- *    28    4 erased
+ *    28    4 erased; "BACK" once the app was rolled back (rt_app_store_roll_back): the slot is
+ *            not the installed app any more, the one before it is
  *    32    . the package, padded with 0xFF to the write block (8-byte aligned: the slot starts
  *            on a page)
  *
@@ -58,6 +59,8 @@
 #define RT_APP_STORE_COMMIT_OFFSET 24u
 /* Bytes of the header covered by its CRC, and programmed before the commit marker. */
 #define RT_APP_STORE_HEADER_BODY 24u
+#define RT_APP_STORE_BACK "BACK"
+#define RT_APP_STORE_BACK_OFFSET 28u
 
 typedef enum rt_app_store_err {
 	RT_APP_STORE_OK = 0,
@@ -144,6 +147,11 @@ rt_app_store_err_t rt_app_store_stage_write(rt_app_store_t *store, uint32_t off,
 					    size_t len);
 rt_app_store_err_t rt_app_store_stage_read(const rt_app_store_t *store, uint32_t off, void *dst,
 					   size_t len);
+/* The staged bytes where they lie, for hashing them without a copy: the programmed part (in
+ * mapped flash) and the tail still held in RAM (less than a write block). False when no upload
+ * is open. */
+bool rt_app_store_staged(const rt_app_store_t *store, const uint8_t **flash, size_t *flash_len,
+			 const uint8_t **tail, size_t *tail_len);
 
 /*
  * Check the staged package of len bytes where it lies and make it the installed app (see the
@@ -154,6 +162,17 @@ rt_app_store_err_t rt_app_store_stage_read(const rt_app_store_t *store, uint32_t
  */
 rt_app_store_err_t rt_app_store_install(rt_app_store_t *store, uint32_t len, rt_package_t *pkg,
 					char *msg, size_t msg_cap);
+
+/*
+ * Roll back: the installed app is replaced by the one installed before it, still complete in the
+ * other slot (until the next upload begins there), as after a reboot loop of a new app. One word
+ * is programmed, the installed slot's "BACK" marker (header offset 28, erased until then): a cut
+ * before it completes leaves the new app, after it the one before, never neither. Then the store
+ * is mounted again. RT_APP_STORE_ENOAPP (nothing written) when there is no app before it that
+ * passes the checks; RT_APP_STORE_EINVAL on a flash whose write block is 8 bytes (the marker
+ * shares the commit marker's block there). msg says which app runs now, or why not.
+ */
+rt_app_store_err_t rt_app_store_roll_back(rt_app_store_t *store, char *msg, size_t msg_cap);
 
 /* Check, stage and install a package held in RAM (a file given to a host tool, a factory
  * package being installed). A package that fails the checks is refused before the staging slot

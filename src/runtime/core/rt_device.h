@@ -62,6 +62,9 @@ typedef struct rt_device {
 	rt_nfc_state_t nfc;
 	rt_uwb_state_t uwb;
 	rt_cloud_state_t cloud;
+	/* Apps deployed from the cloud: kept across app instances (the report of an install goes
+	 * out in the new app's first sync); its target is the port's. */
+	rt_cloud_deploy_t cloud_deploy;
 
 	/* The port's own state for this device (the simulator's view of its hardware). */
 	void *port;

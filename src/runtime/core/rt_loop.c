@@ -23,6 +23,7 @@ void rt_loop_reset(void)
 	st->count = 0;
 	st->dropped = 0;
 	hal_unlock(key);
+	st->errors = 0;
 	if (st->error_handler) {
 		eng_ref_free(st->error_handler);
 		st->error_handler = 0;
@@ -118,6 +119,9 @@ void rt_loop_report(rt_error_type_t type, eng_value_t error)
 					   "unhandled promise rejection", "system error"};
 	rt_loop_state_t *st = state();
 	const char *label = what[type <= RT_ERROR_SYSTEM ? type : 0];
+	if (st->errors < UINT32_MAX) {
+		st->errors++;
+	}
 	if (!st->error_handler || st->in_error_handler) {
 		log_error(label, error);
 		return;

@@ -52,6 +52,10 @@ typedef struct {
 	bool exit_requested;
 	bool in_error_handler;
 	uint8_t exit_reason; /* rt_run_result_t */
+	/* Errors reported since the app started (uncaught exceptions in callbacks, unhandled
+	 * rejections, system errors): a device that takes deployments sends it at its syncs, and a
+	 * rollout stops on a storm of them. */
+	uint32_t errors;
 } rt_loop_state_t;
 
 struct rt_device;

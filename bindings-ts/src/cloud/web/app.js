@@ -181,6 +181,7 @@ $('token-form').addEventListener('submit', (ev) => {
 $('refresh').addEventListener('click', () => {
   loadDevices();
   loadWebhooks().catch((err) => status(err.message, true));
+  loadDeployments().catch((err) => status(err.message, true));
   if (state.device) selectDevice(state.device);
 });
 
@@ -209,6 +210,33 @@ $('message-form').addEventListener('submit', async (ev) => {
   }
 });
 
+// Deployments (`beacon cloud deploy`): each rollout with its counts per state; a click shows its
+// devices. Read only: a deployment is made with the CLI or POST /api/deployments.
+function rolloutText(d) {
+  const stages = d.rollout.stages.length > 1 ? ` stage ${d.stage + 1} of ${d.rollout.stages.length} (${d.rollout.stages.join('%, ')}%)` : '';
+  return d.status + stages + (d.stopped ? `: ${d.stopped}` : '');
+}
+
+async function loadDeployments() {
+  const { deployments } = await api('/api/deployments');
+  const body = $('deployments').querySelector('tbody');
+  body.replaceChildren();
+  for (const d of deployments) {
+    const c = d.counts;
+    const tr = row([String(d.id), `${d.package.name} (API ${d.package.apiVersion}, ${d.package.size} B${d.package.signed ? ', signed' : ''})`, time(d.created), rolloutText(d), String(c.pending), String(c.downloading), String(c.installed), String(c.refused), String(c['rolled back'])]);
+    tr.addEventListener('click', () => showDeployment(d));
+    body.appendChild(tr);
+  }
+}
+
+function showDeployment(d) {
+  $('deployment-id').textContent = String(d.id);
+  $('deployment-section').hidden = false;
+  $('deployment-devices').querySelector('tbody').replaceChildren(
+    ...d.devices.map((x) => row([x.deviceId, String(x.stage + 1), x.state, `${x.fetched} of ${d.package.size}`, x.reason || '', time(x.updated)], [null, null, null, null, 'payload', null])),
+  );
+}
+
 function tokenFromAddress() {
   const m = /(?:^|[#&])token=([^&]+)/.exec(location.hash);
   if (!m) return false;
@@ -223,6 +251,7 @@ function start() {
   if (state.token) {
     loadDevices();
     loadWebhooks().catch(() => undefined);
+    loadDeployments().catch(() => undefined);
   } else status('Enter the API token that `beacon cloud` printed.');
 }
 

@@ -1,0 +1,370 @@
+/*
+ * rt_cloud_deploy.c: see rt_cloud_deploy.h and docs/cloud-protocol.md §3.8.
+ */
+#include "rt_cloud_deploy.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "hal_console.h"
+#include "hal_crypto.h"
+#include "rt_api_version.h"
+#include "rt_signature.h"
+
+/* ------------------------------------------------------------------ frames */
+
+static bool read_key(rt_cbor_dec_t *d, int *prev, uint64_t max)
+{
+	uint64_t k;
+	if (rt_cbor_read_uint(d, &k) != RT_CBOR_OK || k > max || (int)k <= *prev) {
+		return false;
+	}
+	*prev = (int)k;
+	return true;
+}
+
+static bool read_hash(rt_cbor_dec_t *d, uint8_t out[RT_CLOUD_DEPLOY_HASH])
+{
+	const uint8_t *p;
+	size_t n;
+	if (rt_cbor_read_bytes(d, &p, &n) != RT_CBOR_OK || n != RT_CLOUD_DEPLOY_HASH) {
+		return false;
+	}
+	memcpy(out, p, n);
+	return true;
+}
+
+bool rt_cloud_sync_start_encode(rt_cbor_enc_t *e, uint64_t last_id, const uint8_t *app,
+				const rt_cloud_report_t *report, uint32_t errors)
+{
+	bool with_report = report != NULL && report->outcome != RT_CLOUD_OUTCOME_NONE;
+	bool with_errors = app != NULL && errors != 0;
+	rt_cbor_enc_map(e, 1u + (app != NULL) + with_report + with_errors);
+	rt_cbor_enc_uint(e, 0);
+	rt_cbor_enc_uint(e, last_id);
+	if (app != NULL) {
+		rt_cbor_enc_uint(e, 1);
+		rt_cbor_enc_bytes(e, app, RT_CLOUD_DEPLOY_HASH);
+	}
+	if (with_report) {
+		size_t reason = strlen(report->reason);
+		rt_cbor_enc_uint(e, 2);
+		rt_cbor_enc_map(e, reason ? 3 : 2);
+		rt_cbor_enc_uint(e, 0);
+		rt_cbor_enc_bytes(e, report->hash, RT_CLOUD_DEPLOY_HASH);
+		rt_cbor_enc_uint(e, 1);
+		rt_cbor_enc_uint(e, report->outcome);
+		if (reason) {
+			rt_cbor_enc_uint(e, 2);
+			rt_cbor_enc_text(e, report->reason, reason);
+		}
+	}
+	if (with_errors) {
+		rt_cbor_enc_uint(e, 3);
+		rt_cbor_enc_uint(e, errors);
+	}
+	return rt_cbor_enc_ok(e);
+}
+
+bool rt_cloud_offer_read(rt_cbor_dec_t *d, rt_cloud_offer_t *o)
+{
+	rt_cbor_item_t it;
+	if (rt_cbor_next(d, &it) != RT_CBOR_OK || it.type != RT_CBOR_MAP || it.u < 3 || it.u > 4) {
+		return false;
+	}
+	int prev = -1;
+	uint64_t size, api;
+	memset(o, 0, sizeof(*o));
+	if (!read_key(d, &prev, 0) || !read_hash(d, o->hash) || !read_key(d, &prev, 1) ||
+	    rt_cbor_read_uint(d, &size) != RT_CBOR_OK || size == 0 ||
+	    size > RT_CLOUD_DEPLOY_MAX_PACKAGE || !read_key(d, &prev, 2) ||
+	    rt_cbor_read_uint(d, &api) != RT_CBOR_OK || api > 0xFFFFFFu) {
+		return false;
+	}
+	o->size = (uint32_t)size;
+	o->api = (uint32_t)api;
+	if (it.u == 4) {
+		if (!read_key(d, &prev, 3) || rt_cbor_next(d, &it) != RT_CBOR_OK ||
+		    (it.type != RT_CBOR_TRUE && it.type != RT_CBOR_FALSE)) {
+			return false;
+		}
+		o->signed_ = it.type == RT_CBOR_TRUE;
+	}
+	return true;
+}
+
+bool rt_cloud_fetch_encode(rt_cbor_enc_t *e, const uint8_t *hash, uint32_t offset, uint32_t length)
+{
+	rt_cbor_enc_map(e, 3);
+	rt_cbor_enc_uint(e, 0);
+	rt_cbor_enc_bytes(e, hash, RT_CLOUD_DEPLOY_HASH);
+	rt_cbor_enc_uint(e, 1);
+	rt_cbor_enc_uint(e, offset);
+	rt_cbor_enc_uint(e, 2);
+	rt_cbor_enc_uint(e, length);
+	return rt_cbor_enc_ok(e);
+}
+
+bool rt_cloud_chunk_decode(const uint8_t *buf, size_t len, uint32_t *offset, const uint8_t **data,
+			   size_t *data_len)
+{
+	rt_cbor_dec_t d;
+	rt_cbor_dec_init(&d, buf, len);
+	rt_cbor_item_t it;
+	int prev = -1;
+	uint64_t off;
+	if (rt_cbor_next(&d, &it) != RT_CBOR_OK || it.type != RT_CBOR_MAP || it.u < 1 || it.u > 2 ||
+	    !read_key(&d, &prev, 0) || rt_cbor_read_uint(&d, &off) != RT_CBOR_OK ||
+	    off >= RT_CLOUD_DEPLOY_MAX_PACKAGE) {
+		return false;
+	}
+	*offset = (uint32_t)off;
+	*data = NULL;
+	*data_len = 0;
+	if (it.u == 2 && (!read_key(&d, &prev, 1) || rt_cbor_read_bytes(&d, data, data_len) != RT_CBOR_OK ||
+			  *data_len == 0 || *data_len > RT_CLOUD_DEPLOY_MAX_CHUNK)) {
+		return false;
+	}
+	return rt_cbor_at_end(&d);
+}
+
+/* ------------------------------------------------------------------ the download */
+
+static bool has_store(const rt_cloud_deploy_t *d)
+{
+	return d->target != NULL && d->target->store != NULL && d->target->store->mounted;
+}
+
+static void hex8(char out[17], const uint8_t *hash)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (int i = 0; i < 8; i++) {
+		out[2 * i] = digits[hash[i] >> 4];
+		out[2 * i + 1] = digits[hash[i] & 15];
+	}
+	out[16] = '\0';
+}
+
+/* What became of a package, for the next sync start, and in the trace. */
+static void set_report(rt_cloud_deploy_t *d, const uint8_t *hash, rt_cloud_outcome_t outcome,
+		       const char *reason)
+{
+	memcpy(d->report.hash, hash, RT_CLOUD_DEPLOY_HASH);
+	d->report.outcome = (uint8_t)outcome;
+	/* Cut to the protocol's 100 characters, never inside a UTF-8 sequence. */
+	size_t n = strlen(reason);
+	if (n > RT_CLOUD_DEPLOY_REASON_MAX) {
+		n = RT_CLOUD_DEPLOY_REASON_MAX;
+		while (n > 0 && ((uint8_t)reason[n] & 0xC0) == 0x80) {
+			n--;
+		}
+	}
+	memcpy(d->report.reason, reason, n);
+	d->report.reason[n] = '\0';
+	d->report_sent = false;
+	if (outcome != RT_CLOUD_OUTCOME_INSTALLED) {
+		memcpy(d->refused, hash, RT_CLOUD_DEPLOY_HASH);
+		d->has_refused = true;
+	}
+	char h[17], text[RT_CLOUD_DEPLOY_REASON_MAX + 1], fields[RT_CLOUD_DEPLOY_REASON_MAX + 96];
+	hex8(h, hash);
+	/* Inside a JSON string of the trace: quotes and backslashes become apostrophes and
+	 * slashes, control characters spaces (the runtime's own words never have them). */
+	size_t i = 0;
+	for (; d->report.reason[i] != '\0'; i++) {
+		char c = d->report.reason[i];
+		text[i] = c == '"' ? '\'' : c == '\\' ? '/' : (uint8_t)c < 0x20 ? ' ' : c;
+	}
+	text[i] = '\0';
+	snprintf(fields, sizeof(fields), "\"package\":\"%s\",\"outcome\":\"%s\",\"reason\":\"%s\"", h,
+		 outcome == RT_CLOUD_OUTCOME_INSTALLED ? "installed"
+		 : outcome == RT_CLOUD_OUTCOME_REFUSED ? "refused"
+						       : "rolled back",
+		 text);
+	hal_console_record("cloud-deploy", fields);
+}
+
+static bool sha256_of(const uint8_t *a, size_t a_len, const uint8_t *b, size_t b_len,
+		      uint8_t out[RT_CLOUD_DEPLOY_HASH])
+{
+	hal_crypto_chunk_t chunks[2] = {{a, a_len}, {b, b_len}};
+	return hal_crypto_sha256(chunks, b_len ? 2 : 1, out) == HAL_CRYPTO_OK;
+}
+
+bool rt_cloud_deploy_app_hash(const rt_cloud_deploy_t *d, uint8_t out[RT_CLOUD_DEPLOY_HASH])
+{
+	const uint8_t *pkg;
+	size_t len;
+	if (d->target == NULL || d->target->running == NULL ||
+	    !d->target->running(d->target->ctx, &pkg, &len)) {
+		return false;
+	}
+	return sha256_of(pkg, len, NULL, 0, out);
+}
+
+/* Why the device cannot take this package whatever its bytes, or NULL. */
+static const char *cannot_take(const rt_cloud_deploy_t *d, const rt_cloud_offer_t *o, char *buf,
+			       size_t cap)
+{
+	uint32_t capacity = rt_app_store_capacity(d->target->store);
+	if (o->size > capacity) {
+		snprintf(buf, cap, "package of %lu bytes, larger than the app slot (%lu bytes)",
+			 (unsigned long)o->size, (unsigned long)capacity);
+		return buf;
+	}
+	if (rt_api_version_bit_of(o->api) < 0) {
+		snprintf(buf, cap, "package for API %u.%u.%u, which this firmware does not have",
+			 (unsigned)(o->api >> 16), (unsigned)((o->api >> 8) & 0xFF), (unsigned)(o->api & 0xFF));
+		return buf;
+	}
+	if (!o->signed_ && rt_signature_trusted_count() > 0) {
+		return "unsigned package: the device trusts signing keys and installs only signed packages";
+	}
+	return NULL;
+}
+
+bool rt_cloud_deploy_offer(rt_cloud_deploy_t *d, const rt_cloud_offer_t *o)
+{
+	if (!has_store(d)) {
+		return false;
+	}
+	if (d->has_refused && memcmp(d->refused, o->hash, RT_CLOUD_DEPLOY_HASH) == 0) {
+		return false; /* refused already: the report tells the cloud, which stops offering it */
+	}
+	rt_app_store_t *store = d->target->store;
+	/* Going on: the same package, and the staging slot still holds what was fetched (an SMP
+	 * upload in between would have begun it again). */
+	if (d->active && memcmp(d->fetching.hash, o->hash, RT_CLOUD_DEPLOY_HASH) == 0 &&
+	    d->fetching.size == o->size && store->staging && store->stage_total == o->size &&
+	    store->stage_off == d->staged) {
+		return true;
+	}
+	d->active = false;
+	d->complete = false;
+	char why[RT_CLOUD_DEPLOY_REASON_MAX + 1];
+	const char *no = cannot_take(d, o, why, sizeof(why));
+	if (no != NULL) {
+		set_report(d, o->hash, RT_CLOUD_OUTCOME_REFUSED, no);
+		return false;
+	}
+	rt_app_store_err_t err = rt_app_store_stage_begin(store, o->size);
+	if (err != RT_APP_STORE_OK) {
+		/* The flash failed: tried again at the next offer, nothing reported. */
+		hal_log(HAL_LOG_WARN, "deployment: cannot open the staging slot: %s",
+			rt_app_store_strerror(err));
+		return false;
+	}
+	d->fetching = *o;
+	d->staged = 0;
+	d->active = true;
+	return true;
+}
+
+bool rt_cloud_deploy_wants(const rt_cloud_deploy_t *d)
+{
+	return d->active && !d->complete && d->staged < d->fetching.size;
+}
+
+bool rt_cloud_deploy_fetch(const rt_cloud_deploy_t *d, rt_cbor_enc_t *e)
+{
+	uint32_t left = d->fetching.size - d->staged;
+	return rt_cloud_fetch_encode(e, d->fetching.hash, d->staged,
+				     left < RT_CLOUD_DEPLOY_CHUNK ? left : RT_CLOUD_DEPLOY_CHUNK);
+}
+
+bool rt_cloud_deploy_chunk(rt_cloud_deploy_t *d, const uint8_t *buf, size_t len, const char **why)
+{
+	uint32_t off;
+	const uint8_t *data;
+	size_t n;
+	if (!rt_cloud_chunk_decode(buf, len, &off, &data, &n)) {
+		*why = "a package chunk the device cannot decode";
+		return false;
+	}
+	if (!rt_cloud_deploy_wants(d)) {
+		*why = "a package chunk the device did not ask for";
+		return false;
+	}
+	if (data == NULL) {
+		/* Withdrawn: a newer deployment replaced it. The staging slot is begun again by the
+		 * next download. */
+		d->active = false;
+		return true;
+	}
+	if (off != d->staged) {
+		*why = "a package chunk out of order";
+		return false;
+	}
+	if (n > d->fetching.size - d->staged) {
+		*why = "a package chunk past the end of the package";
+		return false;
+	}
+	if (n > RT_CLOUD_DEPLOY_CHUNK) {
+		*why = "a package chunk longer than asked for";
+		return false;
+	}
+	rt_app_store_err_t err = rt_app_store_stage_write(d->target->store, off, data, n);
+	if (err != RT_APP_STORE_OK) {
+		*why = "the staging slot could not be written";
+		return false;
+	}
+	d->staged += (uint32_t)n;
+	d->chunks++;
+	d->bytes_in += (uint32_t)n;
+	d->complete = d->staged == d->fetching.size;
+	return true;
+}
+
+rt_cloud_outcome_t rt_cloud_deploy_finish(rt_cloud_deploy_t *d)
+{
+	if (!d->active || !d->complete || !has_store(d)) {
+		return RT_CLOUD_OUTCOME_NONE;
+	}
+	d->active = false;
+	d->complete = false;
+	const uint8_t *flash, *tail;
+	size_t flash_len, tail_len;
+	uint8_t hash[RT_CLOUD_DEPLOY_HASH];
+	if (!rt_app_store_staged(d->target->store, &flash, &flash_len, &tail, &tail_len) ||
+	    flash_len + tail_len != d->fetching.size ||
+	    !sha256_of(flash, flash_len, tail, tail_len, hash)) {
+		set_report(d, d->fetching.hash, RT_CLOUD_OUTCOME_REFUSED,
+			   "the staged package could not be read back");
+		return RT_CLOUD_OUTCOME_REFUSED;
+	}
+	if (memcmp(hash, d->fetching.hash, RT_CLOUD_DEPLOY_HASH) != 0) {
+		set_report(d, d->fetching.hash, RT_CLOUD_OUTCOME_REFUSED,
+			   "package refused: its SHA-256 is not the one offered");
+		return RT_CLOUD_OUTCOME_REFUSED;
+	}
+	char msg[160];
+	msg[0] = '\0';
+	if (d->target->install(d->target->ctx, d->fetching.size, msg, sizeof(msg)) != 0) {
+		/* Room for all of it: set_report cuts it to the protocol's 100 characters. */
+		char reason[sizeof(msg) + 24];
+		snprintf(reason, sizeof(reason), "package refused: %s", msg[0] ? msg : "install failed");
+		set_report(d, d->fetching.hash, RT_CLOUD_OUTCOME_REFUSED, reason);
+		return RT_CLOUD_OUTCOME_REFUSED;
+	}
+	set_report(d, d->fetching.hash, RT_CLOUD_OUTCOME_INSTALLED, "");
+	return RT_CLOUD_OUTCOME_INSTALLED;
+}
+
+void rt_cloud_deploy_rolled_back(rt_cloud_deploy_t *d, const uint8_t *package, size_t len,
+				 const char *why)
+{
+	uint8_t hash[RT_CLOUD_DEPLOY_HASH];
+	if (sha256_of(package, len, NULL, 0, hash)) {
+		d->active = false;
+		d->complete = false;
+		set_report(d, hash, RT_CLOUD_OUTCOME_ROLLED_BACK, why);
+	}
+}
+
+void rt_cloud_deploy_reported(rt_cloud_deploy_t *d)
+{
+	if (d->report_sent) {
+		d->report.outcome = RT_CLOUD_OUTCOME_NONE;
+		d->report_sent = false;
+	}
+}
