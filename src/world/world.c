@@ -5,6 +5,7 @@
  */
 #include "world.h"
 #include "world_cloud.h"
+#include "world_cloud_deploy.h"
 #include "world_deploy.h"
 
 #include <stdio.h>
@@ -190,6 +191,7 @@ void world_free(world_t *world)
 		world_cloud_free(&world->devices[i]);
 		world_deploy_free(&world->devices[i]);
 	}
+	world_cloud_deploy_free(world);
 	free(world->devices);
 	free(world->wake_heap);
 	world_queue_free(&world->queue);

@@ -224,6 +224,8 @@ typedef struct world {
 	const hal_cloud_transport_t *cloud_transport;
 	/* Mixed into hal_cloud_entropy (world_cloud_use). */
 	uint64_t cloud_seed;
+	/* The packages the scenario deploys through the loopback cloud, and to whom (world_cloud_deploy.c). */
+	struct world_cloud_deploys *cloud_deploys;
 
 	/* Counters for the end-of-run summary. */
 	uint64_t steps, inputs;

@@ -11,6 +11,7 @@
 
 #include "rt_cloud_json.h"
 #include "rt_cloud_proto.h"
+#include "world_cloud_deploy.h"
 #include "world_trace.h"
 
 typedef struct packet {
@@ -170,9 +171,10 @@ static void mark_delivered(world_cloud_t *c, uint64_t id)
 	}
 }
 
-/* The answer to a sync start: every pending message above id, in frames of at most 32 kB. */
+/* The answer to a sync start: every pending message above id, in frames of at most 32 kB, the
+ * last with the offer of a deployment (NULL: none). */
 static bool answer_sync_start(world_device_t *d, world_cloud_t *c, const char *device_id,
-			      uint64_t id)
+			      uint64_t id, const rt_cloud_offer_t *offer)
 {
 	uint8_t *buf = c->frame;
 	rt_cloud_message_t batch[16];
@@ -203,7 +205,8 @@ static bool answer_sync_start(world_device_t *d, world_cloud_t *c, const char *d
 		}
 		rt_cbor_enc_t e;
 		rt_cbor_enc_init(&e, buf, sizeof(c->frame));
-		if (!rt_cloud_frame_encode(&e, batch, n, !last) || !push(c, device_id, 'm', buf, e.len)) {
+		if (!rt_cloud_frame_encode_offer(&e, batch, n, !last, last ? offer : NULL) ||
+		    !push(c, device_id, 'm', buf, e.len)) {
 			return false;
 		}
 		if (last) {
@@ -222,6 +225,7 @@ static int lb_connect(void *ctx, const char *device_id, uint32_t timeout_ms)
 	}
 	world_cloud_t *c = cloud_of(d);
 	clear_packets(c);
+	world_cloud_deploy_end(d); /* a connection a reset cut short */
 	c->connected = true;
 	c->broken = false;
 	return HAL_CLOUD_OK;
@@ -255,14 +259,26 @@ static int lb_publish(void *ctx, const char *topic, const uint8_t *payload, size
 	device_id[idl] = '\0';
 	char suffix = topic[tl - 1];
 	if (suffix == 's' || suffix == 'k') {
-		uint64_t id;
-		if (!rt_cloud_id_decode(payload, len, &id)) {
+		/* A sync start may carry the app's hash and a deployment's report (§3.8). */
+		rt_cloud_sync_start_t start;
+		rt_cloud_offer_t offer;
+		if (suffix == 's' ? !rt_cloud_sync_start_decode(payload, len, &start)
+				  : !rt_cloud_id_decode(payload, len, &start.last_id)) {
 			c->broken = true;
 			return HAL_CLOUD_OK;
 		}
-		mark_delivered(c, id);
-		if (suffix == 's' && !answer_sync_start(d, c, device_id, id)) {
+		mark_delivered(c, start.last_id);
+		bool offered = suffix == 's' && world_cloud_deploy_start(d, &start, &offer);
+		if (suffix == 's' && !answer_sync_start(d, c, device_id, start.last_id, offered ? &offer : NULL)) {
 			c->broken = true;
+		}
+		return HAL_CLOUD_OK;
+	}
+	if (suffix == 'g') {
+		rt_cbor_enc_t e;
+		rt_cbor_enc_init(&e, c->frame, sizeof(c->frame));
+		if (!world_cloud_deploy_fetch(d, payload, len, &e) || !push(c, device_id, 'c', c->frame, e.len)) {
+			c->broken = true; /* refused: the connection closes */
 		}
 		return HAL_CLOUD_OK;
 	}
@@ -345,6 +361,7 @@ static void lb_disconnect(void *ctx)
 		d->cloud->connected = false;
 		clear_packets(d->cloud);
 	}
+	world_cloud_deploy_end(d);
 }
 
 /* ------------------------------------------------------------------ the modem's meter */

@@ -1,13 +1,14 @@
 /*
  * The world script's timed inputs: "at <ms> <device> <input> ...", one event on the world's input
  * heap each (world_inputs.h): buttons, motion, power, temperature, time sync, positions, faults,
- * NFC readers, cloud messages.
+ * NFC readers, cloud messages and deployments.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "world_cloud.h"
+#include "world_cloud_deploy.h"
 #include "world_inputs.h"
 #include "world_nfc.h"
 #include "world_script_internal.h"
@@ -126,6 +127,17 @@ int world_script_input_line(world_t *w, const line_t *l, unsigned lineno, char *
 							 sizeof(why)) != 0) {
 			FAIL("cloud-message takes a type and a JSON payload without spaces%s%s",
 			     args == 2 ? ": " : "", args == 2 ? why : "");
+		}
+		return 0;
+	} else if (strcmp(kind, "cloud-deploy") == 0) {
+		/* The loopback cloud offers the package from then on (world_cloud_deploy.h). */
+		char why[120];
+		uint64_t k;
+		if (args != 1 || !world_script_parse_u64(a[0], &k) || k > UINT32_MAX) {
+			FAIL("cloud-deploy takes the number of a package given to beacon-sim with --deploy");
+		}
+		if (world_cloud_deploy_add(w, (uint32_t)index, at, (uint32_t)k, why, sizeof(why)) != 0) {
+			FAIL("cloud-deploy: %s", why);
 		}
 		return 0;
 	} else if (strcmp(kind, "time-sync") == 0 || strcmp(kind, "imu-fault") == 0) {

@@ -48,6 +48,8 @@ export interface SimOptions {
   /** With mqtts:// (the firmware on bsim): the PEM file of the CA that signs the broker's
    * certificate. */
   cloudCa?: string;
+  /** Packages the world script's cloud-deploy lines deploy through the loopback cloud. */
+  deploy?: string[];
 }
 
 /** Arguments of beacon-sim for packages (one per device, or one for all). */
@@ -67,6 +69,7 @@ export function simArgs(pkgs: string | string[], o: SimOptions): string[] {
   if (o.cloud !== undefined) args.push('--cloud', o.cloud);
   if (o.cloudSecret !== undefined) args.push('--cloud-secret', o.cloudSecret);
   if (o.cloudCa !== undefined) args.push('--cloud-ca', o.cloudCa);
+  for (const pkg of o.deploy ?? []) args.push('--deploy', pkg);
   args.push(...(Array.isArray(pkgs) ? pkgs : [pkgs]));
   return args;
 }
@@ -331,6 +334,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     let script: string | undefined;
     let deviceNames: string[] | undefined;
     let cloudMessages: LoweredWorld['cloudMessages'] = [];
+    let deployApps: string[] = [];
     // Where the scenario names each of its apps (its first key): a build error says it.
     const appAt = new Map<string, string>();
     if (worldFile !== undefined) {
@@ -338,6 +342,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       script = lowered.script;
       deviceNames = lowered.devices.map((d) => d.name);
       cloudMessages = lowered.cloudMessages;
+      deployApps = lowered.deployApps;
       if (sim.forMs === undefined && lowered.durationMs !== undefined) sim.forMs = lowered.durationMs;
       const n = lowered.devices.length;
       if (inputs.length === 0) {
@@ -411,6 +416,11 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
       }
     }
     engine ??= compiler.DEFAULT_ENGINE;
+    if (deployApps.length > 0) {
+      const { checkDeployTarget, deployPackages } = await import('./runDeploy');
+      checkDeployTarget(worldFile!, target, sim.cloud, cloudWanted.mode === 'embedded');
+      sim.deploy = await deployPackages(compiler, deployApps, { engine, apiVersion, workDir, worldFile: worldFile!, io });
+    }
     // Several devices: on bsim each is a firmware of its own on one simulated air; the other
     // boards are one device.
     const severalDevices = (deviceNames?.length ?? 0) > 1 || new Set(apps).size > 1;
@@ -426,7 +436,8 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     // The cloud of the run: its own for apps that use the cloud (or a scenario that sends them
     // messages), unless --cloud names one; the emulated images without a network keep the
     // loopback cloud.
-    const embeddedWanted = cloudWanted.mode === 'embedded' || (cloudWanted.mode === 'auto' && networked && (usesCloud || cloudMessages.length > 0));
+    // A scenario's deployments keep the loopback cloud, which has them.
+    const embeddedWanted = cloudWanted.mode === 'embedded' || (cloudWanted.mode === 'auto' && networked && deployApps.length === 0 && (usesCloud || cloudMessages.length > 0));
     const startEmbedded = async (tls: boolean): Promise<void> => {
       const names = deviceNames ?? apps.map((_, i) => `d${i}`);
       // Cloud code follows the trace (simulated time) and needs a fixed clock for enqueuedAt.

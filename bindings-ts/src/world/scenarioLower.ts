@@ -20,6 +20,9 @@ export interface LoweredWorld {
   /** The messages the scenario sends devices (cloudMessage), in time order: `beacon run` gives
    * them to the cloud it starts, as the loopback cloud takes them from the script. */
   cloudMessages: { at: number; device: number; type: string; payload: unknown }[];
+  /** The apps the scenario deploys through the loopback cloud (cloudDeploy), absolute paths: the
+   * world script's `cloud-deploy K` names the K-th, which beacon-sim gets as its K-th --deploy. */
+  deployApps: string[];
 }
 
 /** A message's payload as the one token the world script takes: JSON has no whitespace
@@ -188,6 +191,7 @@ export function lowerScenario(s: Scenario, file: string): LoweredWorld {
   const add = (at: number, dev: number, rest: string) =>
     timed.push({ at, order: timed.length, line: `at ${at} ${dev} ${rest}` });
   const messages: { at: number; order: number; device: number; type: string; payload: unknown }[] = [];
+  const deployApps: string[] = [];
   for (const e of s.events ?? []) {
     const at = intervalMs(e.at);
     const dev = e.device !== undefined ? index.get(e.device)! : 0;
@@ -248,6 +252,11 @@ export function lowerScenario(s: Scenario, file: string): LoweredWorld {
       messages.push({ at, order: messages.length, device: dev, type: e.cloudMessage.type, payload: e.cloudMessage.payload ?? null });
     } else if (e.cloudNetwork !== undefined) {
       add(at, dev, `cloud-network ${e.cloudNetwork ? 1 : 0}`);
+    } else if (e.cloudDeploy !== undefined) {
+      // The package's number is its place among the scenario's deployed apps (beacon-sim --deploy).
+      const app = path.resolve(dir, e.cloudDeploy.app);
+      if (!deployApps.includes(app)) deployApps.push(app);
+      add(at, dev, `cloud-deploy ${deployApps.indexOf(app)}`);
     }
   }
   timed.sort((a, b) => a.at - b.at || a.order - b.order);
@@ -260,6 +269,7 @@ export function lowerScenario(s: Scenario, file: string): LoweredWorld {
       appAt: s.sources?.appAt[i] ?? (d.app ? `devices[${i}].app` : undefined),
     })),
     durationMs: s.duration !== undefined ? intervalMs(s.duration) : undefined,
+    deployApps,
     cloudMessages: messages
       .sort((a, b) => a.at - b.at || a.order - b.order)
       .map(({ at, device, type, payload }) => ({ at, device, type, payload })),

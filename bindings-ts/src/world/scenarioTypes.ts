@@ -145,6 +145,7 @@ export interface ScenarioEvent {
   nfc?: { field: boolean } | { write: string };
   cloudMessage?: { type: string; payload?: unknown };
   cloudNetwork?: boolean;
+  cloudDeploy?: { app: string };
 }
 
 export interface Scenario {
@@ -179,7 +180,7 @@ export class ScenarioError extends Error {
 export const INPUTS = [
   'press', 'button', 'motion', 'accel', 'gyro', 'orientation', 'imuEvent', 'battery', 'current',
   'power', 'temperature', 'timeSync', 'imuFault', 'fault', 'move', 'powerCut', 'storageFault', 'bleCapture', 'nfc',
-  'cloudMessage', 'cloudNetwork',
+  'cloudMessage', 'cloudNetwork', 'cloudDeploy',
 ] as const;
 
 /** What each profile's hardware has beyond the common parts (world_profile.c). */

@@ -40,13 +40,14 @@
 #include "sim_listen.h"
 #include "world.h"
 #include "world_cloud.h"
+#include "world_cloud_deploy.h"
 #include "world_deploy.h"
 #include "world_script.h"
 
 #define USAGE "usage: beacon-sim [--for MS] [--realtime] [--utc MS | --no-utc] [--trust KEY.pub]... " \
 	      "[--world SCRIPT] [--trace FILE] [--energy FILE] [--verbose] [--heap BYTES] [--flash DIR] " \
 	      "[--cloud loopback|none|mqtt://HOST:PORT [--cloud-secret S]] [--memory-limit MB] " \
-	      "[--progress-fd FD | --no-progress] app.bapp..."
+	      "[--deploy PKG.bapp]... [--progress-fd FD | --no-progress] app.bapp..."
 
 static int usage(const char *why)
 {
@@ -66,6 +67,9 @@ typedef struct {
 	int64_t utc;
 	const char *world_path, *trace_path, *energy_path, *flash_dir;
 	const char **packages; /* one for every device, or one for all (grown as the arguments come) */
+	/* --deploy: the packages the world script's cloud-deploy lines name, numbered from 0. */
+	const char *deploys[16];
+	int deploy_count;
 	int package_count, package_cap;
 } options_t;
 
@@ -171,6 +175,11 @@ static int parse_options(int argc, char **argv, options_t *o)
 			} else {
 				return usage("--cloud takes loopback, none or mqtt://HOST:PORT");
 			}
+		} else if (strcmp(argv[i], "--deploy") == 0 && i + 1 < argc) {
+			if (o->deploy_count == (int)(sizeof(o->deploys) / sizeof(o->deploys[0]))) {
+				return usage("at most 16 --deploy packages");
+			}
+			o->deploys[o->deploy_count++] = argv[++i];
 		} else if (strcmp(argv[i], "--cloud-secret") == 0 && i + 1 < argc) {
 			o->cloud_secret = argv[++i];
 		} else if (strcmp(argv[i], "--trace") == 0 && i + 1 < argc) {
@@ -348,6 +357,22 @@ int main(int argc, char **argv)
 	for (uint32_t i = 0; i < devices; i++) {
 		world.devices[i].utc_synced = o.synced;
 	}
+	/* The packages the loopback cloud may deploy, before the script that names them. */
+	for (int i = 0; i < o.deploy_count; i++) {
+		size_t len;
+		char why[160];
+		uint8_t *bytes = file_read(o.deploys[i], &len);
+		if (bytes == NULL) {
+			fprintf(stderr, "beacon-sim: --deploy: cannot read %s: %s\n", o.deploys[i], strerror(errno));
+			return 2;
+		}
+		int k = world_cloud_deploy_package(&world, bytes, len, why, sizeof(why));
+		free(bytes);
+		if (k < 0) {
+			fprintf(stderr, "beacon-sim: --deploy: %s: %s\n", o.deploys[i], why);
+			return 2;
+		}
+	}
 	if (script != NULL) {
 		char err[256];
 		if (world_script_load(&world, script, script_len, err, sizeof(err)) != 0) {
@@ -370,10 +395,11 @@ int main(int argc, char **argv)
 		if (o.heap != 0) {
 			world.devices[i].rt.engine_config.heap_size = (size_t)o.heap;
 		}
-		/* With a real cloud, a device takes the apps deployed to it (its app store starts
-		 * empty: it runs the package given until one is installed). */
+		/* With a real cloud, or a deployment of the scenario, a device takes the apps deployed
+		 * to it (its app store starts empty: it runs the package given until one is installed). */
 		char why_deploy[120];
-		if (o.cloud_url != NULL && world_deploy_enable(&world, i, why_deploy, sizeof(why_deploy)) != 0) {
+		if ((o.cloud_url != NULL || world_cloud_deploys_to(&world, i)) &&
+		    world_deploy_enable(&world, i, why_deploy, sizeof(why_deploy)) != 0) {
 			fprintf(stderr, "beacon-sim: %s\n", why_deploy);
 			return 1;
 		}

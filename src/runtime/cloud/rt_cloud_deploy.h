@@ -97,6 +97,24 @@ bool rt_cloud_fetch_encode(rt_cbor_enc_t *e, const uint8_t *hash, uint32_t offse
 bool rt_cloud_chunk_decode(const uint8_t *buf, size_t len, uint32_t *offset, const uint8_t **data,
 			   size_t *data_len);
 
+/* The cloud's side of the same frames (the world's loopback cloud, tests): each decoder checks
+ * the whole frame as the cloud service does (bindings-ts/src/cloud/protocol.ts). */
+typedef struct {
+	uint64_t last_id;
+	bool has_app;
+	uint8_t app[RT_CLOUD_DEPLOY_HASH]; /* key 1, when has_app */
+	rt_cloud_report_t report;          /* key 2; outcome NONE when absent */
+	uint32_t errors;                   /* key 3 (0 when absent) */
+} rt_cloud_sync_start_t;
+
+bool rt_cloud_sync_start_decode(const uint8_t *buf, size_t len, rt_cloud_sync_start_t *s);
+/* The offer map (key 2 of the last message frame), at the encoder's position. */
+bool rt_cloud_offer_write(rt_cbor_enc_t *e, const rt_cloud_offer_t *offer);
+bool rt_cloud_fetch_decode(const uint8_t *buf, size_t len, uint8_t hash[RT_CLOUD_DEPLOY_HASH],
+			   uint32_t *offset, uint32_t *length);
+/* Chunk {0: offset, 1: bytes}; data NULL: {0: offset}, the package was withdrawn. */
+bool rt_cloud_chunk_encode(rt_cbor_enc_t *e, uint32_t offset, const uint8_t *data, size_t len);
+
 /* ------------------------------------------------------------------ the download */
 
 /* SHA-256 of the running package into out; false when there is none or no SHA-256. */

@@ -528,7 +528,17 @@ bool rt_cloud_frame_decode(const uint8_t *buf, size_t len, rt_cloud_message_fn_t
 bool rt_cloud_frame_encode(rt_cbor_enc_t *e, const rt_cloud_message_t *msgs, size_t count,
 			   bool more)
 {
-	rt_cbor_enc_map(e, more ? 2 : 1);
+	return rt_cloud_frame_encode_offer(e, msgs, count, more, NULL);
+}
+
+bool rt_cloud_frame_encode_offer(rt_cbor_enc_t *e, const rt_cloud_message_t *msgs, size_t count,
+				 bool more, const rt_cloud_offer_t *offer)
+{
+	if (more && offer != NULL) {
+		e->overflow = true; /* an offer goes in the last frame only */
+		return false;
+	}
+	rt_cbor_enc_map(e, 1u + more + (offer != NULL));
 	rt_cbor_enc_uint(e, 0);
 	rt_cbor_enc_array(e, count);
 	for (size_t i = 0; i < count; i++) {
@@ -550,6 +560,10 @@ bool rt_cloud_frame_encode(rt_cbor_enc_t *e, const rt_cloud_message_t *msgs, siz
 	if (more) {
 		rt_cbor_enc_uint(e, 1);
 		rt_cbor_enc_bool(e, true);
+	}
+	if (offer != NULL) {
+		rt_cbor_enc_uint(e, 2);
+		rt_cloud_offer_write(e, offer);
 	}
 	return rt_cbor_enc_ok(e);
 }

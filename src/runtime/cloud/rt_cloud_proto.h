@@ -120,6 +120,9 @@ bool rt_cloud_frame_decode_offer(const uint8_t *buf, size_t len, rt_cloud_messag
 /* Encode a frame of count messages (the loopback cloud and tests). */
 bool rt_cloud_frame_encode(rt_cbor_enc_t *e, const rt_cloud_message_t *msgs, size_t count,
 			   bool more);
+/* The same with an offer (§3.8; offer NULL: none), which only the last frame (more false) has. */
+bool rt_cloud_frame_encode_offer(rt_cbor_enc_t *e, const rt_cloud_message_t *msgs, size_t count,
+				 bool more, const rt_cloud_offer_t *offer);
 
 /* Whether buf holds exactly one payload of the protocol's subset, at most max_depth deep. */
 bool rt_cloud_payload_check(const uint8_t *buf, size_t len, unsigned max_depth);

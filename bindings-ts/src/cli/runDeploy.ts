@@ -1,0 +1,49 @@
+// The apps a scenario deploys through the loopback cloud (`cloudDeploy` events): built for the
+// run's engine as the devices' apps are, or given as packages, and passed to beacon-sim with
+// --deploy in the order the world script's `cloud-deploy K` lines number them.
+import * as fs from 'fs';
+import * as path from 'path';
+import { UsageError } from './args';
+import { isSource, printDiagnostics } from './common';
+import { CliIo } from './io';
+
+type Compiler = typeof import('../compiler/light');
+
+/** Where a scenario's deployments can run: the simulator's loopback cloud only. */
+export function checkDeployTarget(worldFile: string, target: string, cloud: string | undefined, embedded: boolean): void {
+  if (target !== 'sim') {
+    throw new UsageError(`${worldFile}: cloudDeploy: deployments in a scenario run on the simulator (--target sim); the firmware on ${target} takes them from a real cloud`, false);
+  }
+  if (embedded || (cloud !== undefined && cloud !== 'loopback')) {
+    throw new UsageError(`${worldFile}: cloudDeploy: the scenario deploys through the loopback cloud (--cloud loopback); with a real cloud deploy with \`beacon cloud deploy\``, false);
+  }
+}
+
+/** The package of each deployed app, built into workDir when it is a source. */
+export async function deployPackages(
+  compiler: Compiler,
+  apps: string[],
+  o: { engine: Parameters<Compiler['compileApp']>[0]['engine']; apiVersion: Parameters<Compiler['compileApp']>[0]['apiVersion']; workDir: string; worldFile: string; io: CliIo },
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const [k, app] of apps.entries()) {
+    if (!fs.existsSync(app)) {
+      throw new UsageError(`${o.worldFile}: cloudDeploy: ${path.relative(process.cwd(), app)}: no such file`, false);
+    }
+    if (!isSource(app)) {
+      out.push(app);
+      continue;
+    }
+    const pkg = path.join(o.workDir, `deploy-${k}-${path.basename(app).replace(/\.[^.]+$/, '')}.bapp`);
+    const r = await compiler.compileApp({
+      entry: app,
+      apiVersion: o.apiVersion,
+      engine: o.engine,
+      outFile: pkg,
+      onNote: (line) => o.io.err(`beacon: ${line}\n`),
+    });
+    printDiagnostics(o.io, r.warnings, (d) => compiler.formatDiagnostic(d));
+    out.push(pkg);
+  }
+  return out;
+}

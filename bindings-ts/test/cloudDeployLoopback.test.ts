@@ -1,0 +1,138 @@
+// Apps deployed through the world's loopback cloud (docs/world.md, `cloudDeploy`): a scenario
+// deploys app B to a device running app A; the loopback cloud offers it at the device's next
+// sync start, serves it in chunks (the protocol's frames, docs/cloud-protocol.md §3.8) and records
+// the device's report; the device installs it through the runtime's own download and install and
+// runs B. The same scenario gives the same trace byte for byte. A damaged package is refused by
+// the device's install with its reason, in the trace on both sides, and A keeps running.
+import * as assert from 'assert/strict';
+import { spawnSync } from 'child_process';
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { test } from 'node:test';
+import { toolsRoot } from '../src/codegen/versions';
+import { workspaceMissing } from '../src/firmware/workspace';
+
+const cli = path.join(toolsRoot(), 'bin', 'beacon.js');
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-deploy-loopback-'));
+const FIXED_UTC = '1767225600000';
+
+const engines: { name: string; skip: string | false }[] = [
+  { name: 'duktape', skip: false },
+  { name: 'jerryscript', skip: workspaceMissing('jerryscript') },
+];
+
+fs.writeFileSync(
+  path.join(dir, 'a.ts'),
+  `sync.setEndHandler((error) => print('A synced ' + (error === undefined ? 'ok' : error.message)));
+sync.setSyncPeriod('2 min');
+print('app A starts');
+`,
+);
+// More than one chunk (4 KB) of package, compressed or not: a long text of pseudo-random digits
+// the app prints the start of.
+let x = 12345;
+const digits = Array.from({ length: 16000 }, () => ((x = (x * 1103515245 + 12345) % 2147483648) >> 16) % 16)
+  .map((d) => d.toString(16))
+  .join('');
+fs.writeFileSync(
+  path.join(dir, 'b.ts'),
+  `const filler = '${digits}';
+sync.setEndHandler((error) => print('B synced ' + (error === undefined ? 'ok' : error.message)));
+sync.setSyncPeriod('2 min');
+// Read at run time (storage is empty): the text is in the package, not folded away by the build.
+const at = (storage.read(1) as number | undefined) ?? 0;
+print('app B starts, ' + filler.slice(at, at + 8));
+`,
+);
+
+function scenario(name: string, app: string): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      duration: '12m',
+      devices: [{ name: 'd0', app: 'a.ts' }],
+      events: [{ at: '3m', device: 'd0', cloudDeploy: { app } }],
+    }),
+  );
+  return file;
+}
+
+function run(world: string, engine: string, tag: string): { stdout: string; stderr: string; trace: string; records: Record<string, unknown>[] } {
+  const traceFile = path.join(dir, `${engine}-${tag}.trace`);
+  const r = spawnSync(process.execPath, [cli, 'run', world, '--engine', engine, '--cloud', 'loopback', '--utc', FIXED_UTC, '--trace', traceFile], {
+    encoding: 'utf8',
+    timeout: 180_000,
+  });
+  assert.equal(r.status, 0, r.stderr);
+  const trace = fs.readFileSync(traceFile, 'utf8');
+  const records = trace.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  return { stdout: r.stdout, stderr: r.stderr, trace, records };
+}
+
+const kinds = (records: Record<string, unknown>[], kind: string) => records.filter((r) => r.ev === kind);
+
+for (const engine of engines) {
+  test(`${engine.name}: a deployment in the loopback cloud installs app B, the same trace twice`, { skip: engine.skip }, () => {
+    const world = scenario('deploy.json', 'b.ts');
+    const first = run(world, engine.name, 'first');
+    const second = run(world, engine.name, 'second');
+    assert.equal(second.trace, first.trace, 'the same scenario gives the same trace byte for byte');
+    assert.equal(second.stdout, first.stdout);
+
+    // A runs until the deployment; B from its install on.
+    const lines = first.stdout.trim().split('\n');
+    const bStarts = lines.indexOf(`app B starts, ${digits.slice(0, 8)}`);
+    assert.ok(bStarts > 0, first.stdout);
+    assert.ok(lines.slice(0, bStarts).includes('A synced ok'));
+    assert.ok(lines.slice(bStarts).includes('B synced ok'), first.stdout);
+    assert.ok(!lines.slice(bStarts).includes('A synced ok'), 'A no longer runs');
+
+    const offers = kinds(first.records, 'cloud-deploy-offer');
+    assert.equal(offers.length, 1, 'offered once: the device fetched it all in that sync');
+    const pkg = offers[0].package;
+    assert.ok((offers[0].t as number) >= 180_000, 'not offered before the scenario deploys it');
+    const size = offers[0].size as number;
+    assert.ok(size > 4096, `a package of several chunks (${size} bytes)`);
+    const fetches = kinds(first.records, 'cloud-deploy-fetch');
+    assert.deepEqual(
+      fetches.map((f) => [f.package, f.chunks, f.bytes, f.from, f.to]),
+      [[pkg, Math.ceil(size / 4096), size, 0, size]],
+    );
+    const outcome = kinds(first.records, 'cloud-deploy');
+    assert.deepEqual(outcome.map((o) => [o.package, o.outcome]), [[pkg, 'installed']]);
+    const reports = kinds(first.records, 'cloud-deploy-report');
+    assert.deepEqual(reports.map((r) => [r.package, r.outcome]), [[pkg, 'installed']]);
+    assert.ok((reports[0].t as number) > (outcome[0].t as number), 'reported at the next sync');
+  });
+
+  test(`${engine.name}: a damaged package is refused with its reason and app A keeps running`, { skip: engine.skip }, () => {
+    const good = path.join(dir, `b-${engine.name}.bapp`);
+    const built = spawnSync(process.execPath, [cli, 'build', path.join(dir, 'b.ts'), '--engine', engine.name, '-o', good], { encoding: 'utf8', timeout: 180_000 });
+    assert.equal(built.status, 0, built.stderr);
+    const bytes = fs.readFileSync(good);
+    bytes[100] ^= 0x01; // one bit of the bytecode: the CRC no longer matches
+    const bad = path.join(dir, `damaged-${engine.name}.bapp`);
+    fs.writeFileSync(bad, bytes);
+    const world = scenario(`damaged-${engine.name}.json`, path.basename(bad));
+    const first = run(world, engine.name, 'damaged');
+    const again = run(world, engine.name, 'damaged-again');
+    assert.equal(again.trace, first.trace);
+
+    assert.ok(!/app B starts/.test(first.stdout), first.stdout);
+    const outcome = kinds(first.records, 'cloud-deploy');
+    assert.equal(outcome.length, 1);
+    assert.equal(outcome[0].outcome, 'refused');
+    assert.match(outcome[0].reason as string, /CRC/);
+    const reports = kinds(first.records, 'cloud-deploy-report');
+    assert.deepEqual(reports.map((r) => [r.outcome, r.reason]), [['refused', outcome[0].reason]]);
+    // Not offered again once refused, and A syncs on after the refusal.
+    const offers = kinds(first.records, 'cloud-deploy-offer');
+    assert.equal(offers.length, 1);
+    const lines = first.stdout.trim().split('\n');
+    assert.equal(lines[0], 'app A starts');
+    assert.ok(lines.filter((l) => l === 'A synced ok').length >= 5, first.stdout);
+    assert.ok(!lines.slice(1).includes('app A starts'), 'A was not restarted');
+  });
+}
