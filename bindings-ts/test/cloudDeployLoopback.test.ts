@@ -12,6 +12,7 @@ import * as path from 'path';
 import { test } from 'node:test';
 import { toolsRoot } from '../src/codegen/versions';
 import { workspaceMissing } from '../src/firmware/workspace';
+import { lowerScenario, parseScenario } from '../src/world/scenario';
 
 const cli = path.join(toolsRoot(), 'bin', 'beacon.js');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'beacon-deploy-loopback-'));
@@ -136,3 +137,38 @@ for (const engine of engines) {
     assert.ok(!lines.slice(1).includes('app A starts'), 'A was not restarted');
   });
 }
+
+test('cloudDeploy is lowered to cloud-deploy lines numbering the apps; a missing app names its key', () => {
+  const file = path.join(dir, 'lower.json');
+  const lowered = lowerScenario(
+    parseScenario(
+      JSON.stringify({
+        devices: [{ name: 'd0' }, { name: 'd1' }],
+        events: [
+          { at: '2m', device: 'd1', cloudDeploy: { app: 'b.ts' } },
+          { at: '1m', device: 'd0', cloudDeploy: { app: 'c.bapp' } },
+          { at: '3m', device: 'd0', cloudDeploy: { app: 'b.ts' } },
+        ],
+      }),
+      file,
+    ),
+    file,
+  );
+  assert.deepEqual(
+    lowered.script.split('\n').filter((l) => l.includes('cloud-deploy')),
+    ['at 60000 0 cloud-deploy 1', 'at 120000 1 cloud-deploy 0', 'at 180000 0 cloud-deploy 0'],
+  );
+  assert.deepEqual(lowered.deployApps, [
+    { app: path.join(dir, 'b.ts'), at: 'events[0].cloudDeploy.app' },
+    { app: path.join(dir, 'c.bapp'), at: 'events[1].cloudDeploy.app' },
+  ]);
+  assert.throws(
+    () => parseScenario(JSON.stringify({ devices: [{ name: 'd0' }], events: [{ at: '1m', cloudDeploy: {} }] }), file),
+    /events\[0\]\.cloudDeploy: missing 'app'/,
+  );
+
+  const world = scenario('missing.json', 'nowhere.ts');
+  const r = spawnSync(process.execPath, [cli, 'run', world, '--cloud', 'loopback', '--for', '1m'], { encoding: 'utf8', timeout: 180_000 });
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /events\[0\]\.cloudDeploy\.app: .*nowhere\.ts: no such file/);
+});

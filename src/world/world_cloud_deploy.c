@@ -65,7 +65,7 @@ int world_cloud_deploy_package(world_t *w, const uint8_t *bytes, size_t len, cha
 		return -1;
 	}
 	if (len > RT_CLOUD_DEPLOY_MAX_PACKAGE) {
-		snprintf(why, cap, "%zu bytes: a deployment carries at most %u", len,
+		snprintf(why, cap, "%lu bytes: a deployment carries at most %u", (unsigned long)len,
 			 (unsigned)RT_CLOUD_DEPLOY_MAX_PACKAGE);
 		return -1;
 	}

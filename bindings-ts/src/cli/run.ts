@@ -334,7 +334,7 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
     let script: string | undefined;
     let deviceNames: string[] | undefined;
     let cloudMessages: LoweredWorld['cloudMessages'] = [];
-    let deployApps: string[] = [];
+    let deployApps: LoweredWorld['deployApps'] = [];
     // Where the scenario names each of its apps (its first key): a build error says it.
     const appAt = new Map<string, string>();
     if (worldFile !== undefined) {

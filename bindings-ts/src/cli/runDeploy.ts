@@ -12,7 +12,7 @@ type Compiler = typeof import('../compiler/light');
 /** Where a scenario's deployments can run: the simulator's loopback cloud only. */
 export function checkDeployTarget(worldFile: string, target: string, cloud: string | undefined, embedded: boolean): void {
   if (target !== 'sim') {
-    throw new UsageError(`${worldFile}: cloudDeploy: deployments in a scenario run on the simulator (--target sim); the firmware on ${target} takes them from a real cloud`, false);
+    throw new UsageError(`${worldFile}: cloudDeploy: deployments in a scenario run on the simulator (--target sim), not on ${target} yet`, false);
   }
   if (embedded || (cloud !== undefined && cloud !== 'loopback')) {
     throw new UsageError(`${worldFile}: cloudDeploy: the scenario deploys through the loopback cloud (--cloud loopback); with a real cloud deploy with \`beacon cloud deploy\``, false);
@@ -22,13 +22,13 @@ export function checkDeployTarget(worldFile: string, target: string, cloud: stri
 /** The package of each deployed app, built into workDir when it is a source. */
 export async function deployPackages(
   compiler: Compiler,
-  apps: string[],
+  apps: { app: string; at: string }[],
   o: { engine: Parameters<Compiler['compileApp']>[0]['engine']; apiVersion: Parameters<Compiler['compileApp']>[0]['apiVersion']; workDir: string; worldFile: string; io: CliIo },
 ): Promise<string[]> {
   const out: string[] = [];
-  for (const [k, app] of apps.entries()) {
+  for (const [k, { app, at }] of apps.entries()) {
     if (!fs.existsSync(app)) {
-      throw new UsageError(`${o.worldFile}: cloudDeploy: ${path.relative(process.cwd(), app)}: no such file`, false);
+      throw new UsageError(`${o.worldFile}: ${at}: ${path.relative(process.cwd(), app)}: no such file`, false);
     }
     if (!isSource(app)) {
       out.push(app);

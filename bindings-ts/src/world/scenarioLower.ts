@@ -20,9 +20,10 @@ export interface LoweredWorld {
   /** The messages the scenario sends devices (cloudMessage), in time order: `beacon run` gives
    * them to the cloud it starts, as the loopback cloud takes them from the script. */
   cloudMessages: { at: number; device: number; type: string; payload: unknown }[];
-  /** The apps the scenario deploys through the loopback cloud (cloudDeploy), absolute paths: the
-   * world script's `cloud-deploy K` names the K-th, which beacon-sim gets as its K-th --deploy. */
-  deployApps: string[];
+  /** The apps the scenario deploys through the loopback cloud (cloudDeploy): absolute paths and
+   * the key that first names each; the world script's `cloud-deploy K` names the K-th, which
+   * beacon-sim gets as its K-th --deploy. */
+  deployApps: { app: string; at: string }[];
 }
 
 /** A message's payload as the one token the world script takes: JSON has no whitespace
@@ -191,8 +192,8 @@ export function lowerScenario(s: Scenario, file: string): LoweredWorld {
   const add = (at: number, dev: number, rest: string) =>
     timed.push({ at, order: timed.length, line: `at ${at} ${dev} ${rest}` });
   const messages: { at: number; order: number; device: number; type: string; payload: unknown }[] = [];
-  const deployApps: string[] = [];
-  for (const e of s.events ?? []) {
+  const deployApps: { app: string; at: string }[] = [];
+  for (const [i, e] of (s.events ?? []).entries()) {
     const at = intervalMs(e.at);
     const dev = e.device !== undefined ? index.get(e.device)! : 0;
     if (e.press) {
@@ -255,8 +256,8 @@ export function lowerScenario(s: Scenario, file: string): LoweredWorld {
     } else if (e.cloudDeploy !== undefined) {
       // The package's number is its place among the scenario's deployed apps (beacon-sim --deploy).
       const app = path.resolve(dir, e.cloudDeploy.app);
-      if (!deployApps.includes(app)) deployApps.push(app);
-      add(at, dev, `cloud-deploy ${deployApps.indexOf(app)}`);
+      if (!deployApps.some((d) => d.app === app)) deployApps.push({ app, at: `events[${i}].cloudDeploy.app` });
+      add(at, dev, `cloud-deploy ${deployApps.findIndex((d) => d.app === app)}`);
     }
   }
   timed.sort((a, b) => a.at - b.at || a.order - b.order);
