@@ -3,7 +3,8 @@
 // sync start, serves it in chunks (the protocol's frames, docs/cloud-protocol.md §3.8) and records
 // the device's report; the device installs it through the runtime's own download and install and
 // runs B. The same scenario gives the same trace byte for byte. A damaged package is refused by
-// the device's install with its reason, in the trace on both sides, and A keeps running.
+// the device's install with its reason, in the trace on both sides, and A keeps running; an app
+// that ends in a reboot loop is rolled back to A and reported.
 import * as assert from 'assert/strict';
 import { spawnSync } from 'child_process';
 import * as fs from 'fs';
@@ -135,6 +136,35 @@ for (const engine of engines) {
     assert.equal(lines[0], 'app A starts');
     assert.ok(lines.filter((l) => l === 'A synced ok').length >= 5, first.stdout);
     assert.ok(!lines.slice(1).includes('app A starts'), 'A was not restarted');
+  });
+}
+
+// Out of memory in its top level: the device resets at every start, and the reboot-loop guard
+// rolls it back to A, which the device reports.
+fs.writeFileSync(
+  path.join(dir, 'c.ts'),
+  `print('C starting');
+const keep = [];
+for (;;) keep.push([1, 2, 3, 4, 5, 6, 7, 8]);
+`,
+);
+
+for (const engine of engines) {
+  test(`${engine.name}: an app in a reboot loop is rolled back, reported, and not offered again`, { skip: engine.skip }, () => {
+    const world = scenario('crash.json', 'c.ts');
+    const first = run(world, engine.name, 'crash');
+    const lines = first.stdout.trim().split('\n');
+    const back = lines.lastIndexOf('app A starts');
+    assert.ok(back > 0 && lines.slice(0, back).includes('C starting'), first.stdout);
+    assert.ok(lines.slice(back).includes('A synced ok'), 'A runs and syncs again');
+    assert.match(first.stderr, /ESR0002 Reboot loop detected/);
+    const outcomes = kinds(first.records, 'cloud-deploy').map((o) => o.outcome);
+    assert.deepEqual(outcomes, ['installed', 'rolled back']);
+    const reports = kinds(first.records, 'cloud-deploy-report');
+    assert.equal(reports.length, 1);
+    assert.equal(reports[0].outcome, 'rolled back');
+    assert.match(reports[0].reason as string, /^ESR0002 Reboot loop detected/);
+    assert.equal(kinds(first.records, 'cloud-deploy-offer').length, 1);
   });
 }
 
