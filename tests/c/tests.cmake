@@ -189,6 +189,9 @@ target_compile_definitions(test_cloud_deploy_duktape PRIVATE BEACON_SOURCE_DIR="
 beacon_c_test(test_cloud_deploy_frames duktape "${CMAKE_CURRENT_LIST_DIR}/test_cloud_deploy_frames.c"
               LIBS beacon_port_host beacon_world beacon_runtime m)
 target_compile_definitions(test_cloud_deploy_frames_duktape PRIVATE BEACON_SOURCE_DIR="${CMAKE_SOURCE_DIR}")
+# The world's loopback cloud offering, serving and withdrawing a scenario's deployments.
+beacon_c_test(test_world_cloud_deploy duktape "${CMAKE_CURRENT_LIST_DIR}/test_world_cloud_deploy.c"
+              LIBS beacon_port_host beacon_world beacon_runtime m)
 # A message's payload from CBOR straight into the engine's values, on each engine.
 foreach(_engine duktape jerryscript)
   if(TARGET beacon_engine_${_engine})
