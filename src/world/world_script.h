@@ -23,7 +23,9 @@
  * battery <%>; current <mA>; power <external 0|1> <charging 0|1>; temperature <C>;
  * time-sync 0|1; imu-fault 0|1; fault hang|crash; move <lat> <long> <alt>; power-cut <n>;
  * storage-fault error|timeout; nfc-field 0|1; nfc-write <NDEF message in hex, - for none>;
- * ble-capture <AD hex> <rssi> <channel> [addr=<hex>] [response=0|1] [connectable=0|1]. Lines starting with # are comments.
+ * ble-capture <AD hex> <rssi> <channel> [addr=<hex>] [response=0|1] [connectable=0|1];
+ * cloud-network 0|1; cloud-message <type> <JSON>; cloud-deploy <K> (the K-th package the world was
+ * given to deploy, world_cloud_deploy.h). Lines starting with # are comments.
  */
 #ifndef WORLD_SCRIPT_H
 #define WORLD_SCRIPT_H
