@@ -119,6 +119,8 @@ export class WasmWorld {
       studio_device_resets: ['number', ['number']],
       studio_device_value: ['number', ['number', 'number']],
       studio_devices_alive: ['number', []],
+      studio_deploy_package: ['number', ['number', 'number']],
+      studio_deploy_clear: [null, []],
     };
     for (const [name, [ret, args]] of Object.entries(sig)) this.fn[name] = mod.cwrap(name, ret, args);
   }
@@ -156,12 +158,23 @@ export class WasmWorld {
 
   /**
    * A new world: the devices of a world script (from lowerScenario), or `devices` devices of
-   * the default profile. utcMs null: no device has the time. Throws with the world's reason.
+   * the default profile. utcMs null: no device has the time. `deploys`: the packages the
+   * script's `cloud-deploy K` lines deploy through the loopback cloud, K in this order (beacon
+   * run's --deploy). Throws with the world's reason.
    */
-  open(script: string | undefined, devices: number, utcMs: number | null): DeviceInfo[] {
-    const bytes = new TextEncoder().encode(script ?? '');
-    const n = this.withBytes(bytes, (ptr, len) => this.fn.studio_open(ptr, len, devices, utcMs ?? 0, utcMs === null ? 0 : 1) as number);
-    if (n < 0) throw new Error(this.fn.studio_message() as string);
+  open(script: string | undefined, devices: number, utcMs: number | null, deploys: readonly Uint8Array[] = []): DeviceInfo[] {
+    this.fn.studio_deploy_clear();
+    try {
+      for (const [k, pkg] of deploys.entries()) {
+        if (this.withBytes(pkg, (ptr, len) => this.fn.studio_deploy_package(ptr, len) as number) < 0) throw new Error(`deployed package ${k}: ${this.fn.studio_message() as string}`);
+      }
+      const bytes = new TextEncoder().encode(script ?? '');
+      const n = this.withBytes(bytes, (ptr, len) => this.fn.studio_open(ptr, len, devices, utcMs ?? 0, utcMs === null ? 0 : 1) as number);
+      if (n < 0) throw new Error(this.fn.studio_message() as string);
+    } finally {
+      // The world has its copies now.
+      this.fn.studio_deploy_clear();
+    }
     return this.devices();
   }
 

@@ -24,6 +24,8 @@
 
 #include "rt_package.h"
 #include "world.h"
+#include "world_cloud_deploy.h"
+#include "world_deploy.h"
 #include "world_inputs.h"
 #include "world_script.h"
 
@@ -43,6 +45,13 @@ static world_t world;
 static bool world_open;
 /* Each device's package: the world keeps pointers, so the module owns copies until the next one. */
 static uint8_t **packages;
+/* The packages the scenario deploys through the loopback cloud (studio_deploy_package), given
+ * before studio_open, which hands them to the world before its script names them (as beacon-sim
+ * takes --deploy before the script). Copies, kept until studio_deploy_clear(). */
+#define STUDIO_MAX_DEPLOYS 16u
+static uint8_t *deploys[STUDIO_MAX_DEPLOYS];
+static uint32_t deploy_lengths[STUDIO_MAX_DEPLOYS];
+static uint32_t deploy_count;
 static char message[256];
 
 static void print_line(void *ctx, const char *device, bool several, const char *text, size_t len)
@@ -84,6 +93,39 @@ EMSCRIPTEN_KEEPALIVE void studio_close(void)
 	world_open = false;
 }
 
+/* Forget the packages given with studio_deploy_package (the next world deploys none). */
+EMSCRIPTEN_KEEPALIVE void studio_deploy_clear(void)
+{
+	for (uint32_t i = 0; i < deploy_count; i++) {
+		free(deploys[i]);
+		deploys[i] = NULL;
+	}
+	deploy_count = 0;
+}
+
+/*
+ * A package the next world's script may deploy through the loopback cloud (its `cloud-deploy K`
+ * lines number them in the order given, as beacon-sim's --deploy): before studio_open. Returns
+ * K, or -1 (studio_message()).
+ */
+EMSCRIPTEN_KEEPALIVE int studio_deploy_package(const uint8_t *pkg, uint32_t len)
+{
+	message[0] = '\0';
+	if (deploy_count == STUDIO_MAX_DEPLOYS) {
+		snprintf(message, sizeof(message), "at most %u deployed packages", STUDIO_MAX_DEPLOYS);
+		return -1;
+	}
+	uint8_t *copy = malloc(len > 0 ? len : 1);
+	if (copy == NULL) {
+		snprintf(message, sizeof(message), "out of memory");
+		return -1;
+	}
+	memcpy(copy, pkg, len);
+	deploys[deploy_count] = copy;
+	deploy_lengths[deploy_count] = len;
+	return (int)deploy_count++;
+}
+
 /*
  * A new world: `devices` devices of the default profile, or those of a world script (script_len
  * > 0). utc_ms: UTC at world time 0; synced: whether devices start with the time (the script may
@@ -123,6 +165,15 @@ EMSCRIPTEN_KEEPALIVE int studio_open(const char *script, uint32_t script_len, ui
 	world.utc_at_start = (int64_t)utc_ms;
 	for (uint32_t i = 0; i < devices; i++) {
 		world.devices[i].utc_synced = synced != 0;
+	}
+	/* The deployed packages, before the script that names them. */
+	for (uint32_t k = 0; k < deploy_count; k++) {
+		char why[160];
+		if (world_cloud_deploy_package(&world, deploys[k], deploy_lengths[k], why, sizeof(why)) < 0) {
+			snprintf(message, sizeof(message), "deployed package %u: %s", (unsigned)k, why);
+			studio_close();
+			return -1;
+		}
 	}
 	if (script_len > 0 && world_script_load(&world, script, script_len, message, sizeof(message)) != 0) {
 		studio_close();
@@ -167,7 +218,19 @@ EMSCRIPTEN_KEEPALIVE void studio_device_heap(uint32_t index, uint32_t bytes)
 /* Boot the devices and start their apps: how many could not start (studio_failure()). */
 EMSCRIPTEN_KEEPALIVE uint32_t studio_start(void)
 {
-	return world_open ? world_start(&world) : 0;
+	if (!world_open) {
+		return 0;
+	}
+	/* A device the scenario deploys to takes deployments (an app store that starts with its
+	 * package), as beacon-sim's. */
+	uint32_t failed = 0;
+	for (uint32_t i = 0; i < world.device_count; i++) {
+		if (world_cloud_deploys_to(&world, i) &&
+		    world_deploy_enable(&world, i, world.devices[i].failure, sizeof(world.devices[i].failure)) != 0) {
+			failed++;
+		}
+	}
+	return failed > 0 ? failed : world_start(&world);
 }
 
 /* Why device index's app could not start ("" when it did). */

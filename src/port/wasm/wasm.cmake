@@ -12,13 +12,14 @@ set(BEACON_WASM_EXPORTS
     _studio_start _studio_failure _studio_run_until _studio_idle_until _studio_now _studio_next _studio_input
     _studio_check_package _studio_install _studio_device_count _studio_device_name
     _studio_device_profile _studio_device_leds _studio_device_resets _studio_device_value
-    _studio_devices_alive
+    _studio_devices_alive _studio_deploy_package _studio_deploy_clear
     _malloc _free)
 list(JOIN BEACON_WASM_EXPORTS "," _beacon_wasm_exports)
 
 function(beacon_wasm_module engine)
   set(_target beacon-sim-${engine})
-  add_executable(${_target} "${_beacon_wasm_here}/studio_main.c" "${_beacon_wasm_here}/wasm_hal.c")
+  add_executable(${_target} "${_beacon_wasm_here}/studio_main.c" "${_beacon_wasm_here}/wasm_hal.c"
+    "${_beacon_wasm_here}/wasm_sha256.c")
   # wasm-ld, like lld, resolves symbols across archives in any order: no link group needed.
   target_link_libraries(${_target} beacon_world beacon_runtime beacon_engine_${engine})
   target_compile_options(${_target} PRIVATE ${BEACON_WARNINGS})

@@ -3,9 +3,9 @@
  * WebAssembly build that `beacon studio` runs in a browser page.
  *
  * zlib and Mbed TLS are not part of Debian's emscripten (its ports are fetched from the network
- * at build time, which the build must not need), so CRC-32 is computed here and signatures are
- * not verified: the page trusts no signing key, and rt_signature only asks for cryptography when
- * a key is trusted.
+ * at build time, which the build must not need), so CRC-32 is computed here, SHA-256 in
+ * wasm_sha256.c (deployments name and check packages by it), and signatures are not verified: the
+ * page trusts no signing key, and rt_signature only asks for cryptography when a key is trusted.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -39,15 +39,6 @@ uint32_t rt_crc32(uint32_t crc, const uint8_t *data, size_t len)
 		crc = table[(crc ^ data[i]) & 0xFFu] ^ (crc >> 8);
 	}
 	return ~crc;
-}
-
-hal_crypto_result_t hal_crypto_sha256(const hal_crypto_chunk_t *chunks, size_t count,
-				      uint8_t digest[32])
-{
-	(void)chunks;
-	(void)count;
-	(void)digest;
-	return HAL_CRYPTO_UNSUPPORTED;
 }
 
 hal_crypto_result_t hal_crypto_ecdsa_p256_verify(const uint8_t public_key[65],
