@@ -80,6 +80,27 @@ async function scenarioApps(): Promise<Map<string, Pkg> | undefined> {
   return out;
 }
 
+/**
+ * The packages of the apps the scenario deploys through the loopback cloud, in the order its
+ * `cloud-deploy K` lines number them (built by the server as `beacon run` builds them);
+ * undefined when one cannot be built (the console says why, and nothing runs).
+ */
+async function deployedApps(): Promise<Uint8Array[] | undefined> {
+  const sc = state.scenario;
+  const out: Uint8Array[] = [];
+  for (const [index, app] of (sc?.lowered.deploys ?? []).entries()) {
+    const r = await post<BuildReply & { name?: string }>('api/build-deploy', { name: sc!.name, text: sc!.text, index, api: state.api, engine: state.engine });
+    if (!r.ok || !r.package) {
+      consoleLine(r.diagnostics.map((x) => x.text).join('\n') + '\n', 'err error');
+      flushConsole();
+      setStatus(`${app}: build failed`);
+      return undefined;
+    }
+    out.push(Uint8Array.from(atob(r.package), (ch) => ch.charCodeAt(0)));
+  }
+  return out;
+}
+
 async function run(): Promise<void> {
   stop();
   state.runClickMs = performance.now();
@@ -88,6 +109,8 @@ async function run(): Promise<void> {
   const fresh = state.pkg && (state.pkg.source === undefined || (state.pkg.source === editor.state.doc.toString() && state.pkg.api === state.api && state.pkg.engine === state.engine));
   const own = await scenarioApps();
   if (!own) return;
+  const deploys = await deployedApps();
+  if (!deploys) return;
   const everyDeviceHasOwn = state.scenario !== undefined && state.scenario.lowered.devices.every((d) => d.app !== undefined);
   if (!fresh && !everyDeviceHasOwn && !(await build())) return;
   const pkg = state.pkg;
@@ -106,7 +129,7 @@ async function run(): Promise<void> {
   const packages = Array.from({ length: count }, (_, k) => (lowered?.devices[k] ? own.get(lowered.devices[k].name) : undefined) ?? pkg!);
   const runId = ++state.runId;
   world.onBatch = onBatch;
-  const r = await world.request({ op: 'open', id: world.id(), run: runId, ...(lowered ? { script: lowered.script } : {}), devices: 1, utc: Date.now(), packages: packages.map((p) => p.bytes), speed: speedOf(), until: lowered?.durationMs ?? Infinity });
+  const r = await world.request({ op: 'open', id: world.id(), run: runId, ...(lowered ? { script: lowered.script } : {}), devices: 1, utc: Date.now(), packages: packages.map((p) => p.bytes), deploys, speed: speedOf(), until: lowered?.durationMs ?? Infinity });
   if (r.error !== undefined || !r.devices || !r.starts) {
     consoleLine(`beacon-sim: ${state.scenario?.name ?? 'world'}: ${r.error ?? 'cannot open'}\n`, 'err error');
     flushConsole();

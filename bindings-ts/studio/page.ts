@@ -25,6 +25,8 @@ export interface Lowered {
   durationMs?: number;
   /** `app`: the file the scenario names for the device (built by the server, api/build-app). */
   devices: { name: string; app?: string }[];
+  /** The apps the scenario deploys through the loopback cloud, K-th for `cloud-deploy K` (api/build-deploy). */
+  deploys?: string[];
 }
 
 export const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;

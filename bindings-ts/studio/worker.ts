@@ -20,7 +20,7 @@ export interface DeviceStart {
 
 export type ToWorker =
   | { op: 'load'; engine: string; wasm: ArrayBuffer }
-  | { op: 'open'; id: number; run: number; script?: string; devices: number; utc: number; packages: Uint8Array[]; speed: Speed; until: number }
+  | { op: 'open'; id: number; run: number; script?: string; devices: number; utc: number; packages: Uint8Array[]; deploys?: Uint8Array[]; speed: Speed; until: number }
   | { op: 'speed'; speed: Speed }
   | { op: 'input'; run: number; device: number; kind: number; values: number[]; releaseAfter?: number }
   | { op: 'stop'; run: number }
@@ -161,7 +161,7 @@ function open(m: Extract<ToWorker, { op: 'open' }>): void {
   const t0 = performance.now();
   let devices: DeviceInfo[];
   try {
-    devices = w.open(m.script, m.devices, m.utc);
+    devices = w.open(m.script, m.devices, m.utc, m.deploys ?? []);
   } catch (err) {
     reply(m.id, { error: (err as Error).message });
     return;

@@ -200,26 +200,47 @@ export async function buildFile(file: string, api: string, engine: string, shown
  * scenario's directory. The reply is a build's, with the package's name.
  */
 export async function buildScenarioApp(text: string, name: string, index: number, api: string, engine: string, dir: string): Promise<BuildReply & { name?: string }> {
+  return buildNamedApp(text, name, api, engine, dir, (lowered) => ({ app: lowered.devices[index]?.app, what: `devices[${index}]` }));
+}
+
+/**
+ * The k-th app a scenario deploys through the loopback cloud (its `cloudDeploy` events, numbered
+ * as the world script's `cloud-deploy K` lines and `beacon run`'s --deploy), built as `beacon
+ * run --world` builds it.
+ */
+export async function buildScenarioDeploy(text: string, name: string, k: number, api: string, engine: string, dir: string): Promise<BuildReply & { name?: string }> {
+  return buildNamedApp(text, name, api, engine, dir, (lowered) => ({ app: lowered.deployApps[k]?.app, what: lowered.deployApps[k]?.at ?? `deployment ${k}` }));
+}
+
+async function buildNamedApp(
+  text: string,
+  name: string,
+  api: string,
+  engine: string,
+  dir: string,
+  pick: (lowered: import('../world/scenarioLower').LoweredWorld) => { app: string | undefined; what: string },
+): Promise<BuildReply & { name?: string }> {
   const fail = (message: string): BuildReply => ({ ok: false, diagnostics: [{ severity: 'error', message, text: `beacon run: ${name}: ${message}` }] });
   const { parseScenario, lowerScenario, ScenarioError } = await import('../world/scenario');
-  let app: string | undefined;
+  let picked: { app: string | undefined; what: string };
   try {
-    app = lowerScenario(parseScenario(text, name), path.join(dir, name)).devices[index]?.app;
+    picked = pick(lowerScenario(parseScenario(text, name), path.join(dir, name)));
   } catch (err) {
     if (err instanceof ScenarioError) return fail(err.message);
     throw err;
   }
-  if (app === undefined) return fail(`devices[${index}] has no app`);
+  const { app, what } = picked;
+  if (app === undefined) return fail(`${what} has no app`);
   const shown = path.relative(dir, app) || path.basename(app);
-  if (!fs.existsSync(app) || !fs.statSync(app).isFile()) return fail(`devices[${index}].app: cannot read ${shown} (apps are looked for beside the scenario, in ${dir})`);
+  if (!fs.existsSync(app) || !fs.statSync(app).isFile()) return fail(`${what}: cannot read ${shown} (apps are looked for beside the scenario, in ${dir})`);
   if (app.endsWith('.bapp')) return { ok: true, name: path.basename(app), package: fs.readFileSync(app).toString('base64'), diagnostics: [] };
-  if (!/\.(ts|js|mjs|mts)$/.test(app)) return fail(`devices[${index}].app: ${shown} is not a source (.ts, .js) or a package (.bapp)`);
+  if (!/\.(ts|js|mjs|mts)$/.test(app)) return fail(`${what}: ${shown} is not a source (.ts, .js) or a package (.bapp)`);
   const r = await buildFile(app, api, engine, dir);
   return { ...r, name: path.basename(app).replace(/\.[^.]+$/, '.bapp') };
 }
 
 /** Check and lower a scenario as `beacon run --world` does (relative apps: from `dir`). */
-export async function lowerScenarioText(text: string, name: string, dir = examplesDir()): Promise<{ script: string; durationMs?: number; devices: { name: string; app?: string }[] } | { error: string }> {
+export async function lowerScenarioText(text: string, name: string, dir = examplesDir()): Promise<{ script: string; durationMs?: number; devices: { name: string; app?: string }[]; deploys: string[] } | { error: string }> {
   const { parseScenario, lowerScenario, ScenarioError } = await import('../world/scenario');
   try {
     const file = path.join(dir, name);
@@ -228,6 +249,8 @@ export async function lowerScenarioText(text: string, name: string, dir = exampl
       script: lowered.script,
       ...(lowered.durationMs !== undefined ? { durationMs: lowered.durationMs } : {}),
       devices: lowered.devices.map((d) => ({ name: d.name, ...(d.app ? { app: path.basename(d.app) } : {}) })),
+      // The apps deployed through the loopback cloud, K-th for `cloud-deploy K` (api/build-deploy).
+      deploys: lowered.deployApps.map((d) => path.basename(d.app)),
     };
   } catch (err) {
     if (err instanceof ScenarioError) return { error: `beacon run: ${err.message}` };
@@ -304,6 +327,11 @@ export async function startStudio(opts: StudioOptions = {}): Promise<StudioServe
         const name = plainName(body.name, '.json');
         const text = typeof body.text === 'string' ? body.text : '';
         return sendJson(res, await buildScenarioApp(text, name, Number(body.index) || 0, version, typeof body.engine === 'string' ? body.engine : 'duktape', scenarioDir(name, text)));
+      }
+      case '/api/build-deploy': {
+        const name = plainName(body.name, '.json');
+        const text = typeof body.text === 'string' ? body.text : '';
+        return sendJson(res, await buildScenarioDeploy(text, name, Number(body.index) || 0, version, typeof body.engine === 'string' ? body.engine : 'duktape', scenarioDir(name, text)));
       }
       default:
         return send(res, 404, 'text/plain', 'not found');
