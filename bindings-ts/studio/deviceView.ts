@@ -3,7 +3,7 @@
 // cloud's events and messages, and the trace records of the device that no other panel draws.
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { CloudModel, layoutTrack, LocationModel, TraceRecord } from '../src/studio/records';
+import { CloudModel, deploymentState, layoutTrack, LocationModel, TraceRecord } from '../src/studio/records';
 import { DeviceInfo, INPUT } from '../src/studio/world';
 import { mapLocations } from './consoleView';
 import { EnergyView } from './energyView';
@@ -338,7 +338,7 @@ export class DeviceView {
     this.cloudDrawn = this.cloud.version;
     const m = this.cloud;
     const box = this.cloudBox;
-    if (m.queued + m.stored + m.syncs + m.messages.length === 0 && m.network === undefined) {
+    if (m.queued + m.stored + m.syncs + m.messages.length + m.deployments.size === 0 && m.network === undefined) {
       box.replaceChildren(el('div', { class: 'muted' }, 'no cloud traffic yet'));
       return;
     }
@@ -365,6 +365,19 @@ export class DeviceView {
         .reverse()
         .map((e) => el('tr', { class: 'cloud-message' }, el('td', {}, (e.t / 1000).toFixed(1)), el('td', {}, e.type), el('td', {}, e.id), el('td', {}, e.handler ? 'yes' : 'no handler'))),
     );
-    box.replaceChildren(summary, el('div', { class: 'sub' }, 'sent (stored by the cloud)'), events, el('div', { class: 'sub' }, 'received'), messages);
+    // The packages deployed to the device through the loopback cloud: offered, fetched, its verdict.
+    const deployed = [...m.deployments.values()].map((d) =>
+      el(
+        'tr',
+        { class: 'cloud-deployment', 'data-package': d.package, 'data-outcome': d.reported?.outcome ?? d.outcome ?? '' },
+        el('td', {}, (d.firstOffer / 1000).toFixed(1)),
+        el('td', {}, d.package),
+        el('td', {}, `${d.offers}×`),
+        el('td', {}, `${d.bytesFetched} of ${d.size} B`),
+        el('td', { class: 'state' }, deploymentState(d)),
+      ),
+    );
+    const deployments = deployed.length === 0 ? [] : [el('div', { class: 'sub' }, 'deployed'), el('table', { class: 'cloud-deployments' }, el('tr', {}, el('th', {}, 's'), el('th', {}, 'package'), el('th', {}, 'offered'), el('th', {}, 'fetched'), el('th', {}, 'state')), ...deployed)];
+    box.replaceChildren(summary, el('div', { class: 'sub' }, 'sent (stored by the cloud)'), events, el('div', { class: 'sub' }, 'received'), messages, ...deployments);
   }
 }

@@ -331,6 +331,35 @@ export interface CloudMessage {
   handler: boolean;
 }
 
+/**
+ * A package deployed to a device through the loopback cloud, from its trace records
+ * (docs/world.md): the cloud's offers, what the device fetched, its verdict and the report the
+ * cloud recorded.
+ */
+export interface Deployment {
+  /** The first 8 bytes of the package's SHA-256, hex. */
+  package: string;
+  size: number;
+  /** Offers (one per sync start until the device runs it, refused it or rolled it back). */
+  offers: number;
+  firstOffer: number;
+  bytesFetched: number;
+  fetches: number;
+  /** The device's verdict (its `cloud-deploy` record). */
+  outcome?: string;
+  reason?: string;
+  /** The report the loopback cloud recorded (`cloud-deploy-report`). */
+  reported?: { t: number; outcome: string; reason?: string };
+}
+
+/** A deployment's state in a few words: what the panel shows. */
+export function deploymentState(d: Deployment): string {
+  const verdict = d.reported ?? (d.outcome !== undefined ? { outcome: d.outcome, reason: d.reason } : undefined);
+  if (verdict) return `${verdict.outcome}${verdict.reason ? `: ${verdict.reason}` : ''}${d.reported ? ' (reported)' : ' (not reported yet)'}`;
+  if (d.bytesFetched > 0) return `fetching: ${d.bytesFetched} of ${d.size} bytes`;
+  return `offered ${d.offers}×`;
+}
+
 /** A device's cloud traffic: what it queued, what the cloud stored, what it received. */
 export class CloudModel {
   queued = 0;
@@ -343,6 +372,8 @@ export class CloudModel {
   readonly messages: CloudMessage[] = [];
   /** How many events the cloud stored in all (the list keeps the latest). */
   stored = 0;
+  /** The packages deployed to the device through the loopback cloud, by package (hash). */
+  readonly deployments = new Map<string, Deployment>();
   version = 0;
   private static readonly KEEP = 500;
 
@@ -376,10 +407,42 @@ export class CloudModel {
       case 'cloud-network':
         this.network = r.up === true;
         break;
+      case 'cloud-deploy-offer':
+      case 'cloud-deploy-fetch':
+      case 'cloud-deploy':
+      case 'cloud-deploy-report':
+        this.addDeploy(r);
+        break;
       default:
         return false;
     }
     this.version++;
     return true;
+  }
+
+  private addDeploy(r: TraceRecord): void {
+    const key = String(r.package ?? '');
+    let d = this.deployments.get(key);
+    if (!d) {
+      d = { package: key, size: 0, offers: 0, firstOffer: r.t, bytesFetched: 0, fetches: 0 };
+      this.deployments.set(key, d);
+    }
+    const reason = typeof r.reason === 'string' && r.reason !== '' ? r.reason : undefined;
+    switch (r.ev) {
+      case 'cloud-deploy-offer':
+        d.offers++;
+        d.size = Number(r.size ?? d.size);
+        break;
+      case 'cloud-deploy-fetch':
+        d.fetches++;
+        d.bytesFetched += Number(r.bytes ?? 0);
+        break;
+      case 'cloud-deploy':
+        d.outcome = String(r.outcome ?? '');
+        d.reason = reason;
+        break;
+      default:
+        d.reported = { t: r.t, outcome: String(r.outcome ?? ''), ...(reason ? { reason } : {}) };
+    }
   }
 }
