@@ -305,6 +305,40 @@ describe('beacon studio in chromium', { skip }, () => {
     await page.click('#clear-scenario');
   });
 
+  test('a deployment in the scenario: B runs from its install on, as beacon run runs it; the cloud panel shows it installed', async () => {
+    const fleet = path.join(dir, 'deploy');
+    fs.mkdirSync(fleet, { recursive: true });
+    // A sync handler keeps each app running, syncing every 2 minutes.
+    for (const app of ['A', 'B']) fs.writeFileSync(path.join(fleet, `${app.toLowerCase()}.ts`), `sync.setEndHandler(() => print('${app} synced'));\nsync.setSyncPeriod('2 min');\nprint('app ${app} starts');\n`);
+    const scenario = { utc: '2026-01-01T00:00:00Z', duration: '8m', devices: [{ name: 'd0', app: 'a.ts' }], events: [{ at: '3m', device: 'd0', cloudDeploy: { app: 'b.ts' } }] };
+    const world = path.join(fleet, 'deploy.json');
+    fs.writeFileSync(world, JSON.stringify(scenario));
+    const trace = path.join(fleet, 'cli.jsonl');
+    const stdout = await beaconOut(['run', '--world', world, '--trace', trace], fleet);
+    assert.match(stdout, /app B starts/);
+
+    const { startStudio } = await import('../src/studio/server');
+    const own = await startStudio({ port: 0, world });
+    const p2 = await browser.newPage();
+    try {
+      await p2.goto(own.url);
+      await p2.waitForSelector('body[data-ready="true"]', { timeout: 60_000 });
+      await p2.select('#speed', 'max');
+      await p2.click('#run');
+      await p2.waitForFunction(() => (window as unknown as StudioWindow).studio.state.ended !== undefined && !(window as unknown as StudioWindow).studio.state.running, { timeout: 60_000 });
+      const got = await p2.evaluate(() => ({ stdout: (window as unknown as StudioWindow).studio.state.stdout, trace: (window as unknown as StudioWindow).studio.state.trace }));
+      assert.equal(got.stdout, stdout);
+      assert.equal(got.trace, fs.readFileSync(trace, 'utf8'));
+      const offer = records(got.trace).find((x) => x.ev === 'cloud-deploy-offer')!;
+      await p2.waitForSelector('#cloud-0 tr.cloud-deployment', { timeout: 10_000 });
+      const row = await p2.$eval('#cloud-0 tr.cloud-deployment', (e) => ({ outcome: (e as HTMLElement).dataset.outcome, cells: Array.from(e.querySelectorAll('td')).map((td) => td.textContent) }));
+      assert.deepEqual(row, { outcome: 'installed', cells: [(Number(offer.t) / 1000).toFixed(1), String(offer.package), '1×', `${String(offer.size)} of ${String(offer.size)} B`, 'installed (reported)'] });
+    } finally {
+      await p2.close();
+      await own.close();
+    }
+  });
+
   test('a type error shows in the editor at its line', async () => {
     const source = "let count = 0;\nio.press(() => {\n  const label: number = 'three';\n  print(label + count);\n});\n";
     await page.evaluate((s: string) => (window as unknown as { studio: { setSource(t: string, n: string): void } }).studio.setSource(s, 'typo.ts'), source);
