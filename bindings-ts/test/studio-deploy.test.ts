@@ -109,7 +109,7 @@ describe('server: the apps a scenario deploys', () => {
     assert.equal(b.name, 'b.bapp');
     const none = await buildScenarioDeploy(text, 'w.json', 2, '0.2.6', 'duktape', dir);
     assert.equal(none.ok, false);
-    assert.equal(none.diagnostics[0].text, 'beacon run: w.json: deployment 2 has no app');
+    assert.equal(none.diagnostics[0].text, 'beacon run: w.json: the scenario deploys no app 2');
     const missing = JSON.stringify({ ...SCENARIO, events: [{ at: '3m', device: 'd0', cloudDeploy: { app: 'gone.ts' } }] });
     const r = await buildScenarioDeploy(missing, 'w.json', 0, '0.2.6', 'duktape', dir);
     assert.equal(r.ok, false);

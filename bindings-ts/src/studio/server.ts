@@ -200,7 +200,7 @@ export async function buildFile(file: string, api: string, engine: string, shown
  * scenario's directory. The reply is a build's, with the package's name.
  */
 export async function buildScenarioApp(text: string, name: string, index: number, api: string, engine: string, dir: string): Promise<BuildReply & { name?: string }> {
-  return buildNamedApp(text, name, api, engine, dir, (lowered) => ({ app: lowered.devices[index]?.app, what: `devices[${index}]` }));
+  return buildNamedApp(text, name, api, engine, dir, (lowered) => ({ app: lowered.devices[index]?.app, what: `devices[${index}].app`, none: `devices[${index}] has no app` }));
 }
 
 /**
@@ -209,7 +209,7 @@ export async function buildScenarioApp(text: string, name: string, index: number
  * run --world` builds it.
  */
 export async function buildScenarioDeploy(text: string, name: string, k: number, api: string, engine: string, dir: string): Promise<BuildReply & { name?: string }> {
-  return buildNamedApp(text, name, api, engine, dir, (lowered) => ({ app: lowered.deployApps[k]?.app, what: lowered.deployApps[k]?.at ?? `deployment ${k}` }));
+  return buildNamedApp(text, name, api, engine, dir, (lowered) => ({ app: lowered.deployApps[k]?.app, what: lowered.deployApps[k]?.at ?? '', none: `the scenario deploys no app ${k}` }));
 }
 
 async function buildNamedApp(
@@ -218,19 +218,19 @@ async function buildNamedApp(
   api: string,
   engine: string,
   dir: string,
-  pick: (lowered: import('../world/scenarioLower').LoweredWorld) => { app: string | undefined; what: string },
+  pick: (lowered: import('../world/scenarioLower').LoweredWorld) => { app: string | undefined; what: string; none: string },
 ): Promise<BuildReply & { name?: string }> {
   const fail = (message: string): BuildReply => ({ ok: false, diagnostics: [{ severity: 'error', message, text: `beacon run: ${name}: ${message}` }] });
   const { parseScenario, lowerScenario, ScenarioError } = await import('../world/scenario');
-  let picked: { app: string | undefined; what: string };
+  let picked: { app: string | undefined; what: string; none: string };
   try {
     picked = pick(lowerScenario(parseScenario(text, name), path.join(dir, name)));
   } catch (err) {
     if (err instanceof ScenarioError) return fail(err.message);
     throw err;
   }
-  const { app, what } = picked;
-  if (app === undefined) return fail(`${what} has no app`);
+  const { app, what, none } = picked;
+  if (app === undefined) return fail(none);
   const shown = path.relative(dir, app) || path.basename(app);
   if (!fs.existsSync(app) || !fs.statSync(app).isFile()) return fail(`${what}: cannot read ${shown} (apps are looked for beside the scenario, in ${dir})`);
   if (app.endsWith('.bapp')) return { ok: true, name: path.basename(app), package: fs.readFileSync(app).toString('base64'), diagnostics: [] };
