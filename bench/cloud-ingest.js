@@ -165,12 +165,14 @@ async function run(pg, variant) {
   process.stdout.write(`cloud_pg_store_events_per_s_${variant}: ${Math.round(stored / ((t1 - t0) / 1000))} events/s (${WORKERS} workers, ${DEVICES} devices x ${BATCHES} batches of ${BATCH})\n`);
 }
 
+module.exports = { deviceIds };
+
 if (process.env.CLOUD_INGEST_WORKER) {
   worker().catch((err) => {
     process.stderr.write(`cloud-ingest worker: ${err.stack || err}\n`);
     process.exit(1);
   });
-} else {
+} else if (require.main === module) {
   (async () => {
     const helpers = require(path.join(dist, 'testkit.js'));
     if (!helpers.postgresBin()) {
