@@ -13,6 +13,9 @@
 //       with a cloud process running beside it, without a webhook and with one whose receiver
 //       never answers; WH_ROUNDS interleaved rounds, the median of each
 //   cloud_webhook_ingest_ratio   silent / none
+//   cloud_webhook_ingest_events_per_s_<answering|silent>, cloud_webhook_ingest_ratio_silent_answering
+//       the same with a receiver that answers 200 at once against one that never answers (part
+//       `deadlive`): what a dead receiver costs beyond having a webhook
 //   cloud_code_calls_per_s   a backlog of WH_CODE_BACKLOG events (stored while no cloud ran) run
 //       through a cloud-code rule whose handler returns at once (`beacon cloud webhook add --code`):
 //       events over the span from the first one done to the last, as the outbox empties (its
@@ -178,7 +181,7 @@ async function ingestOnce(pg, variant) {
   const { deviceIds } = require('./cloud-ingest.js');
   for (const id of deviceIds(0, INGEST_DEVICES)) await s.putCredential(id, 'h', 1);
   await s.close();
-  const rx = variant === 'silent' ? await receiver('silent') : undefined;
+  const rx = variant === 'silent' || variant === 'answering' ? await receiver(variant) : undefined;
   if (rx) addWebhook(db, rx.url);
   if (variant === 'loop') {
     const fs = require('fs');
@@ -212,26 +215,30 @@ async function ingestOnce(pg, variant) {
   }
 }
 
-/** Ingest without a receiver and with `other`, in interleaved rounds: the median of each and their ratio. */
-async function compareIngest(pg, other, prefix, what) {
-  const rates = { none: [], [other]: [] };
-  for (let i = 0; i < ROUNDS; i++) for (const v of i % 2 === 0 ? ['none', other] : [other, 'none']) rates[v].push(await ingestOnce(pg, v));
+/** Ingest with `base` and with `other`, in interleaved rounds: the median of each and their ratio. */
+async function compareIngest(pg, base, other, prefix, what) {
+  const rates = { [base]: [], [other]: [] };
+  for (let i = 0; i < ROUNDS; i++) for (const v of i % 2 === 0 ? [base, other] : [other, base]) rates[v].push(await ingestOnce(pg, v));
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  for (const v of ['none', other]) process.stdout.write(`${prefix}_ingest_events_per_s_${v}: ${Math.round(median(rates[v]))} events/s (runs: ${rates[v].map(Math.round).join(', ')})\n`);
-  process.stdout.write(`${prefix}_ingest_ratio: ${(median(rates[other]) / median(rates.none)).toFixed(3)} (${what})\n`);
+  for (const v of [base, other]) process.stdout.write(`${prefix}_ingest_events_per_s_${v}: ${Math.round(median(rates[v]))} events/s (runs: ${rates[v].map(Math.round).join(', ')})\n`);
+  process.stdout.write(`${prefix}_ingest_ratio${base === 'none' ? '' : `_${other}_${base}`}: ${(median(rates[other]) / median(rates[base])).toFixed(3)} (${what})\n`);
 }
 
-const ingest = (pg) => compareIngest(pg, 'silent', 'cloud_webhook', 'silent receiver / no webhook');
-const codeIngest = (pg) => compareIngest(pg, 'loop', 'cloud_code', 'a cloud-code handler that loops forever / none');
+const ingest = (pg) => compareIngest(pg, 'none', 'silent', 'cloud_webhook', 'silent receiver / no webhook');
+// A receiver that never answers against one that answers at once: what a dead receiver costs
+// ingest beyond having a webhook at all (its outbox rows are written either way).
+const deadLive = (pg) => compareIngest(pg, 'answering', 'silent', 'cloud_webhook', 'silent receiver / answering receiver');
+const codeIngest = (pg) => compareIngest(pg, 'none', 'loop', 'cloud_code', 'a cloud-code handler that loops forever / none');
 
 (async () => {
   if (!postgresBin()) throw new Error(POSTGRES_MISSING);
   const pg = await startPostgres({ fsync: true });
   try {
-    const only = (process.env.WH_PARTS || 'latency,throughput,ingest,code,codeingest').split(',');
+    const only = (process.env.WH_PARTS || 'latency,throughput,ingest,deadlive,code,codeingest').split(',');
     if (only.includes('latency')) await latency(pg);
     if (only.includes('throughput')) await throughput(pg);
     if (only.includes('ingest')) await ingest(pg);
+    if (only.includes('deadlive')) await deadLive(pg);
     if (only.includes('code')) await codeCalls(pg);
     if (only.includes('codeingest')) await codeIngest(pg);
   } finally {
