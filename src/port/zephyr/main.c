@@ -185,6 +185,10 @@ int main(void)
 		};
 		port_zephyr_smp_init(store, &app);
 		port_zephyr_upload_service_start();
+#if defined(CONFIG_MQTT_LIB)
+		/* The sync takes the apps deployed to the device (rt_cloud_deploy.h). */
+		device.cloud_deploy.target = port_zephyr_smp_deploy_target();
+#endif
 	}
 	if (!installed_package(&running_package, &running_len)) {
 		LOG_WRN("no app installed (upload one, or build with -DBEACON_APP_PACKAGE=<app.bapp> "
