@@ -4,7 +4,8 @@
 // app A; `beacon cloud deploy` assigns it B; A's sync fetches B into the store's staging slot,
 // the device installs it as an SMP upload is installed, runs B (its output says so), and B's
 // sync reports it installed. A package built for the other engine is fetched and refused with
-// the install's reason, and A keeps running and syncing.
+// the install's reason, and A keeps running and syncing. A download cut in the middle goes on at
+// the next sync; an app that ends in a reboot loop is rolled back to A in the board's app store.
 import * as assert from 'node:assert/strict';
 import * as fs from 'fs';
 import * as path from 'path';
@@ -14,6 +15,7 @@ import { compileApp } from '../src/compiler';
 import { simArgs } from '../src/cli/run';
 import { startCloud } from '../src/cloud';
 import type { Cloud } from '../src/cloud';
+import { FaultProxy, startFaultProxy } from '../src/cloud/faultProxy';
 import { freePort, tmpDir } from '../src/cloud/testkit';
 import { workspaceMissing } from '../src/firmware/workspace';
 import { runChild } from './childProcess';
@@ -59,6 +61,7 @@ const missing = workspaceMissing('zephyr', 'jerryscript', 'bsim');
 
 describe('apps deployed from the cloud: the firmware on nrf52_bsim', { skip: missing }, () => {
   let cloud: Cloud;
+  let proxy: FaultProxy;
   let secret = '';
   let image = '';
   let appA = '';
@@ -69,19 +72,21 @@ describe('apps deployed from the cloud: the firmware on nrf52_bsim', { skip: mis
     const { ensureZephyrImage } = await import('../src/firmware/zephyr');
     image = await ensureZephyrImage('bsim', 'jerryscript');
     cloud = await startCloud({ port: await freePort(), httpPort: 0, db, log: () => {} });
+    proxy = await startFaultProxy({ port: Number(new URL(cloud.mqttUrl).port) });
     secret = (await cloud.issueDevice(ID)).password;
     appA = await build('a', APP_A, 'jerryscript');
     appB = await build('b', APP_B, 'jerryscript');
     appBDuktape = await build('b', APP_B, 'duktape');
   });
   after(async () => {
+    await proxy?.close();
     await cloud?.stop();
   });
 
   /** The firmware, its flash erased, running A against the cloud for 20 minutes of its time. */
-  async function runFirmware(): Promise<{ stdout: string; stderr: string }> {
+  async function runFirmware(via = cloud.mqttUrl): Promise<{ stdout: string; stderr: string }> {
     const { runZephyrFirmware } = await import('../src/firmware/zephyr');
-    const args = simArgs(appA, { realtime: false, forMs: RUN_MS, cloud: cloud.mqttUrl, cloudSecret: secret });
+    const args = simArgs(appA, { realtime: false, forMs: RUN_MS, cloud: via, cloudSecret: secret });
     const r = await runZephyrFirmware('bsim', image, args, { forMs: RUN_MS });
     assert.equal(r.status, 0, r.stderr);
     return r;
@@ -129,5 +134,39 @@ describe('apps deployed from the cloud: the firmware on nrf52_bsim', { skip: mis
     const status = await beacon(['cloud', 'deploy', 'status', String(dep), '--db', db]);
     assert.equal(status.status, 0, status.stderr);
     assert.match(status.stdout, new RegExp(`${ID}  installed`));
+  });
+
+  test('a download cut in the middle goes on at the next sync from where it stopped', async () => {
+    const dep = await deployTo(appB);
+    const size = fs.statSync(appB).size;
+    const chunks = cloud.core.counters.chunks;
+    proxy.cutAtChunk(2); // the second chunk is lost with the connection
+    const r = await runFirmware(proxy.url);
+    const lines = r.stdout.trim().split('\n');
+    assert.equal(lines[0], 'A running');
+    assert.match(lines[1], /^A sync .*sync failed/);
+    assert.deepEqual(lines.slice(2), ['A sync ok', 'B running 448800', 'B sync ok']);
+    assert.equal(proxy.stats.chunkCuts, 1);
+    // Every chunk once, and the one in flight at the cut once more.
+    assert.equal(cloud.core.counters.chunks - chunks, Math.ceil(size / 4096) + 1);
+    assert.equal((await deviceState(dep)).state, 'installed');
+  });
+
+  test('an app that ends in a reboot loop is rolled back in the board\'s app store, which the cloud hears', async () => {
+    // Out of memory in its top level: the device resets, three times, then the guard steps in.
+    const crashing = await build('crash', `print('C starting');
+const keep = [];
+for (;;) keep.push([1, 2, 3, 4, 5, 6, 7, 8]);
+`, 'jerryscript');
+    const dep = await deployTo(crashing);
+    const r = await runFirmware();
+    const lines = r.stdout.trim().split('\n');
+    assert.deepEqual(lines.slice(0, 2), ['A running', 'A sync ok']);
+    assert.deepEqual(lines.slice(2, 5), ['C starting', 'C starting', 'C starting']);
+    assert.deepEqual(lines.slice(5), ['A running', 'A sync ok', 'A sync ok', 'A sync ok']);
+    assert.match(r.stderr, /ESR0002 Reboot loop detected/);
+    const s = await deviceState(dep);
+    assert.equal(s.state, 'rolled back');
+    assert.match(s.reason ?? '', /^ESR0002 Reboot loop detected/);
   });
 });
