@@ -24,7 +24,8 @@ struct world_deploy {
 	sim_flash_t flash;
 	uint8_t *mem;
 	rt_flash_window_t slots[2];
-	rt_app_store_t store;
+	rt_app_store_t own;     /* the simulator's store, in mem */
+	rt_app_store_t *store;  /* the device's: own, or the board's (world_deploy_use_store) */
 	rt_cloud_deploy_target_t target;
 };
 
@@ -34,12 +35,12 @@ static int install(void *ctx, uint32_t len, char *msg, size_t cap)
 {
 	world_deploy_t *wd = ctx;
 	rt_package_t pkg;
-	if (rt_app_store_install(&wd->store, len, &pkg, msg, cap) != RT_APP_STORE_OK) {
+	if (rt_app_store_install(wd->store, len, &pkg, msg, cap) != RT_APP_STORE_OK) {
 		return -1;
 	}
 	const uint8_t *package;
 	size_t n;
-	if (!rt_app_store_installed(&wd->store, &package, &n)) {
+	if (!rt_app_store_installed(wd->store, &package, &n)) {
 		snprintf(msg, cap, "installed, but the store has no app");
 		return -1;
 	}
@@ -80,19 +81,35 @@ int world_deploy_enable(world_t *world, uint32_t index, char *why, size_t cap)
 	char msg[200];
 	/* A fresh flash: the package given is installed, and runs where the store holds it, so
 	 * that it is the app before the next one (kept for a roll back). */
-	rt_app_store_mount(&wd->store, &config, msg, sizeof(msg));
+	wd->store = &wd->own;
+	rt_app_store_mount(wd->store, &config, msg, sizeof(msg));
 	rt_package_t pkg;
 	const uint8_t *installed;
 	size_t n;
 	if (d->package != NULL &&
-	    rt_app_store_install_buffer(&wd->store, d->package, d->package_len, &pkg, msg, sizeof(msg)) == RT_APP_STORE_OK &&
-	    rt_app_store_installed(&wd->store, &installed, &n)) {
+	    rt_app_store_install_buffer(wd->store, d->package, d->package_len, &pkg, msg, sizeof(msg)) == RT_APP_STORE_OK &&
+	    rt_app_store_installed(wd->store, &installed, &n)) {
 		d->package = installed;
 		d->package_len = n;
 	}
-	wd->target = (rt_cloud_deploy_target_t){&wd->store, install, running, wd};
+	wd->target = (rt_cloud_deploy_target_t){wd->store, install, running, wd};
 	d->deploy = wd;
 	world_deploy_attach(d);
+	return 0;
+}
+
+int world_deploy_use_store(world_t *world, uint32_t index, rt_app_store_t *store)
+{
+	world_deploy_t *wd = calloc(1, sizeof(*wd));
+	if (wd == NULL || store == NULL) {
+		free(wd);
+		return -1;
+	}
+	wd->device = &world->devices[index];
+	wd->store = store;
+	wd->target = (rt_cloud_deploy_target_t){store, install, running, wd};
+	wd->device->deploy = wd;
+	world_deploy_attach(wd->device);
 	return 0;
 }
 
@@ -109,12 +126,12 @@ bool world_deploy_roll_back(world_device_t *d, const char *why)
 	const uint8_t *installed;
 	size_t n;
 	/* Only the store's app has one before it (the package given runs from the store too). */
-	if (wd == NULL || !rt_app_store_installed(&wd->store, &installed, &n) || installed != d->package) {
+	if (wd == NULL || !rt_app_store_installed(wd->store, &installed, &n) || installed != d->package) {
 		return false;
 	}
 	char msg[200];
-	if (rt_app_store_roll_back(&wd->store, msg, sizeof(msg)) != RT_APP_STORE_OK ||
-	    !rt_app_store_installed(&wd->store, &d->package, &d->package_len)) {
+	if (rt_app_store_roll_back(wd->store, msg, sizeof(msg)) != RT_APP_STORE_OK ||
+	    !rt_app_store_installed(wd->store, &d->package, &d->package_len)) {
 		return false;
 	}
 	/* The rolled-back bytes stay where they are until the next download erases them. */

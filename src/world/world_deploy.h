@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rt_app_store.h"
 #include "world.h"
 
 /* Give device index an app store and take deployments: its package is installed in the store
@@ -18,6 +19,10 @@
  * with why (out of memory; a package the store refuses stays the device's, and its start says
  * why). */
 int world_deploy_enable(world_t *world, uint32_t index, char *why, size_t cap);
+/* The same on a store the port mounted (the firmware's, on the board's app partitions): the
+ * device runs what it runs, and a deployment is installed into that store. 0, or -1 (out of
+ * memory, no store). */
+int world_deploy_use_store(world_t *world, uint32_t index, rt_app_store_t *store);
 /* After every boot (the runtime's state was cleared): the device takes deployments again. */
 void world_deploy_attach(world_device_t *device);
 /* The reboot-loop guard is about to stop the device's app: an app installed over the one before

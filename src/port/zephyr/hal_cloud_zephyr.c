@@ -251,7 +251,7 @@ static int z_connect(void *ctx, const char *device_id, uint32_t timeout_ms)
 
 static int z_subscribe(void *ctx, const char *const *topics, size_t count, uint32_t timeout_ms)
 {
-	struct mqtt_topic list[2];
+	struct mqtt_topic list[3]; /* a, m, and c when the device takes deployments */
 	if (count > ARRAY_SIZE(list)) {
 		return HAL_CLOUD_EPROTO;
 	}

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <zephyr/kernel.h>
 #include <zephyr/logging/log.h>
@@ -106,6 +107,40 @@ static int switch_to(void *ctx, const uint8_t *package, size_t len, char *msg, s
 	return start(msg, msg_cap);
 }
 
+/* The reboot-loop guard is about to stop the app. On a device that takes deployments an app
+ * installed over another (from the cloud or an upload) is rolled back to the one before it
+ * instead (rt_app_store_roll_back), and the next sync reports it, as the simulator's device does.
+ * False when there is nothing to roll back to. */
+static bool rolled_back(void)
+{
+#if defined(CONFIG_MQTT_LIB)
+	const uint8_t *installed;
+	const uint8_t *before;
+	size_t n;
+	size_t before_len;
+	char msg[160];
+	char why[120];
+
+	if (store == NULL || !rt_app_store_installed(store, &installed, &n) ||
+	    installed != running_package ||
+	    rt_app_store_roll_back(store, msg, sizeof(msg)) != RT_APP_STORE_OK ||
+	    !rt_app_store_installed(store, &before, &before_len)) {
+		return false;
+	}
+	snprintf(why, sizeof(why), "ESR0002 Reboot loop detected: %u resets in a row within %u min of boot",
+		 RT_RESET_LOOP_COUNT, RT_RESET_LOOP_WINDOW_MS / 60000u);
+	/* The rolled-back bytes stay in their slot until the next download erases them. */
+	rt_cloud_deploy_rolled_back(&device.cloud_deploy, installed, n, why);
+	running_package = before;
+	running_len = before_len;
+	rt_reset_record_cleared(reset);
+	LOG_ERR("%s; the app was rolled back to the one installed before it", why);
+	return true;
+#else
+	return false;
+#endif
+}
+
 static const char *app_state(void *ctx)
 {
 	ARG_UNUSED(ctx);
@@ -185,11 +220,15 @@ int main(void)
 		};
 		port_zephyr_smp_init(store, &app);
 		port_zephyr_upload_service_start();
+#if defined(CONFIG_MQTT_LIB)
+		/* The sync takes the apps deployed to the device (rt_cloud_deploy.h). */
+		device.cloud_deploy.target = port_zephyr_smp_deploy_target();
+#endif
 	}
 	if (!installed_package(&running_package, &running_len)) {
 		LOG_WRN("no app installed (upload one, or build with -DBEACON_APP_PACKAGE=<app.bapp> "
 			"for a factory default)");
-	} else if (reset->app_stopped) {
+	} else if (reset->app_stopped && !rolled_back()) {
 		/* The reboot-loop guard stopped the app: it waits for a long press of the side
 		 * button (or an upload) instead of resetting the device again. */
 		LOG_ERR("ESR0002 Reboot loop detected: %u resets in a row within %u min of boot; the "

@@ -20,9 +20,80 @@
 #include <zephyr/kernel.h>
 #include <zephyr/logging/log.h>
 
+#include "rt_loop.h"
 #include "rt_smp.h"
 
 LOG_MODULE_DECLARE(beacon, CONFIG_BEACON_LOG_LEVEL);
+
+static rt_app_store_t *app_store;
+static smp_zephyr_app_t app;
+
+/* ------------------------------------------------------------------ apps deployed from the cloud */
+
+/* A deployment installed during a sync, to switch to when the JavaScript thread's turn ends. */
+static bool deployed;
+
+/* rt_cloud_deploy's install, on the JavaScript thread inside the sync: the upload's install
+ * (rt_app_store_install), then the upload's switch once this turn of the loop ends
+ * (port_zephyr_smp_poll): the old app still runs from the slot the store now stages into. */
+static int deploy_install(void *ctx, uint32_t len, char *msg, size_t cap)
+{
+	ARG_UNUSED(ctx);
+	rt_package_t pkg;
+
+	if (rt_app_store_install(app_store, len, &pkg, msg, cap) != RT_APP_STORE_OK) {
+		LOG_WRN("deployment refused: %s", msg);
+		return -1;
+	}
+	rt_smp_installed_msg(&pkg, msg, cap);
+	LOG_INF("%s (deployed from the cloud)", msg);
+	deployed = true;
+	rt_loop_request_exit(RT_RUN_RESTART);
+	return 0;
+}
+
+static bool deploy_running(void *ctx, const uint8_t **package, size_t *len)
+{
+	ARG_UNUSED(ctx);
+	return rt_app_store_installed(app_store, package, len);
+}
+
+static rt_cloud_deploy_target_t deploy_target = {
+	.install = deploy_install,
+	.running = deploy_running,
+};
+
+const rt_cloud_deploy_target_t *port_zephyr_smp_deploy_target(void)
+{
+	return app_store != NULL ? &deploy_target : NULL;
+}
+
+/* The switch to a deployed app (the upload's: app.switch_to). True when there was one. */
+static bool deployed_switch(void)
+{
+	const uint8_t *package;
+	size_t len;
+	char why[120];
+
+	if (!deployed) {
+		return false;
+	}
+	deployed = false;
+	if (!rt_app_store_installed(app_store, &package, &len)) {
+		return false;
+	}
+	if (app.switch_to(app.ctx, package, len, why, sizeof(why)) != 0) {
+		LOG_WRN("deployed, but %s", why);
+	}
+	return true;
+}
+
+static void keep(rt_app_store_t *store, const smp_zephyr_app_t *with)
+{
+	app_store = store;
+	app = *with;
+	deploy_target.store = store;
+}
 
 #if defined(CONFIG_MCUMGR)
 
@@ -44,8 +115,6 @@ BUILD_ASSERT(IS_ENABLED(CONFIG_MCUMGR_MGMT_CUSTOM_PAYLOAD),
 #define ANSWER_MAX 256u
 
 static rt_smp_server_t server;
-static rt_app_store_t *app_store;
-static smp_zephyr_app_t app;
 
 /* The install a request waits for, carried out on the JavaScript thread. */
 static struct {
@@ -157,6 +226,9 @@ static int install(void *ctx, const rt_smp_staging_t *staging, uint32_t len, cha
 
 bool port_zephyr_smp_poll(void)
 {
+	if (deployed_switch()) {
+		return true;
+	}
 	k_mutex_lock(&install_lock, K_FOREVER);
 	bool pending = install_job.pending;
 
@@ -211,8 +283,7 @@ void port_zephyr_smp_init(rt_app_store_t *store, const smp_zephyr_app_t *with)
 {
 	static rt_smp_staging_t staging;
 
-	app_store = store;
-	app = *with;
+	keep(store, with);
 	rt_app_store_smp_staging(store, &staging);
 	rt_smp_config_t cfg = {
 		.staging = &staging,
@@ -237,13 +308,12 @@ void port_zephyr_smp_init(rt_app_store_t *store, const smp_zephyr_app_t *with)
 
 void port_zephyr_smp_init(rt_app_store_t *store, const smp_zephyr_app_t *with)
 {
-	ARG_UNUSED(store);
-	ARG_UNUSED(with);
+	keep(store, with);
 }
 
 bool port_zephyr_smp_poll(void)
 {
-	return false;
+	return deployed_switch();
 }
 
 #endif

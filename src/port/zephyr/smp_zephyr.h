@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "rt_app_store.h"
+#include "rt_cloud_deploy.h"
 
 typedef struct {
 	/* On the JavaScript thread: run the package the store has just installed (a fresh engine
@@ -33,5 +34,10 @@ void port_zephyr_smp_init(rt_app_store_t *store, const smp_zephyr_app_t *app);
 /* On the JavaScript thread: carry out the install a request is waiting for, if any. Returns
  * true when the app was switched. */
 bool port_zephyr_smp_poll(void);
+
+/* What the cloud sync takes deployments with (rt_cloud_deploy.h), after port_zephyr_smp_init: the
+ * store's staging slot, the upload's install, and the upload's switch to the new app once the
+ * JavaScript thread's turn ends (port_zephyr_smp_poll). NULL without a store. */
+const rt_cloud_deploy_target_t *port_zephyr_smp_deploy_target(void);
 
 #endif /* SMP_ZEPHYR_H */

@@ -17,6 +17,7 @@
 #include "hal_cloud_zephyr.h"
 #include "host_link.h"
 #include "world_cloud.h"
+#include "world_zephyr.h"
 
 /* The test board's tag for the cloud's CA (any tag would do: one cloud per run). */
 #define CLOUD_CA_TAG 1
@@ -124,5 +125,6 @@ int world_cloud_zephyr_use(world_t *world, const char *url, const char *secret,
 		host_link_close(f);
 	}
 	world_cloud_use(world, hal_cloud_zephyr_transport(), seed);
-	return 0;
+	/* With a real cloud the device takes the apps deployed to it, as the simulator's does. */
+	return world_zephyr_take_deployments(world, err, err_cap);
 }

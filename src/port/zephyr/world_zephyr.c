@@ -24,6 +24,7 @@
 #include "host_link.h"
 #include "rt_package.h"
 #include "world.h"
+#include "world_deploy.h"
 
 /* The port's log module (on a device, hal_console_zephyr.c registers it). */
 LOG_MODULE_REGISTER(beacon, CONFIG_BEACON_LOG_LEVEL);
@@ -378,6 +379,19 @@ int world_zephyr_install(const uint8_t *package, size_t len, const uint8_t **ins
 		return -1;
 	}
 	return rt_app_store_installed(s, installed, installed_len) ? 0 : -1;
+}
+
+int world_zephyr_take_deployments(world_t *world, char *msg, size_t msg_cap)
+{
+	rt_app_store_t *s = store(msg, msg_cap);
+
+	if (s == NULL || world_deploy_use_store(world, 0, s) != 0) {
+		if (s != NULL) {
+			snprintf(msg, msg_cap, "out of memory for deployments");
+		}
+		return -1;
+	}
+	return 0;
 }
 
 int world_zephyr_boot_package(const uint8_t **package, size_t *len, char *msg, size_t msg_cap)

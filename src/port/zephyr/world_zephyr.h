@@ -58,6 +58,9 @@ bool world_zephyr_stack(size_t *used, size_t *size);
  * a refused package's message is the simulator's for the same bytes. */
 int world_zephyr_install(const uint8_t *package, size_t len, const uint8_t **installed,
 			 size_t *installed_len, char *msg, size_t msg_cap);
+/* The world's device 0 takes apps deployed from the cloud (world_deploy_use_store) into the
+ * board's app store: the same install and app switch as an upload's. 0, or -1 with why. */
+int world_zephyr_take_deployments(world_t *world, char *msg, size_t msg_cap);
 /* The app the store holds, as at a boot with no upload; -1 with why in msg when there is none. */
 int world_zephyr_boot_package(const uint8_t **package, size_t *len, char *msg, size_t msg_cap);
 
