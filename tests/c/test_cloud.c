@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "test_protocol_doc.h"
+
 #include "rt_cloud_json.h"
 #include "rt_cloud_proto.h"
 #include "rt_cloud_queue.h"
@@ -24,62 +26,7 @@
 #include "rt_sync_cycle.h"
 #include "sim_flash.h"
 
-#ifndef BEACON_SOURCE_DIR
-#error "BEACON_SOURCE_DIR must name the source tree (the protocol document is read from it)"
-#endif
-
 /* ------------------------------------------------------------------ the document's examples */
-
-/* The bytes of the hex block after "<!-- example: name -->" in docs/cloud-protocol.md. */
-static size_t doc_example(const char *name, uint8_t *out, size_t cap)
-{
-	FILE *f = fopen(BEACON_SOURCE_DIR "/docs/cloud-protocol.md", "r");
-	assert_non_null(f);
-	char marker[96];
-	snprintf(marker, sizeof(marker), "<!-- example: %s -->", name);
-	char line[512];
-	bool found = false, in_block = false;
-	size_t n = 0;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		if (!found) {
-			found = strstr(line, marker) != NULL;
-			continue;
-		}
-		if (!in_block) {
-			in_block = strncmp(line, "```hex", 6) == 0;
-			continue;
-		}
-		if (strncmp(line, "```", 3) == 0) {
-			break;
-		}
-		char *hash = strchr(line, '#');
-		if (hash != NULL) {
-			*hash = '\0';
-		}
-		int nibble = -1;
-		for (char *p = line; *p; p++) {
-			int v = *p >= '0' && *p <= '9' ? *p - '0'
-				: *p >= 'a' && *p <= 'f' ? *p - 'a' + 10
-				: -1;
-			if (v < 0) {
-				continue;
-			}
-			if (nibble < 0) {
-				nibble = v;
-			} else {
-				assert_true(n < cap);
-				out[n++] = (uint8_t)(nibble << 4 | v);
-				nibble = -1;
-			}
-		}
-		assert_int_equal(nibble, -1);
-	}
-	fclose(f);
-	if (!found || n == 0) {
-		fail_msg("example %s not found in docs/cloud-protocol.md", name);
-	}
-	return n;
-}
 
 static size_t to_cbor(const char *json, uint8_t *out, size_t cap)
 {

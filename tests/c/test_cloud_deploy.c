@@ -16,6 +16,8 @@
 
 #include <cmocka.h>
 
+#include "test_protocol_doc.h"
+
 #include "engine.h"
 #include "hal_crypto.h"
 #include "rt_app_store.h"
@@ -28,58 +30,6 @@
 #include "rt_signature.h"
 #include "sim_flash.h"
 #include "test_signer.h"
-
-#ifndef BEACON_SOURCE_DIR
-#error "BEACON_SOURCE_DIR must name the source tree (the protocol document is read from it)"
-#endif
-
-/* The bytes of the hex block after "<!-- example: name -->" in docs/cloud-protocol.md. */
-static size_t doc_example(const char *name, uint8_t *out, size_t cap)
-{
-	FILE *f = fopen(BEACON_SOURCE_DIR "/docs/cloud-protocol.md", "r");
-	assert_non_null(f);
-	char marker[96];
-	snprintf(marker, sizeof(marker), "<!-- example: %s -->", name);
-	char line[512];
-	bool found = false, in_block = false;
-	size_t n = 0;
-	int nibble = -1;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		if (!found) {
-			found = strstr(line, marker) != NULL;
-			continue;
-		}
-		if (!in_block) {
-			in_block = strncmp(line, "```hex", 6) == 0;
-			continue;
-		}
-		if (strncmp(line, "```", 3) == 0) {
-			break;
-		}
-		char *hash = strchr(line, '#');
-		if (hash != NULL) {
-			*hash = '\0';
-		}
-		for (char *p = line; *p; p++) {
-			int v = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
-			if (v < 0) {
-				continue;
-			}
-			if (nibble < 0) {
-				nibble = v;
-			} else {
-				assert_true(n < cap);
-				out[n++] = (uint8_t)(nibble << 4 | v);
-				nibble = -1;
-			}
-		}
-	}
-	fclose(f);
-	if (!found || n == 0) {
-		fail_msg("example %s not found in docs/cloud-protocol.md", name);
-	}
-	return n;
-}
 
 static const uint8_t DOC_HASH[32] = {0x9f, 0x86, 0xd0, 0x81, 0x88, 0x4c, 0x7d, 0x65, 0x9a, 0x2f, 0xea,
 				     0xa0, 0xc5, 0x5a, 0xd0, 0x15, 0xa3, 0xbf, 0x4f, 0x1b, 0x2b, 0x0b,
