@@ -17,6 +17,7 @@ import type { Cloud } from '../src/cloud';
 import { FaultProxy, startFaultProxy } from '../src/cloud/faultProxy';
 import { freePort, tmpDir } from '../src/cloud/testkit';
 import { runChild } from './childProcess';
+import { APP_A, appBSource } from './deployApps';
 
 const cli = path.join(toolsRoot(), 'bin', 'beacon.js');
 const dir = tmpDir('beacon-cloud-deploy-');
@@ -32,26 +33,7 @@ let proxy: FaultProxy;
 let secret = '';
 let hasMosquitto = true;
 
-// A syncs, and once more after each sync that ended (three at most): the second sync is the
-// one that reports what became of a package the first one fetched.
-const APP_A = `let syncs = 0;
-print('A running');
-cloud.enqueue('hello', { from: 'A' }, { volatile: false });
-sync.setEndHandler((error) => {
-  print('A sync ' + (error === undefined ? 'ok' : error.message));
-  if (++syncs < 3) sync.now();
-});
-sync.now();
-`;
-// B's bytecode carries a long text, so that its package takes several chunks (read in a loop, so
-// that the compiler cannot fold it away).
-const APP_B = `const pad = '${'0123456789abcdef'.repeat(1200)}';
-let sum = 0;
-for (let i = 0; i < pad.length; i++) sum += pad.charCodeAt(i);
-print('B running ' + sum);
-sync.setEndHandler((error) => print('B sync ' + (error === undefined ? 'ok' : error.message)));
-sync.now();
-`;
+const APP_B = appBSource(1200);
 
 async function build(name: string, source: string): Promise<string> {
   const src = path.join(dir, `${name}.ts`);

@@ -19,6 +19,7 @@ import { FaultProxy, startFaultProxy } from '../src/cloud/faultProxy';
 import { freePort, tmpDir } from '../src/cloud/testkit';
 import { workspaceMissing } from '../src/firmware/workspace';
 import { runChild } from './childProcess';
+import { APP_A, appBSource } from './deployApps';
 
 const cli = path.join(toolsRoot(), 'bin', 'beacon.js');
 const dir = tmpDir('beacon-cloud-deploy-fw-');
@@ -29,25 +30,7 @@ const RUN_MS = 20 * 60_000;
 
 const beacon = (args: string[]) => runChild(process.execPath, [cli, ...args], 180_000);
 
-// A syncs, and once more after each sync that ended (three at most): the second sync is the
-// one that reports what became of a package the first one fetched.
-const APP_A = `let syncs = 0;
-print('A running');
-cloud.enqueue('hello', { from: 'A' }, { volatile: false });
-sync.setEndHandler((error) => {
-  print('A sync ' + (error === undefined ? 'ok' : error.message));
-  if (++syncs < 3) sync.now();
-});
-sync.now();
-`;
-// B's bytecode carries a text long enough for its package to take more than one chunk.
-const APP_B = `const pad = '${'0123456789abcdef'.repeat(400)}';
-let sum = 0;
-for (let i = 0; i < pad.length; i++) sum += pad.charCodeAt(i);
-print('B running ' + sum);
-sync.setEndHandler((error) => print('B sync ' + (error === undefined ? 'ok' : error.message)));
-sync.now();
-`;
+const APP_B = appBSource(400);
 
 async function build(name: string, source: string, engine: 'jerryscript' | 'duktape'): Promise<string> {
   const entry = path.join(dir, `${name}.ts`);
