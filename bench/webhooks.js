@@ -13,6 +13,8 @@
 //       with a cloud process running beside it, without a webhook and with one whose receiver
 //       never answers; WH_ROUNDS interleaved rounds, the median of each
 //   cloud_webhook_ingest_ratio   silent / none
+//   cloud_webhook_ingest_wal_bytes_per_event_<variant>   WAL the server wrote per event stored
+//       during those runs (median): the write path's cost without the machine's noise
 //   cloud_webhook_ingest_events_per_s_<answering|silent>, cloud_webhook_ingest_ratio_silent_answering
 //       the same with a receiver that answers 200 at once against one that never answers (part
 //       `deadlive`): what a dead receiver costs beyond having a webhook
@@ -192,6 +194,8 @@ async function ingestOnce(pg, variant) {
     if (r.status !== 0) throw new Error(r.stderr);
   }
   const cloud = await startCloudProcess(['--db', db, '--port', '0', '--http-port', '0']);
+  const wal = new (require('pg').Client)({ connectionString: db });
+  await wal.connect();
   try {
     const per = INGEST_DEVICES / 2;
     const children = [0, 1].map((w) => {
@@ -203,13 +207,17 @@ async function ingestOnce(pg, variant) {
       return { child, next: () => new Promise((r) => (inbox.length > 0 ? r(inbox.shift()) : waiting.push(r))) };
     });
     for (const c of children) await c.next();
+    const lsn = async () => (await wal.query('SELECT pg_current_wal_lsn() AS l')).rows[0].l;
+    const before = await lsn();
     for (const c of children) c.child.send('go');
     const results = await Promise.all(children.map((c) => c.next()));
+    const walBytes = Number((await wal.query('SELECT pg_wal_lsn_diff($1, $2) AS d', [await lsn(), before])).rows[0].d);
     const t0 = Math.min(...results.map((r) => r.t0));
     const t1 = Math.max(...results.map((r) => r.t1));
     const stored = results.reduce((n, r) => n + r.stored, 0);
-    return stored / ((t1 - t0) / 1000);
+    return { rate: stored / ((t1 - t0) / 1000), wal: walBytes / stored };
   } finally {
+    await wal.end();
     await cloud.kill('SIGTERM');
     rx?.close();
   }
@@ -218,9 +226,19 @@ async function ingestOnce(pg, variant) {
 /** Ingest with `base` and with `other`, in interleaved rounds: the median of each and their ratio. */
 async function compareIngest(pg, base, other, prefix, what) {
   const rates = { [base]: [], [other]: [] };
-  for (let i = 0; i < ROUNDS; i++) for (const v of i % 2 === 0 ? [base, other] : [other, base]) rates[v].push(await ingestOnce(pg, v));
+  const wals = { [base]: [], [other]: [] };
+  for (let i = 0; i < ROUNDS; i++) {
+    for (const v of i % 2 === 0 ? [base, other] : [other, base]) {
+      const r = await ingestOnce(pg, v);
+      rates[v].push(r.rate);
+      wals[v].push(r.wal);
+    }
+  }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   for (const v of [base, other]) process.stdout.write(`${prefix}_ingest_events_per_s_${v}: ${Math.round(median(rates[v]))} events/s (runs: ${rates[v].map(Math.round).join(', ')})\n`);
+  // WAL written per event stored (the whole server's, nothing else runs on it): what the write
+  // path costs, free of this machine's run-to-run noise.
+  for (const v of [base, other]) process.stdout.write(`${prefix}_ingest_wal_bytes_per_event_${v}: ${Math.round(median(wals[v]))} bytes\n`);
   process.stdout.write(`${prefix}_ingest_ratio${base === 'none' ? '' : `_${other}_${base}`}: ${(median(rates[other]) / median(rates[base])).toFixed(3)} (${what})\n`);
 }
 

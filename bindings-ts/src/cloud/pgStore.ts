@@ -125,22 +125,27 @@ function toDevice(r: { id: string; created: number; last_seen: number | null; re
  * rows come out sorted by (device, name), the same lock order for every group. The webhooks'
  * outbox rows for the new events are written by the same statement (OUTBOX_CTE, pgWebhooks.ts).
  *
- * First (the insert's rows wait for it: an uncorrelated subquery runs once, before them) the
- * statement takes a KEY SHARE lock on each of its devices' rows until it commits: a webhook
- * claim, which takes FOR UPDATE on a device's row, then never reads that device's outbox while
- * an ingest of it is in progress, so it cannot send a later batch of the device whose earlier
- * one another worker is still committing (PgWebhooks.claim). KEY SHARE conflicts with nothing
- * else done to devices (message ids, last seen, revocation), and two ingests share it. Only
- * with webhooks (or cloud code), whose outbox it is for: it costs the write path about 7 %
- * (bench/cloud-ingest.js, 2 workers: 59,400 and 55,600 events/s against 63,600 and 59,900).
+ * First (the insert's rows wait for it: an uncorrelated subquery runs once, before them),
+ * when webhooks or cloud code exist, the statement takes a KEY SHARE lock on each of its
+ * devices' rows of \`delivery_locks\` until it commits, making the rows it lacks (the table is
+ * unlogged: a crash empties it): a webhook claim, which takes FOR UPDATE on those rows, then
+ * never reads a device's outbox while an ingest of it is in progress, so it cannot send a later
+ * batch of the device whose earlier one another worker is still committing (PgWebhooks.claim).
+ * Two ingests share the lock. A lock on a logged table's row writes WAL: taken on \`devices\`,
+ * it cost the write path about 7 % (bench/webhooks.js); on the unlogged table, nothing this
+ * machine can measure.
  */
 const STORE_GROUP = `
-WITH busy AS MATERIALIZED (
-  SELECT id FROM devices WHERE EXISTS (SELECT 1 FROM webhooks) AND id = ANY ($1::text[]) ORDER BY id FOR KEY SHARE
+WITH hooked AS MATERIALIZED (
+  SELECT DISTINCT d FROM unnest($1::text[]) d WHERE EXISTS (SELECT 1 FROM webhooks) ORDER BY d
+), made AS (
+  INSERT INTO delivery_locks SELECT d FROM hooked ORDER BY d ON CONFLICT DO NOTHING RETURNING device_id
+), busy AS MATERIALIZED (
+  SELECT device_id FROM delivery_locks WHERE device_id IN (SELECT d FROM hooked) ORDER BY device_id FOR KEY SHARE
 ), ins AS (
   INSERT INTO events (device_id, stream, seq, type, ts, payload, volatile, variable, received)
   SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::bigint[], $6::text[], $7::boolean[], $8::boolean[], $9::bigint[])
-  WHERE (SELECT count(*) FROM busy) >= 0
+  WHERE (SELECT count(*) FROM made) >= 0 AND (SELECT count(*) FROM busy) >= 0
   ON CONFLICT DO NOTHING
   RETURNING device_id, stream, seq, type, ts, payload, variable
 ), vars AS (
@@ -226,8 +231,11 @@ export class PgStore implements CloudStore {
 
   async putCredential(id: string, hash: string, now: number): Promise<void> {
     await this.pool.query(
-      `INSERT INTO devices (id, secret_hash, revoked, created) VALUES ($1, $2, false, $3)
-       ON CONFLICT (id) DO UPDATE SET secret_hash = excluded.secret_hash, revoked = false`,
+      `WITH d AS (
+         INSERT INTO devices (id, secret_hash, revoked, created) VALUES ($1, $2, false, $3)
+         ON CONFLICT (id) DO UPDATE SET secret_hash = excluded.secret_hash, revoked = false
+       )
+       INSERT INTO delivery_locks VALUES ($1) ON CONFLICT DO NOTHING`,
       [id, hash, now],
     );
   }
