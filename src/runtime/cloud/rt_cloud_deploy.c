@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hal_clock.h"
 #include "hal_console.h"
 #include "hal_crypto.h"
 #include "rt_api_version.h"
@@ -258,12 +259,21 @@ static void hex8(char out[17], const uint8_t *hash)
 	out[16] = '\0';
 }
 
-/* What became of a package, for the next sync start, and in the trace. */
-static void set_report(rt_cloud_deploy_t *d, const uint8_t *hash, rt_cloud_outcome_t outcome,
-		       const char *reason)
+static uint32_t now_ms(const rt_cloud_deploy_t *d)
 {
-	memcpy(d->report.hash, hash, RT_CLOUD_DEPLOY_HASH);
-	d->report.outcome = (uint8_t)outcome;
+	return d->target->now_ms != NULL ? d->target->now_ms(d->target->ctx) : (uint32_t)hal_clock_ms();
+}
+
+static void release(rt_cloud_deploy_t *d)
+{
+	rt_app_store_stage_release(d->target->store, RT_APP_STORE_OWNER_CLOUD);
+}
+
+static void fill_report(rt_cloud_report_t *r, const uint8_t *hash, rt_cloud_outcome_t outcome,
+			const char *reason)
+{
+	memcpy(r->hash, hash, RT_CLOUD_DEPLOY_HASH);
+	r->outcome = (uint8_t)outcome;
 	/* Cut to the protocol's 100 characters, never inside a UTF-8 sequence. */
 	size_t n = strlen(reason);
 	if (n > RT_CLOUD_DEPLOY_REASON_MAX) {
@@ -272,9 +282,59 @@ static void set_report(rt_cloud_deploy_t *d, const uint8_t *hash, rt_cloud_outco
 			n--;
 		}
 	}
-	memcpy(d->report.reason, reason, n);
-	d->report.reason[n] = '\0';
+	memcpy(r->reason, reason, n);
+	r->reason[n] = '\0';
+}
+
+/* The report as a record of the app store: of the installed app, or (next) of the one the next
+ * switch installs. A report the store cannot keep (its records used up, a flash error) stays in
+ * RAM, as before there were records. */
+static void persist(rt_cloud_deploy_t *d, const rt_cloud_report_t *r, bool next)
+{
+	rt_app_store_report_t rec;
+	memcpy(rec.hash, r->hash, RT_CLOUD_DEPLOY_HASH);
+	rec.outcome = r->outcome;
+	memcpy(rec.reason, r->reason, sizeof(rec.reason));
+	rec.sent = false;
+	rt_app_store_err_t err = rt_app_store_report_put(d->target->store, &rec, next);
+	if (err != RT_APP_STORE_OK) {
+		hal_log(HAL_LOG_WARN, "deployment: the report is kept in RAM only: %s", rt_app_store_strerror(err));
+	}
+}
+
+void rt_cloud_deploy_load(rt_cloud_deploy_t *d)
+{
+	rt_app_store_report_t rec;
+	if (d->loaded || !has_store(d)) {
+		return;
+	}
+	d->loaded = true;
+	if (!rt_app_store_report_get(d->target->store, &rec)) {
+		return;
+	}
+	if (!rec.sent) {
+		memcpy(d->report.hash, rec.hash, RT_CLOUD_DEPLOY_HASH);
+		d->report.outcome = rec.outcome;
+		memcpy(d->report.reason, rec.reason, sizeof(d->report.reason));
+		d->report_sent = false;
+	}
+	if (rec.outcome != RT_CLOUD_OUTCOME_INSTALLED) {
+		memcpy(d->refused, rec.hash, RT_CLOUD_DEPLOY_HASH);
+		d->has_refused = true;
+	}
+}
+
+/* What became of a package, for the next sync start (kept by the store when persist), and in the
+ * trace. */
+static void set_report(rt_cloud_deploy_t *d, const uint8_t *hash, rt_cloud_outcome_t outcome,
+		       const char *reason, bool persist_it)
+{
+	fill_report(&d->report, hash, outcome, reason);
 	d->report_sent = false;
+	d->loaded = true; /* this report replaces any the store kept */
+	if (persist_it) {
+		persist(d, &d->report, false);
+	}
 	if (outcome != RT_CLOUD_OUTCOME_INSTALLED) {
 		memcpy(d->refused, hash, RT_CLOUD_DEPLOY_HASH);
 		d->has_refused = true;
@@ -341,15 +401,20 @@ bool rt_cloud_deploy_offer(rt_cloud_deploy_t *d, const rt_cloud_offer_t *o)
 	if (!has_store(d)) {
 		return false;
 	}
+	rt_cloud_deploy_load(d);
 	if (d->has_refused && memcmp(d->refused, o->hash, RT_CLOUD_DEPLOY_HASH) == 0) {
 		return false; /* refused already: the report tells the cloud, which stops offering it */
 	}
 	rt_app_store_t *store = d->target->store;
-	/* Going on: the same package, and the staging slot still holds what was fetched (an SMP
-	 * upload in between would have begun it again). */
-	if (d->active && memcmp(d->fetching.hash, o->hash, RT_CLOUD_DEPLOY_HASH) == 0 &&
+	d->deferred = NULL;
+	/* Going on: the same package, and the staging slot still holds what was fetched (the claim
+	 * still the download's: an SMP upload that took it would have begun the slot again). */
+	bool ours = rt_app_store_stage_owner(store) == RT_APP_STORE_OWNER_CLOUD;
+	if (d->active && ours && memcmp(d->fetching.hash, o->hash, RT_CLOUD_DEPLOY_HASH) == 0 &&
 	    d->fetching.size == o->size && store->staging && store->stage_total == o->size &&
-	    store->stage_off == d->staged) {
+	    store->stage_off == d->staged &&
+	    rt_app_store_stage_claim(store, RT_APP_STORE_OWNER_CLOUD, now_ms(d), RT_CLOUD_DEPLOY_CLAIM_IDLE_MS) ==
+		    RT_APP_STORE_OK) {
 		return true;
 	}
 	d->active = false;
@@ -357,11 +422,23 @@ bool rt_cloud_deploy_offer(rt_cloud_deploy_t *d, const rt_cloud_offer_t *o)
 	char why[RT_CLOUD_DEPLOY_REASON_MAX + 1];
 	const char *no = cannot_take(d, o, why, sizeof(why));
 	if (no != NULL) {
-		set_report(d, o->hash, RT_CLOUD_OUTCOME_REFUSED, no);
+		if (ours) {
+			release(d);
+		}
+		set_report(d, o->hash, RT_CLOUD_OUTCOME_REFUSED, no, true);
+		return false;
+	}
+	if (rt_app_store_stage_claim(store, RT_APP_STORE_OWNER_CLOUD, now_ms(d), RT_CLOUD_DEPLOY_CLAIM_IDLE_MS) !=
+	    RT_APP_STORE_OK) {
+		/* An SMP upload is under way: its bytes stay; the next offer tries again. */
+		d->deferred = "the staging slot is busy with an SMP upload";
+		hal_console_record("cloud-deploy", "\"deferred\":\"the staging slot is busy with an SMP upload\"");
+		hal_log(HAL_LOG_INFO, "deployment: %s, fetched at a later sync", d->deferred);
 		return false;
 	}
 	rt_app_store_err_t err = rt_app_store_stage_begin(store, o->size);
 	if (err != RT_APP_STORE_OK) {
+		release(d);
 		/* The flash failed: tried again at the next offer, nothing reported. */
 		hal_log(HAL_LOG_WARN, "deployment: cannot open the staging slot: %s",
 			rt_app_store_strerror(err));
@@ -400,8 +477,9 @@ bool rt_cloud_deploy_chunk(rt_cloud_deploy_t *d, const uint8_t *buf, size_t len,
 	}
 	if (data == NULL) {
 		/* Withdrawn: a newer deployment replaced it. The staging slot is begun again by the
-		 * next download. */
+		 * next download, or an upload. */
 		d->active = false;
+		release(d);
 		return true;
 	}
 	if (off != d->staged) {
@@ -416,8 +494,19 @@ bool rt_cloud_deploy_chunk(rt_cloud_deploy_t *d, const uint8_t *buf, size_t len,
 		*why = "a package chunk longer than asked for";
 		return false;
 	}
-	rt_app_store_err_t err = rt_app_store_stage_write(d->target->store, off, data, n);
+	rt_app_store_t *store = d->target->store;
+	if (rt_app_store_stage_claim(store, RT_APP_STORE_OWNER_CLOUD, now_ms(d), RT_CLOUD_DEPLOY_CLAIM_IDLE_MS) !=
+	    RT_APP_STORE_OK) {
+		/* An SMP upload took the slot the download had left unused: begun again next time. */
+		d->active = false;
+		*why = "the staging slot was taken by an SMP upload";
+		return false;
+	}
+	rt_app_store_err_t err = rt_app_store_stage_write(store, off, data, n);
 	if (err != RT_APP_STORE_OK) {
+		/* Begun again at the next offer (a block cut half-way cannot be written over). */
+		d->active = false;
+		release(d);
 		*why = "the staging slot could not be written";
 		return false;
 	}
@@ -428,6 +517,8 @@ bool rt_cloud_deploy_chunk(rt_cloud_deploy_t *d, const uint8_t *buf, size_t len,
 	return true;
 }
 
+static rt_cloud_outcome_t finish_download(rt_cloud_deploy_t *d);
+
 rt_cloud_outcome_t rt_cloud_deploy_finish(rt_cloud_deploy_t *d)
 {
 	if (!d->active || !d->complete || !has_store(d)) {
@@ -435,6 +526,13 @@ rt_cloud_outcome_t rt_cloud_deploy_finish(rt_cloud_deploy_t *d)
 	}
 	d->active = false;
 	d->complete = false;
+	rt_cloud_outcome_t outcome = finish_download(d);
+	release(d);
+	return outcome;
+}
+
+static rt_cloud_outcome_t finish_download(rt_cloud_deploy_t *d)
+{
 	const uint8_t *flash, *tail;
 	size_t flash_len, tail_len;
 	uint8_t hash[RT_CLOUD_DEPLOY_HASH];
@@ -442,24 +540,28 @@ rt_cloud_outcome_t rt_cloud_deploy_finish(rt_cloud_deploy_t *d)
 	    flash_len + tail_len != d->fetching.size ||
 	    !sha256_of(flash, flash_len, tail, tail_len, hash)) {
 		set_report(d, d->fetching.hash, RT_CLOUD_OUTCOME_REFUSED,
-			   "the staged package could not be read back");
+			   "the staged package could not be read back", true);
 		return RT_CLOUD_OUTCOME_REFUSED;
 	}
 	if (memcmp(hash, d->fetching.hash, RT_CLOUD_DEPLOY_HASH) != 0) {
 		set_report(d, d->fetching.hash, RT_CLOUD_OUTCOME_REFUSED,
-			   "package refused: its SHA-256 is not the one offered");
+			   "package refused: its SHA-256 is not the one offered", true);
 		return RT_CLOUD_OUTCOME_REFUSED;
 	}
+	/* The report goes into the new app's slot before its commit: installed, it is there. */
+	rt_cloud_report_t installed;
+	fill_report(&installed, d->fetching.hash, RT_CLOUD_OUTCOME_INSTALLED, "");
+	persist(d, &installed, true);
 	char msg[160];
 	msg[0] = '\0';
 	if (d->target->install(d->target->ctx, d->fetching.size, msg, sizeof(msg)) != 0) {
 		/* Room for all of it: set_report cuts it to the protocol's 100 characters. */
 		char reason[sizeof(msg) + 24];
 		snprintf(reason, sizeof(reason), "package refused: %s", msg[0] ? msg : "install failed");
-		set_report(d, d->fetching.hash, RT_CLOUD_OUTCOME_REFUSED, reason);
+		set_report(d, d->fetching.hash, RT_CLOUD_OUTCOME_REFUSED, reason, true);
 		return RT_CLOUD_OUTCOME_REFUSED;
 	}
-	set_report(d, d->fetching.hash, RT_CLOUD_OUTCOME_INSTALLED, "");
+	set_report(d, d->fetching.hash, RT_CLOUD_OUTCOME_INSTALLED, "", false);
 	return RT_CLOUD_OUTCOME_INSTALLED;
 }
 
@@ -470,13 +572,23 @@ void rt_cloud_deploy_rolled_back(rt_cloud_deploy_t *d, const uint8_t *package, s
 	if (sha256_of(package, len, NULL, 0, hash)) {
 		d->active = false;
 		d->complete = false;
-		set_report(d, hash, RT_CLOUD_OUTCOME_ROLLED_BACK, why);
+		if (has_store(d)) {
+			release(d);
+		}
+		set_report(d, hash, RT_CLOUD_OUTCOME_ROLLED_BACK, why, has_store(d));
 	}
 }
 
 void rt_cloud_deploy_reported(rt_cloud_deploy_t *d)
 {
 	if (d->report_sent) {
+		rt_app_store_report_t rec;
+		/* The store's record, when it is this report, is marked sent: not read back after a
+		 * reset. */
+		if (has_store(d) && rt_app_store_report_get(d->target->store, &rec) && !rec.sent &&
+		    rec.outcome == d->report.outcome && memcmp(rec.hash, d->report.hash, RT_CLOUD_DEPLOY_HASH) == 0) {
+			(void)rt_app_store_report_sent(d->target->store);
+		}
 		d->report.outcome = RT_CLOUD_OUTCOME_NONE;
 		d->report_sent = false;
 	}
