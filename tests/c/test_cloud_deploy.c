@@ -587,11 +587,13 @@ static void bad_packages_are_refused(void **state)
 /* The power fails at each flash operation of a download and its install in turn (the n-th word
  * programmed or page erased): after power comes back the store holds the old app or the new one,
  * complete, never neither; the cut sync fails or reports a refusal, and nothing else is hurt. */
+static void reset(rig_t *r);
+
 static void power_cut_at_every_write(void **state)
 {
 	(void)state;
 	pkg_t a = make_pkg(1, 3000), b = make_pkg(2, 9000);
-	int olds = 0, news = 0;
+	int olds = 0, news = 0, resumed = 0;
 	for (uint64_t n = 1;; n++) {
 		rig_t *r = rig_new(&a);
 		serve(r, &b);
@@ -620,6 +622,19 @@ static void power_cut_at_every_write(void **state)
 			assert_memory_equal(rec.hash, hb, 32);
 			assert_false(rec.sent);
 		}
+		/* After the reset the download goes on (from where its bytes end, or from 0 when a
+		 * block was cut half-way) and installs. */
+		reset(r);
+		for (int k = 0; k < 3 && !installed_is(r, &b); k++) {
+			r->first_fetch_offset = UINT32_MAX;
+			rt_cloud_outcome_t again;
+			sync_once(r, &again);
+			resumed += k == 0 && r->first_fetch_offset != UINT32_MAX && r->first_fetch_offset > 0;
+		}
+		if (!installed_is(r, &b)) {
+			fail_msg("cut at operation %llu: the download did not install after the reset",
+				 (unsigned long long)n);
+		}
 		free(r);
 		if (!cut) {
 			assert_true(new_); /* no cut left: the whole download and install went through */
@@ -628,8 +643,10 @@ static void power_cut_at_every_write(void **state)
 			break;
 		}
 	}
-	/* Cuts before the commit leave the old app, cuts after it the new one. */
+	/* Cuts before the commit leave the old app, cuts after it the new one; cuts in the middle of
+	 * the download go on from the staged bytes. */
 	assert_true(olds > 0 && news > 0);
+	assert_true(resumed > 0);
 	free(a.bytes);
 	free(b.bytes);
 }
@@ -946,6 +963,50 @@ static void report_survives_reset(void **state)
 	free(r);
 }
 
+/* A download cut short, then a reset: the next sync goes on from where the staged bytes end (less
+ * the write block that may have been cut), not from 0, and installs. */
+static void download_resumes_after_reset(void **state)
+{
+	(void)state;
+	pkg_t a = make_pkg(1, 3000), b = make_pkg(2, 20000);
+	rig_t *r = rig_new(&a);
+	rt_cloud_outcome_t outcome;
+	serve(r, &b);
+	r->cut_after = 2;
+	assert_int_equal(sync_once(r, &outcome), HAL_CLOUD_ECONN);
+	reset(r);
+	r->cut_after = 0;
+	uint32_t in_before = r->deploy.bytes_in;
+	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_true(r->first_fetch_offset <= 2 * RT_CLOUD_DEPLOY_CHUNK &&
+		    r->first_fetch_offset >= 2 * RT_CLOUD_DEPLOY_CHUNK - 8);
+	assert_int_equal(r->deploy.bytes_in - in_before, b.len - r->first_fetch_offset);
+	assert_int_equal(outcome, RT_CLOUD_OUTCOME_INSTALLED);
+	assert_true(installed_is(r, &b));
+
+	/* An upload that begins the staging slot after the reset ends that download: after the next
+	 * reset the sync fetches it again from 0 (never the upload's bytes as its own). */
+	pkg_t c = make_pkg(4, 5000), d = make_pkg(5, 12000);
+	smp_t m;
+	serve(r, &d);
+	r->cut_after = 1;
+	assert_int_equal(sync_once(r, &outcome), HAL_CLOUD_ECONN);
+	reset(r);
+	smp_new(&m, r);
+	smp_upload(&m, &c, 0, 3 * UPLOAD_CHUNK);
+	reset(r); /* and another reset, the upload left half-way */
+	r->cut_after = 0;
+	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_int_equal(r->first_fetch_offset, 0);
+	assert_int_equal(outcome, RT_CLOUD_OUTCOME_INSTALLED);
+	assert_true(installed_is(r, &d));
+	free(a.bytes);
+	free(b.bytes);
+	free(c.bytes);
+	free(d.bytes);
+	free(r);
+}
+
 /* A record whose bytes changed in flash is ignored: no report, the app runs, the next record is
  * written after it and read. */
 static void corrupt_report_is_ignored(void **state)
@@ -1075,6 +1136,7 @@ int main(void)
 		cmocka_unit_test(download_during_upload_waits),
 		cmocka_unit_test(stale_claims_pass),
 		cmocka_unit_test(report_survives_reset),
+		cmocka_unit_test(download_resumes_after_reset),
 		cmocka_unit_test(corrupt_report_is_ignored),
 		cmocka_unit_test(power_cut_while_reporting),
 	};

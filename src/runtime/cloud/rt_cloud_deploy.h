@@ -22,10 +22,12 @@
  * before the install's commit into the new app's slot (so the two count together), after a
  * refusal or a roll back into the installed app's, and marked sent when the sync that carried it
  * succeeded; rt_cloud_deploy_load reads it back after a reset. The download's state is in RAM
- * (rt_device_t's cloud_deploy): the staged bytes stay in the staging slot between syncs, so a cut
- * sync costs only the chunk in flight; a reset starts the download again from 0. The installed
- * app is never touched until the switch, so a power cut at any point leaves the old app or the
- * new one.
+ * (rt_device_t's cloud_deploy), and what it fetches in a record of the store
+ * (rt_app_store_download_put) that the next begin of the staging slot or install ends: the staged
+ * bytes stay in the staging slot between syncs, so a cut sync costs only the chunk in flight, and
+ * after a reset rt_cloud_deploy_load goes on from where the staged bytes end (less a write block).
+ * The installed app is never touched until the switch, so a power cut at any point leaves the old
+ * app or the new one.
  */
 #ifndef RT_CLOUD_DEPLOY_H
 #define RT_CLOUD_DEPLOY_H
@@ -137,8 +139,8 @@ bool rt_cloud_chunk_encode(rt_cbor_enc_t *e, uint32_t offset, const uint8_t *dat
 
 /* SHA-256 of the running package into out; false when there is none or no SHA-256. */
 bool rt_cloud_deploy_app_hash(const rt_cloud_deploy_t *d, uint8_t out[RT_CLOUD_DEPLOY_HASH]);
-/* Read the report the app store kept over a reset (once; what this module reported since
- * counts). The sync calls it before its sync start. */
+/* Read the report the app store kept over a reset, and the download it left open (once; what
+ * this module did since counts). The sync calls it before its sync start. */
 void rt_cloud_deploy_load(rt_cloud_deploy_t *d);
 
 /* An offer arrived: true when the device fetches it (a download begins or goes on). A package it

@@ -266,6 +266,8 @@ rt_app_store_err_t rt_app_store_stage_begin(rt_app_store_t *s, uint32_t total)
 	}
 	int slot = staging_slot(s);
 	const hal_flash_t *f = s->slot[slot].flash;
+	/* A download open there is over before its bytes go. */
+	rt_app_store_download_end(s);
 	/* The package's pages and the report records' after it (as many as the slot has). */
 	uint32_t pages = rt_app_store_erased_end(s, slot, total) / f->page_size;
 	s->staging = false;
@@ -395,6 +397,7 @@ rt_app_store_err_t rt_app_store_install(rt_app_store_t *s, uint32_t len, rt_pack
 	}
 	/* Whatever happens below, this staged copy has had its turn. */
 	s->staging = false;
+	rt_app_store_download_end(s);
 	int slot = staging_slot(s);
 	rt_package_t checked;
 	if (!package_ok(slot_package(s, slot), len, &checked, msg, msg_cap)) {

@@ -58,11 +58,24 @@
  *   148    4 zero
  *   152    8 "SENT" and 4 erased bytes once the cloud acknowledged it (erased until then)
  *
+ * A download record says what the staging slot holds while a cloud download is open there:
+ *
+ *     0    4 magic "DDLD"
+ *     4    4 the package's size
+ *     8   32 its SHA-256
+ *    40    4 its API version
+ *    44    1 1: signed, 0: not
+ *    45   99 zero
+ *   144    4 CRC-32 of bytes 0..143
+ *   148    4 zero
+ *   152    8 "DONE" and 4 erased bytes once the staging slot was begun again or installed
+ *
  * They begin at the first 8-byte boundary after the package and end where the pages the upload
  * erased for package and records end (RT_APP_STORE_REPORT_ROOM more than the package needs, fewer
  * for a package that nearly fills the slot). Bytes 0..151 are programmed in one write; a record
  * cut in that write fails its CRC and is skipped, so the one before it stands. The installed
- * app's latest intact record is the report.
+ * app's latest intact report record is the report; its latest download record, not done and
+ * with no report after it, is the download open in the staging slot.
  */
 #ifndef RT_APP_STORE_H
 #define RT_APP_STORE_H
@@ -85,6 +98,7 @@
 #define RT_APP_STORE_BACK "BACK"
 #define RT_APP_STORE_BACK_OFFSET 28u
 #define RT_APP_STORE_REPORT_MAGIC "DRPT"
+#define RT_APP_STORE_DOWNLOAD_MAGIC "DDLD"
 #define RT_APP_STORE_REPORT_SIZE 160u
 #define RT_APP_STORE_REPORT_SENT_OFFSET 152u
 #define RT_APP_STORE_REPORT_SLOTS 8u
@@ -260,6 +274,24 @@ rt_app_store_err_t rt_app_store_report_put(rt_app_store_t *store, const rt_app_s
 /* Mark the installed app's latest intact record sent (one word; a cut leaves it pending, or sent
  * when any of it was programmed). */
 rt_app_store_err_t rt_app_store_report_sent(rt_app_store_t *store);
+
+/* A cloud download open in the staging slot (its record above). */
+typedef struct rt_app_store_download {
+	uint8_t hash[RT_APP_STORE_REPORT_HASH];
+	uint32_t size;
+	uint32_t api;
+	bool signed_;
+} rt_app_store_download_t;
+
+/* Record the download just begun in the staging slot (size: the begin's total), in the installed
+ * app's slot. Any later begin of the staging slot and any install mark it done first. */
+rt_app_store_err_t rt_app_store_download_put(rt_app_store_t *store, const rt_app_store_download_t *dl);
+/* Mark the open download's record done (nothing when there is none). */
+void rt_app_store_download_end(rt_app_store_t *store);
+/* After a reset: the download still open in the staging slot, which is staged again up to where
+ * its bytes end (rt_app_store_staged, stage_write from there). Take the staging slot's claim
+ * first. False, changing nothing, when there is none or the slot was begun since the mount. */
+bool rt_app_store_download_resume(rt_app_store_t *store, rt_app_store_download_t *out);
 
 /* The staging slot as the SMP server's staging area (rt_smp.h): begin, write and read go to the
  * functions above, claim and release to the claim as RT_APP_STORE_OWNER_UPLOAD; capacity is the
