@@ -90,7 +90,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(data); i++) {
 		data[i] = (uint8_t)(i * 31);
 	}
-	rt_smp_staging_t st = {st_begin, st_write, st_read, sizeof(staging), NULL};
+	rt_smp_staging_t st = {st_begin, st_write, st_read, sizeof(staging), NULL, NULL, NULL, NULL};
 	rt_smp_config_t cfg = {&st, NULL, NULL, NULL, 1024, 2, 30000};
 	static rt_smp_server_t server;
 	rt_smp_init(&server, &cfg);

@@ -92,7 +92,7 @@ int world_deploy_enable(world_t *world, uint32_t index, char *why, size_t cap)
 		d->package = installed;
 		d->package_len = n;
 	}
-	wd->target = (rt_cloud_deploy_target_t){wd->store, install, running, wd};
+	wd->target = (rt_cloud_deploy_target_t){wd->store, install, running, wd, NULL};
 	d->deploy = wd;
 	world_deploy_attach(d);
 	return 0;
@@ -107,7 +107,7 @@ int world_deploy_use_store(world_t *world, uint32_t index, rt_app_store_t *store
 	}
 	wd->device = &world->devices[index];
 	wd->store = store;
-	wd->target = (rt_cloud_deploy_target_t){store, install, running, wd};
+	wd->target = (rt_cloud_deploy_target_t){store, install, running, wd, NULL};
 	wd->device->deploy = wd;
 	world_deploy_attach(wd->device);
 	return 0;

@@ -5,6 +5,11 @@
  * installed by rt_app_store_install, the SMP upload's install: a cut sync resumes where the staged
  * bytes end; a package whose hash, engine or signature is wrong is refused with the reason and
  * the installed app stays; an unsigned package is never fetched by a device that trusts keys.
+ * The staging slot has one owner at a time: an SMP upload (the portable SMP server over the same
+ * store) and a download that meet are told to wait, and each one's bytes survive and install. The
+ * report is a record of the app store: it outlives a reset (the store mounted again from the same
+ * flash) until a sync carried it, a corrupt one is ignored, and a power cut at its writes leaves
+ * the old report or the new one.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,6 +33,7 @@
 #include "rt_flash_window.h"
 #include "rt_package.h"
 #include "rt_signature.h"
+#include "rt_smp.h"
 #include "sim_flash.h"
 #include "test_signer.h"
 
@@ -131,6 +137,7 @@ typedef struct rig {
 	rt_cloud_deploy_target_t target;
 	rt_cloud_deploy_t deploy;
 	int installs;
+	uint32_t now_ms;          /* the device's clock, for the staging slot's claim */
 	/* The stand-in cloud. */
 	pkg_t serve;              /* the bytes it serves */
 	uint8_t offer_hash[32];   /* what it offers (normally the bytes' SHA-256) */
@@ -146,6 +153,7 @@ typedef struct rig {
 	uint8_t last_report;     /* the outcome named by the last sync start (0: none) */
 	char last_reason[128];
 	bool dead;
+	bool drop_after_start;   /* the link drops once the sync start went out */
 	uint8_t out[8][RT_CLOUD_DEPLOY_MAX_CHUNK + 64];
 	char out_topic[8][80];
 	size_t out_len[8];
@@ -193,6 +201,11 @@ static bool running(void *ctx, const uint8_t **pkg, size_t *len)
 	return rt_app_store_installed(&((rig_t *)ctx)->store, pkg, len);
 }
 
+static uint32_t rig_now(void *ctx)
+{
+	return ((rig_t *)ctx)->now_ms;
+}
+
 static bool installed_is(rig_t *r, const pkg_t *p)
 {
 	const uint8_t *pkg;
@@ -220,7 +233,7 @@ static rig_t *rig_new(const pkg_t *app)
 				  .index_capacity = 64};
 	assert_int_equal(rt_records_mount(&r->records, &rc), RT_RECORDS_OK);
 	assert_int_equal(rt_cloud_queue_open(&r->q, &r->records, 0x77), RT_RECORDS_OK);
-	r->target = (rt_cloud_deploy_target_t){&r->store, install, running, r};
+	r->target = (rt_cloud_deploy_target_t){&r->store, install, running, r, rig_now};
 	r->deploy.target = &r->target;
 	return r;
 }
@@ -310,6 +323,10 @@ static int t_publish(void *ctx, const char *topic, const uint8_t *p, size_t n)
 	rt_cbor_enc_init(&e, buf, sizeof(buf));
 	if (strcmp(topic, "b/0a0b/s") == 0) {
 		read_start(r, p, n);
+		if (r->drop_after_start) {
+			r->dead = true;
+			return 0;
+		}
 		rt_cbor_enc_map(&e, r->offering ? 2 : 1);
 		rt_cbor_enc_uint(&e, 0);
 		rt_cbor_enc_array(&e, 0);
@@ -570,11 +587,13 @@ static void bad_packages_are_refused(void **state)
 /* The power fails at each flash operation of a download and its install in turn (the n-th word
  * programmed or page erased): after power comes back the store holds the old app or the new one,
  * complete, never neither; the cut sync fails or reports a refusal, and nothing else is hurt. */
+static void reset(rig_t *r);
+
 static void power_cut_at_every_write(void **state)
 {
 	(void)state;
 	pkg_t a = make_pkg(1, 3000), b = make_pkg(2, 9000);
-	int olds = 0, news = 0;
+	int olds = 0, news = 0, resumed = 0;
 	for (uint64_t n = 1;; n++) {
 		rig_t *r = rig_new(&a);
 		serve(r, &b);
@@ -591,6 +610,31 @@ static void power_cut_at_every_write(void **state)
 		}
 		olds += old;
 		news += new_;
+		/* The report's record went in with the commit: the new app has it, whole and pending;
+		 * the old one none. */
+		rt_app_store_report_t rec;
+		bool has = rt_app_store_report_get(&r->store, &rec);
+		assert_int_equal(has, new_);
+		if (has) {
+			uint8_t hb[32];
+			sha256(b.bytes, b.len, hb);
+			assert_int_equal(rec.outcome, RT_CLOUD_OUTCOME_INSTALLED);
+			assert_memory_equal(rec.hash, hb, 32);
+			assert_false(rec.sent);
+		}
+		/* After the reset the download goes on (from where its bytes end, or from 0 when a
+		 * block was cut half-way) and installs. */
+		reset(r);
+		for (int k = 0; k < 3 && !installed_is(r, &b); k++) {
+			r->first_fetch_offset = UINT32_MAX;
+			rt_cloud_outcome_t again;
+			sync_once(r, &again);
+			resumed += k == 0 && r->first_fetch_offset != UINT32_MAX && r->first_fetch_offset > 0;
+		}
+		if (!installed_is(r, &b)) {
+			fail_msg("cut at operation %llu: the download did not install after the reset",
+				 (unsigned long long)n);
+		}
 		free(r);
 		if (!cut) {
 			assert_true(new_); /* no cut left: the whole download and install went through */
@@ -599,7 +643,483 @@ static void power_cut_at_every_write(void **state)
 			break;
 		}
 	}
-	/* Cuts before the commit leave the old app, cuts after it the new one. */
+	/* Cuts before the commit leave the old app, cuts after it the new one; cuts in the middle of
+	 * the download go on from the staged bytes. */
+	assert_true(olds > 0 && news > 0);
+	assert_true(resumed > 0);
+	free(a.bytes);
+	free(b.bytes);
+}
+
+/* ------------------------------------------------------------------ an SMP upload beside it */
+
+typedef struct {
+	rt_smp_server_t server;
+	rt_smp_staging_t staging;
+	rig_t *r;
+	int installs;
+} smp_t;
+
+typedef struct {
+	int64_t rc;  /* -1: none */
+	int64_t off; /* -1: none */
+	char msg[200];
+} answer_t;
+
+static int smp_install(void *ctx, const rt_smp_staging_t *st, uint32_t len, char *msg, size_t cap)
+{
+	smp_t *m = ctx;
+	rt_package_t pkg;
+	(void)st;
+	if (rt_app_store_install(&m->r->store, len, &pkg, msg, cap) != RT_APP_STORE_OK) {
+		return -1;
+	}
+	m->installs++;
+	snprintf(msg, cap, "installed");
+	return 0;
+}
+
+/* The SMP server of the port, on the rig's store (its staging slot, under the claim). */
+static void smp_new(smp_t *m, rig_t *r)
+{
+	memset(m, 0, sizeof(*m));
+	m->r = r;
+	rt_app_store_smp_staging(&r->store, &m->staging);
+	rt_smp_config_t cfg = {.staging = &m->staging, .install = smp_install, .app_ctx = m,
+			       .buf_size = 1024, .buf_count = 4, .idle_ms = 30000};
+	rt_smp_init(&m->server, &cfg);
+}
+
+static answer_t smp_request(smp_t *m, uint8_t op, uint16_t group, uint8_t cmd, const uint8_t *body,
+			    size_t n)
+{
+	static uint8_t req[1200], rsp[512];
+	rt_smp_hdr_t h = {.version = RT_SMP_VERSION_2, .op = op, .len = (uint16_t)n, .group = group, .cmd = cmd};
+	rt_smp_hdr_encode(&h, req);
+	memcpy(req + RT_SMP_HDR_SIZE, body, n);
+	size_t got = rt_smp_handle(&m->server, 1, m->r->now_ms, req, RT_SMP_HDR_SIZE + n, rsp, sizeof(rsp));
+	assert_true(got > RT_SMP_HDR_SIZE);
+	answer_t a = {.rc = -1, .off = -1};
+	rt_cbor_dec_t d;
+	rt_cbor_dec_init(&d, rsp + RT_SMP_HDR_SIZE, got - RT_SMP_HDR_SIZE);
+	rt_cbor_item_t it;
+	assert_int_equal(rt_cbor_next(&d, &it), RT_CBOR_OK);
+	assert_int_equal(it.type, RT_CBOR_MAP);
+	for (uint64_t i = 0; i < it.u; i++) {
+		const char *k, *t;
+		size_t kn, tn;
+		uint64_t v;
+		assert_int_equal(rt_cbor_read_text(&d, &k, &kn), RT_CBOR_OK);
+		if (kn == 2 && memcmp(k, "rc", 2) == 0) {
+			assert_int_equal(rt_cbor_read_uint(&d, &v), RT_CBOR_OK);
+			a.rc = (int64_t)v;
+		} else if (kn == 3 && memcmp(k, "off", 3) == 0) {
+			assert_int_equal(rt_cbor_read_uint(&d, &v), RT_CBOR_OK);
+			a.off = (int64_t)v;
+		} else if (kn == 3 && memcmp(k, "msg", 3) == 0) {
+			assert_int_equal(rt_cbor_read_text(&d, &t, &tn), RT_CBOR_OK);
+			snprintf(a.msg, sizeof(a.msg), "%.*s", (int)tn, t);
+		} else {
+			assert_int_equal(rt_cbor_skip(&d), RT_CBOR_OK);
+		}
+	}
+	return a;
+}
+
+#define UPLOAD_CHUNK 512u
+
+/* One chunk of an upload of p at off (the first names its length and SHA-256). */
+static answer_t smp_chunk(smp_t *m, const pkg_t *p, uint32_t off)
+{
+	uint8_t body[1024], sha[32];
+	rt_cbor_enc_t e;
+	size_t n = p->len - off < UPLOAD_CHUNK ? p->len - off : UPLOAD_CHUNK;
+	rt_cbor_enc_init(&e, body, sizeof(body));
+	rt_cbor_enc_map(&e, off == 0 ? 5 : 3);
+	rt_cbor_enc_str(&e, "off");
+	rt_cbor_enc_uint(&e, off);
+	rt_cbor_enc_str(&e, "data");
+	rt_cbor_enc_bytes(&e, p->bytes + off, n);
+	rt_cbor_enc_str(&e, "name");
+	rt_cbor_enc_str(&e, RT_SMP_STAGING_NAME);
+	if (off == 0) {
+		sha256(p->bytes, p->len, sha);
+		rt_cbor_enc_str(&e, "len");
+		rt_cbor_enc_uint(&e, p->len);
+		rt_cbor_enc_str(&e, "sha");
+		rt_cbor_enc_bytes(&e, sha, 32);
+	}
+	assert_true(rt_cbor_enc_ok(&e));
+	return smp_request(m, RT_SMP_OP_WRITE, RT_SMP_GROUP_FS, RT_SMP_FS_FILE, body, e.len);
+}
+
+/* Upload p from off until end (or the whole of it), each chunk accepted. */
+static void smp_upload(smp_t *m, const pkg_t *p, uint32_t off, uint32_t end)
+{
+	while (off < end) {
+		answer_t a = smp_chunk(m, p, off);
+		assert_int_equal(a.rc, -1);
+		assert_true(a.off > (int64_t)off);
+		off = (uint32_t)a.off;
+	}
+}
+
+static answer_t smp_install_request(smp_t *m)
+{
+	static const uint8_t empty[] = {0xa0};
+	return smp_request(m, RT_SMP_OP_WRITE, RT_SMP_GROUP_BEACON, RT_SMP_BEACON_INSTALL, empty, 1);
+}
+
+/* An upload that begins while a download is open is refused busy, with the documented message;
+ * the download's bytes stay, it goes on from where it was and installs; then the upload goes
+ * through. */
+static void upload_during_download_waits(void **state)
+{
+	(void)state;
+	pkg_t a = make_pkg(1, 3000), b = make_pkg(2, 20000), c = make_pkg(4, 5000);
+	rig_t *r = rig_new(&a);
+	smp_t m;
+	smp_new(&m, r);
+	rt_cloud_outcome_t outcome;
+	serve(r, &b);
+	r->cut_after = 2;
+	assert_int_equal(sync_once(r, &outcome), HAL_CLOUD_ECONN);
+	assert_int_equal(r->deploy.staged, 2 * RT_CLOUD_DEPLOY_CHUNK);
+	assert_int_equal(rt_app_store_stage_owner(&r->store), RT_APP_STORE_OWNER_CLOUD);
+
+	r->now_ms += 60000; /* a minute later: the download is still the slot's */
+	answer_t ans = smp_chunk(&m, &c, 0);
+	assert_int_equal(ans.rc, RT_SMP_ERR_BUSY);
+	assert_string_equal(ans.msg, RT_APP_STORE_BUSY_MSG);
+	assert_non_null(strstr(ans.msg, "cloud download"));
+	assert_int_equal(r->store.stage_off, 2 * RT_CLOUD_DEPLOY_CHUNK);
+
+	r->cut_after = 0;
+	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_int_equal(r->first_fetch_offset, 2 * RT_CLOUD_DEPLOY_CHUNK);
+	assert_int_equal(outcome, RT_CLOUD_OUTCOME_INSTALLED);
+	assert_true(installed_is(r, &b));
+	assert_int_equal(rt_app_store_stage_owner(&r->store), RT_APP_STORE_OWNER_NONE);
+
+	/* The download over, the upload goes through. */
+	smp_upload(&m, &c, 0, (uint32_t)c.len);
+	assert_int_equal(smp_install_request(&m).rc, 0);
+	assert_int_equal(m.installs, 1);
+	assert_true(installed_is(r, &c));
+	assert_int_equal(rt_app_store_stage_owner(&r->store), RT_APP_STORE_OWNER_NONE);
+	free(a.bytes);
+	free(b.bytes);
+	free(c.bytes);
+	free(r);
+}
+
+/* A download offered while an upload is open is not fetched (why recorded, nothing reported);
+ * the upload's bytes stay and it installs; the next offer is fetched and installs. */
+static void download_during_upload_waits(void **state)
+{
+	(void)state;
+	pkg_t a = make_pkg(1, 3000), b = make_pkg(2, 9000), c = make_pkg(4, 5000);
+	rig_t *r = rig_new(&a);
+	smp_t m;
+	smp_new(&m, r);
+	rt_cloud_outcome_t outcome;
+	smp_upload(&m, &c, 0, 4 * UPLOAD_CHUNK);
+	assert_int_equal(rt_app_store_stage_owner(&r->store), RT_APP_STORE_OWNER_UPLOAD);
+
+	r->now_ms += 10000;
+	serve(r, &b);
+	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_int_equal(r->fetches, 0);
+	assert_int_equal(outcome, RT_CLOUD_OUTCOME_NONE);
+	assert_non_null(r->deploy.deferred);
+	assert_string_equal(r->deploy.deferred, "the staging slot is busy with an SMP upload");
+	assert_int_equal(r->deploy.report.outcome, RT_CLOUD_OUTCOME_NONE);
+
+	smp_upload(&m, &c, 4 * UPLOAD_CHUNK, (uint32_t)c.len);
+	assert_int_equal(smp_install_request(&m).rc, 0);
+	assert_true(installed_is(r, &c));
+
+	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_null(r->deploy.deferred);
+	assert_int_equal(r->first_fetch_offset, 0);
+	assert_int_equal(outcome, RT_CLOUD_OUTCOME_INSTALLED);
+	assert_true(installed_is(r, &b));
+	free(a.bytes);
+	free(b.bytes);
+	free(c.bytes);
+	free(r);
+}
+
+/* A claim left unused past its holder's idle time passes to the other writer: an upload whose
+ * client went silent for 30 s, a download the cloud left for 10 minutes. */
+static void stale_claims_pass(void **state)
+{
+	(void)state;
+	pkg_t a = make_pkg(1, 3000), b = make_pkg(2, 9000), c = make_pkg(4, 5000);
+	rig_t *r = rig_new(&a);
+	smp_t m;
+	smp_new(&m, r);
+	rt_cloud_outcome_t outcome;
+	r->now_ms = 1000;
+	smp_upload(&m, &c, 0, 2 * UPLOAD_CHUNK);
+	serve(r, &b);
+	r->now_ms += 29999;
+	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_int_equal(r->fetches, 0);
+	r->now_ms += 1;
+	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_int_equal(outcome, RT_CLOUD_OUTCOME_INSTALLED);
+	assert_true(installed_is(r, &b));
+	/* The silent client comes back: its upload is gone, it starts over at 0. */
+	answer_t ans = smp_chunk(&m, &c, 2 * UPLOAD_CHUNK);
+	assert_int_equal(ans.off, 0);
+
+	/* A download cut short, then left: an upload waits 10 minutes for it, then takes the slot;
+	 * the download begins again at its next offer. */
+	free(r);
+	r = rig_new(&a);
+	smp_new(&m, r);
+	serve(r, &b);
+	r->cut_after = 1;
+	assert_int_equal(sync_once(r, &outcome), HAL_CLOUD_ECONN);
+	r->now_ms += RT_CLOUD_DEPLOY_CLAIM_IDLE_MS - 1;
+	assert_int_equal(smp_chunk(&m, &c, 0).rc, RT_SMP_ERR_BUSY);
+	r->now_ms += 1;
+	smp_upload(&m, &c, 0, (uint32_t)c.len);
+	assert_int_equal(smp_install_request(&m).rc, 0);
+	assert_true(installed_is(r, &c));
+	r->cut_after = 0;
+	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_int_equal(r->first_fetch_offset, 0);
+	assert_int_equal(outcome, RT_CLOUD_OUTCOME_INSTALLED);
+	assert_true(installed_is(r, &b));
+	free(a.bytes);
+	free(b.bytes);
+	free(c.bytes);
+	free(r);
+}
+
+/* ------------------------------------------------------------------ the report over a reset */
+
+/* A reset: the store mounted again from the same flash, the download's RAM state gone. */
+static void reset(rig_t *r)
+{
+	char msg[200];
+	assert_int_equal(rt_app_store_mount(&r->store, &r->config, msg, sizeof(msg)), RT_APP_STORE_OK);
+	memset(&r->deploy, 0, sizeof(r->deploy));
+	r->deploy.target = &r->target;
+}
+
+static void report_survives_reset(void **state)
+{
+	(void)state;
+	pkg_t a = make_pkg(1, 3000), b = make_pkg(2, 9000);
+	rig_t *r = rig_new(&a);
+	rt_cloud_outcome_t outcome;
+	serve(r, &b);
+	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_int_equal(outcome, RT_CLOUD_OUTCOME_INSTALLED);
+
+	/* Reset before the next sync: the report still goes out, once. */
+	reset(r);
+	assert_true(installed_is(r, &b));
+	r->offering = false;
+	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_int_equal(r->last_report, RT_CLOUD_OUTCOME_INSTALLED);
+	reset(r);
+	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_int_equal(r->last_report, 0);
+
+	/* A sync that fails does not count: the report waits for one that succeeds, resets too. */
+	pkg_t other = {malloc(b.len), b.len};
+	memcpy(other.bytes, b.bytes, b.len);
+	test_signer_put32(other.bytes + 12, eng_id() == ENG_ID_DUKTAPE ? ENG_ID_JERRYSCRIPT : ENG_ID_DUKTAPE);
+	test_signer_fix_crc(other.bytes, other.len);
+	serve(r, &other);
+	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_int_equal(outcome, RT_CLOUD_OUTCOME_REFUSED);
+	int fetches = r->fetches;
+	reset(r);
+	assert_int_equal(r->deploy.report.outcome, RT_CLOUD_OUTCOME_NONE);
+	/* The link drops once the start (with the report) went out: the sync failed. */
+	r->drop_after_start = true;
+	assert_int_equal(sync_once(r, &outcome), HAL_CLOUD_ECONN);
+	assert_int_equal(r->last_report, RT_CLOUD_OUTCOME_REFUSED);
+	reset(r);
+	r->drop_after_start = false;
+	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_int_equal(r->last_report, RT_CLOUD_OUTCOME_REFUSED);
+	assert_non_null(strstr(r->last_reason, "package was built for"));
+	/* Refused before the reset: still not fetched again. */
+	assert_int_equal(r->fetches, fetches);
+	reset(r);
+	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_int_equal(r->last_report, 0);
+	assert_int_equal(r->fetches, fetches);
+	assert_true(installed_is(r, &b));
+	free(a.bytes);
+	free(b.bytes);
+	free(other.bytes);
+	free(r);
+}
+
+/* A download cut short, then a reset: the next sync goes on from where the staged bytes end (less
+ * the write block that may have been cut), not from 0, and installs. */
+static void download_resumes_after_reset(void **state)
+{
+	(void)state;
+	pkg_t a = make_pkg(1, 3000), b = make_pkg(2, 20000);
+	rig_t *r = rig_new(&a);
+	rt_cloud_outcome_t outcome;
+	serve(r, &b);
+	r->cut_after = 2;
+	assert_int_equal(sync_once(r, &outcome), HAL_CLOUD_ECONN);
+	reset(r);
+	r->cut_after = 0;
+	uint32_t in_before = r->deploy.bytes_in;
+	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_true(r->first_fetch_offset <= 2 * RT_CLOUD_DEPLOY_CHUNK &&
+		    r->first_fetch_offset >= 2 * RT_CLOUD_DEPLOY_CHUNK - 8);
+	assert_int_equal(r->deploy.bytes_in - in_before, b.len - r->first_fetch_offset);
+	assert_int_equal(outcome, RT_CLOUD_OUTCOME_INSTALLED);
+	assert_true(installed_is(r, &b));
+
+	/* An upload that begins the staging slot after the reset ends that download: after the next
+	 * reset the sync fetches it again from 0 (never the upload's bytes as its own). */
+	pkg_t c = make_pkg(4, 5000), d = make_pkg(5, 12000);
+	smp_t m;
+	serve(r, &d);
+	r->cut_after = 1;
+	assert_int_equal(sync_once(r, &outcome), HAL_CLOUD_ECONN);
+	reset(r);
+	smp_new(&m, r);
+	smp_upload(&m, &c, 0, 3 * UPLOAD_CHUNK);
+	reset(r); /* and another reset, the upload left half-way */
+	r->cut_after = 0;
+	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_int_equal(r->first_fetch_offset, 0);
+	assert_int_equal(outcome, RT_CLOUD_OUTCOME_INSTALLED);
+	assert_true(installed_is(r, &d));
+	free(a.bytes);
+	free(b.bytes);
+	free(c.bytes);
+	free(d.bytes);
+	free(r);
+}
+
+/* A record whose bytes changed in flash is ignored: no report, the app runs, the next record is
+ * written after it and read. */
+static void corrupt_report_is_ignored(void **state)
+{
+	(void)state;
+	pkg_t a = make_pkg(1, 3000), b = make_pkg(2, 9000), c = make_pkg(3, 4000);
+	rig_t *r = rig_new(&a);
+	rt_cloud_outcome_t outcome;
+	serve(r, &b);
+	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_int_equal(outcome, RT_CLOUD_OUTCOME_INSTALLED);
+	uint32_t at = (uint32_t)r->store.active * SLOT_PAGES * PAGE + ((RT_APP_STORE_HEADER_SIZE + (uint32_t)b.len + 7u) & ~7u);
+	assert_memory_equal(r->apps_mem + at, RT_APP_STORE_REPORT_MAGIC, 4);
+	sim_flash_flip_bit(&r->apps, at + 20, 5); /* inside the hash */
+	reset(r);
+	assert_true(installed_is(r, &b));
+	rt_app_store_report_t rec;
+	assert_false(rt_app_store_report_get(&r->store, &rec));
+	r->offering = false;
+	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_int_equal(r->last_report, 0);
+
+	/* Unsigned to a device that trusts keys... here simply too large: refused and recorded. */
+	serve(r, &c);
+	r->offer_size = rt_app_store_capacity(&r->store) + 1;
+	assert_int_equal(sync_once(r, &outcome), 0);
+	reset(r);
+	assert_true(rt_app_store_report_get(&r->store, &rec));
+	assert_int_equal(rec.outcome, RT_CLOUD_OUTCOME_REFUSED);
+	assert_false(rec.sent);
+	assert_non_null(strstr(rec.reason, "larger than the app slot"));
+	free(a.bytes);
+	free(b.bytes);
+	free(c.bytes);
+	free(r);
+}
+
+/* The power fails at each flash operation of the sync that carries the report (its "SENT"
+ * word): after power comes back the report is pending or sent, whole, never corrupt; pending, the
+ * next sync sends it; either way it is not sent after that. */
+static void power_cut_while_reporting(void **state)
+{
+	(void)state;
+	pkg_t a = make_pkg(1, 3000), b = make_pkg(2, 9000);
+	uint8_t hb[32];
+	sha256(b.bytes, b.len, hb);
+	int pending = 0, sent = 0;
+	for (uint64_t n = 1;; n++) {
+		rig_t *r = rig_new(&a);
+		rt_cloud_outcome_t outcome;
+		serve(r, &b);
+		assert_int_equal(sync_once(r, &outcome), 0);
+		assert_int_equal(outcome, RT_CLOUD_OUTCOME_INSTALLED);
+		r->offering = false;
+		sim_flash_cut_after(&r->apps, n, (uint32_t)n * 2654435761u);
+		sync_once(r, &outcome);
+		bool cut = sim_flash_is_cut(&r->apps);
+		sim_flash_power_on(&r->apps);
+		reset(r);
+		assert_true(installed_is(r, &b));
+		rt_app_store_report_t rec;
+		assert_true(rt_app_store_report_get(&r->store, &rec));
+		assert_int_equal(rec.outcome, RT_CLOUD_OUTCOME_INSTALLED);
+		assert_memory_equal(rec.hash, hb, 32);
+		pending += !rec.sent;
+		sent += rec.sent;
+		assert_int_equal(sync_once(r, &outcome), 0);
+		assert_int_equal(r->last_report, rec.sent ? 0 : RT_CLOUD_OUTCOME_INSTALLED);
+		reset(r);
+		assert_int_equal(sync_once(r, &outcome), 0);
+		assert_int_equal(r->last_report, 0);
+		free(r);
+		if (!cut) {
+			break;
+		}
+	}
+	assert_true(sent > 0);
+
+	/* And at each operation of a refusal's record, appended to the running app's slot: after
+	 * power comes back the old report (none) or the new one, whole; a torn record is skipped and
+	 * the next one written after it. */
+	int olds = 0, news = 0;
+	for (uint64_t n = 1;; n++) {
+		rig_t *r = rig_new(&a);
+		rt_cloud_outcome_t outcome;
+		serve(r, &b);
+		r->offer_size = rt_app_store_capacity(&r->store) + 1;
+		sim_flash_cut_after(&r->apps, n, (uint32_t)n * 2654435761u);
+		sync_once(r, &outcome);
+		bool cut = sim_flash_is_cut(&r->apps);
+		sim_flash_power_on(&r->apps);
+		reset(r);
+		assert_true(installed_is(r, &a));
+		rt_app_store_report_t rec;
+		bool has = rt_app_store_report_get(&r->store, &rec);
+		if (has) {
+			assert_int_equal(rec.outcome, RT_CLOUD_OUTCOME_REFUSED);
+			assert_memory_equal(rec.hash, hb, 32);
+			assert_non_null(strstr(rec.reason, "larger than the app slot"));
+		}
+		olds += !has;
+		news += has;
+		/* Offered again after the reset (the cut one was never refused for good): recorded. */
+		r->offer_size = rt_app_store_capacity(&r->store) + 2;
+		assert_int_equal(sync_once(r, &outcome), 0);
+		reset(r);
+		assert_true(rt_app_store_report_get(&r->store, &rec));
+		assert_int_equal(rec.outcome, RT_CLOUD_OUTCOME_REFUSED);
+		free(r);
+		if (!cut) {
+			break;
+		}
+	}
 	assert_true(olds > 0 && news > 0);
 	free(a.bytes);
 	free(b.bytes);
@@ -612,6 +1132,13 @@ int main(void)
 		cmocka_unit_test(download_resumes_and_installs),
 		cmocka_unit_test(bad_packages_are_refused),
 		cmocka_unit_test(power_cut_at_every_write),
+		cmocka_unit_test(upload_during_download_waits),
+		cmocka_unit_test(download_during_upload_waits),
+		cmocka_unit_test(stale_claims_pass),
+		cmocka_unit_test(report_survives_reset),
+		cmocka_unit_test(download_resumes_after_reset),
+		cmocka_unit_test(corrupt_report_is_ignored),
+		cmocka_unit_test(power_cut_while_reporting),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

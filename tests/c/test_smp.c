@@ -124,7 +124,7 @@ typedef struct {
 static int setup(void **state)
 {
 	fixture_t *f = calloc(1, sizeof(*f));
-	f->staging = (rt_smp_staging_t){ram_begin, ram_write, ram_read, sizeof(f->ram.data), &f->ram};
+	f->staging = (rt_smp_staging_t){ram_begin, ram_write, ram_read, sizeof(f->ram.data), &f->ram, NULL, NULL, NULL};
 	rt_smp_config_t cfg = {
 		.staging = &f->staging,
 		.install = app_install,

@@ -117,7 +117,7 @@ static int app_install(void *ctx, const rt_smp_staging_t *st, uint32_t len, char
 	return 0;
 }
 
-static rt_smp_staging_t staging = {st_begin, st_write, st_read, STAGING_CAP, NULL};
+static rt_smp_staging_t staging = {st_begin, st_write, st_read, STAGING_CAP, NULL, NULL, NULL, NULL};
 static rt_smp_server_t server;
 
 /* ------------------------------------------------------------------------------------------- */

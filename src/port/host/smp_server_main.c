@@ -266,7 +266,7 @@ int main(int argc, char **argv)
 	}
 	rt_app_store_smp_staging(&t.store, &t.store_staging);
 	/* The largest package is the one asked for, not the slot's page-rounded room. */
-	rt_smp_staging_t staging = {st_begin, st_write, st_read, (uint32_t)staging_size, &t};
+	rt_smp_staging_t staging = {st_begin, st_write, st_read, (uint32_t)staging_size, &t, NULL, NULL, NULL};
 	rt_smp_config_t cfg = {
 		.staging = &staging,
 		.install = install,

@@ -1,245 +1,17 @@
 /*
- * rt_cloud_deploy.c: see rt_cloud_deploy.h and docs/cloud-protocol.md §3.8.
+ * rt_cloud_deploy.c: the download and its report (see rt_cloud_deploy.h and docs/cloud-protocol.md
+ * §3.8); the frames are in rt_cloud_deploy_frames.c.
  */
 #include "rt_cloud_deploy.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "hal_clock.h"
 #include "hal_console.h"
 #include "hal_crypto.h"
 #include "rt_api_version.h"
 #include "rt_signature.h"
-
-/* ------------------------------------------------------------------ frames */
-
-static bool read_key(rt_cbor_dec_t *d, int *prev, uint64_t max)
-{
-	uint64_t k;
-	if (rt_cbor_read_uint(d, &k) != RT_CBOR_OK || k > max || (int)k <= *prev) {
-		return false;
-	}
-	*prev = (int)k;
-	return true;
-}
-
-static bool read_hash(rt_cbor_dec_t *d, uint8_t out[RT_CLOUD_DEPLOY_HASH])
-{
-	const uint8_t *p;
-	size_t n;
-	if (rt_cbor_read_bytes(d, &p, &n) != RT_CBOR_OK || n != RT_CLOUD_DEPLOY_HASH) {
-		return false;
-	}
-	memcpy(out, p, n);
-	return true;
-}
-
-bool rt_cloud_sync_start_encode(rt_cbor_enc_t *e, uint64_t last_id, const uint8_t *app,
-				const rt_cloud_report_t *report, uint32_t errors)
-{
-	bool with_report = report != NULL && report->outcome != RT_CLOUD_OUTCOME_NONE;
-	bool with_errors = app != NULL && errors != 0;
-	rt_cbor_enc_map(e, 1u + (app != NULL) + with_report + with_errors);
-	rt_cbor_enc_uint(e, 0);
-	rt_cbor_enc_uint(e, last_id);
-	if (app != NULL) {
-		rt_cbor_enc_uint(e, 1);
-		rt_cbor_enc_bytes(e, app, RT_CLOUD_DEPLOY_HASH);
-	}
-	if (with_report) {
-		size_t reason = strlen(report->reason);
-		rt_cbor_enc_uint(e, 2);
-		rt_cbor_enc_map(e, reason ? 3 : 2);
-		rt_cbor_enc_uint(e, 0);
-		rt_cbor_enc_bytes(e, report->hash, RT_CLOUD_DEPLOY_HASH);
-		rt_cbor_enc_uint(e, 1);
-		rt_cbor_enc_uint(e, report->outcome);
-		if (reason) {
-			rt_cbor_enc_uint(e, 2);
-			rt_cbor_enc_text(e, report->reason, reason);
-		}
-	}
-	if (with_errors) {
-		rt_cbor_enc_uint(e, 3);
-		rt_cbor_enc_uint(e, errors);
-	}
-	return rt_cbor_enc_ok(e);
-}
-
-bool rt_cloud_offer_read(rt_cbor_dec_t *d, rt_cloud_offer_t *o)
-{
-	rt_cbor_item_t it;
-	if (rt_cbor_next(d, &it) != RT_CBOR_OK || it.type != RT_CBOR_MAP || it.u < 3 || it.u > 4) {
-		return false;
-	}
-	int prev = -1;
-	uint64_t size, api;
-	memset(o, 0, sizeof(*o));
-	if (!read_key(d, &prev, 0) || !read_hash(d, o->hash) || !read_key(d, &prev, 1) ||
-	    rt_cbor_read_uint(d, &size) != RT_CBOR_OK || size == 0 ||
-	    size > RT_CLOUD_DEPLOY_MAX_PACKAGE || !read_key(d, &prev, 2) ||
-	    rt_cbor_read_uint(d, &api) != RT_CBOR_OK || api > 0xFFFFFFu) {
-		return false;
-	}
-	o->size = (uint32_t)size;
-	o->api = (uint32_t)api;
-	if (it.u == 4) {
-		if (!read_key(d, &prev, 3) || rt_cbor_next(d, &it) != RT_CBOR_OK ||
-		    (it.type != RT_CBOR_TRUE && it.type != RT_CBOR_FALSE)) {
-			return false;
-		}
-		o->signed_ = it.type == RT_CBOR_TRUE;
-	}
-	return true;
-}
-
-bool rt_cloud_fetch_encode(rt_cbor_enc_t *e, const uint8_t *hash, uint32_t offset, uint32_t length)
-{
-	rt_cbor_enc_map(e, 3);
-	rt_cbor_enc_uint(e, 0);
-	rt_cbor_enc_bytes(e, hash, RT_CLOUD_DEPLOY_HASH);
-	rt_cbor_enc_uint(e, 1);
-	rt_cbor_enc_uint(e, offset);
-	rt_cbor_enc_uint(e, 2);
-	rt_cbor_enc_uint(e, length);
-	return rt_cbor_enc_ok(e);
-}
-
-bool rt_cloud_chunk_decode(const uint8_t *buf, size_t len, uint32_t *offset, const uint8_t **data,
-			   size_t *data_len)
-{
-	rt_cbor_dec_t d;
-	rt_cbor_dec_init(&d, buf, len);
-	rt_cbor_item_t it;
-	int prev = -1;
-	uint64_t off;
-	if (rt_cbor_next(&d, &it) != RT_CBOR_OK || it.type != RT_CBOR_MAP || it.u < 1 || it.u > 2 ||
-	    !read_key(&d, &prev, 0) || rt_cbor_read_uint(&d, &off) != RT_CBOR_OK ||
-	    off >= RT_CLOUD_DEPLOY_MAX_PACKAGE) {
-		return false;
-	}
-	*offset = (uint32_t)off;
-	*data = NULL;
-	*data_len = 0;
-	if (it.u == 2 && (!read_key(&d, &prev, 1) || rt_cbor_read_bytes(&d, data, data_len) != RT_CBOR_OK ||
-			  *data_len == 0 || *data_len > RT_CLOUD_DEPLOY_MAX_CHUNK)) {
-		return false;
-	}
-	return rt_cbor_at_end(&d);
-}
-
-/* ------------------------------------------------------------------ the cloud's side */
-
-static bool read_report(rt_cbor_dec_t *d, rt_cloud_report_t *r)
-{
-	rt_cbor_item_t it;
-	int prev = -1;
-	uint64_t outcome;
-	if (rt_cbor_next(d, &it) != RT_CBOR_OK || it.type != RT_CBOR_MAP || it.u < 2 || it.u > 3 ||
-	    !read_key(d, &prev, 0) || !read_hash(d, r->hash) || !read_key(d, &prev, 1) ||
-	    rt_cbor_read_uint(d, &outcome) != RT_CBOR_OK || outcome < RT_CLOUD_OUTCOME_INSTALLED ||
-	    outcome > RT_CLOUD_OUTCOME_ROLLED_BACK) {
-		return false;
-	}
-	r->outcome = (uint8_t)outcome;
-	r->reason[0] = '\0';
-	if (it.u == 3) {
-		const char *text;
-		size_t n;
-		if (!read_key(d, &prev, 2) || rt_cbor_read_text(d, &text, &n) != RT_CBOR_OK || n == 0 ||
-		    n > RT_CLOUD_DEPLOY_REASON_MAX || memchr(text, 0, n) != NULL) {
-			return false;
-		}
-		memcpy(r->reason, text, n);
-		r->reason[n] = '\0';
-	}
-	/* Refused and rolled back say why. */
-	return outcome == RT_CLOUD_OUTCOME_INSTALLED || r->reason[0] != '\0';
-}
-
-bool rt_cloud_sync_start_decode(const uint8_t *buf, size_t len, rt_cloud_sync_start_t *s)
-{
-	rt_cbor_dec_t d;
-	rt_cbor_dec_init(&d, buf, len);
-	rt_cbor_item_t it;
-	int prev = -1;
-	memset(s, 0, sizeof(*s));
-	if (rt_cbor_next(&d, &it) != RT_CBOR_OK || it.type != RT_CBOR_MAP || it.u < 1 || it.u > 4 ||
-	    !read_key(&d, &prev, 0) || rt_cbor_read_uint(&d, &s->last_id) != RT_CBOR_OK ||
-	    s->last_id > 0x1FFFFFFFFFFFFFull) {
-		return false;
-	}
-	for (uint64_t i = 1; i < it.u; i++) {
-		uint64_t errors;
-		if (!read_key(&d, &prev, 3)) {
-			return false;
-		}
-		if (prev == 1) {
-			if (!read_hash(&d, s->app)) {
-				return false;
-			}
-			s->has_app = true;
-		} else if (prev == 2) {
-			if (!read_report(&d, &s->report)) {
-				return false;
-			}
-		} else if (!s->has_app || rt_cbor_read_uint(&d, &errors) != RT_CBOR_OK || errors == 0 ||
-			   errors > UINT32_MAX) {
-			return false; /* errors: with the app's hash, never 0 */
-		} else {
-			s->errors = (uint32_t)errors;
-		}
-	}
-	return rt_cbor_at_end(&d);
-}
-
-bool rt_cloud_offer_write(rt_cbor_enc_t *e, const rt_cloud_offer_t *o)
-{
-	rt_cbor_enc_map(e, o->signed_ ? 4 : 3);
-	rt_cbor_enc_uint(e, 0);
-	rt_cbor_enc_bytes(e, o->hash, RT_CLOUD_DEPLOY_HASH);
-	rt_cbor_enc_uint(e, 1);
-	rt_cbor_enc_uint(e, o->size);
-	rt_cbor_enc_uint(e, 2);
-	rt_cbor_enc_uint(e, o->api);
-	if (o->signed_) {
-		rt_cbor_enc_uint(e, 3);
-		rt_cbor_enc_bool(e, true);
-	}
-	return rt_cbor_enc_ok(e);
-}
-
-bool rt_cloud_fetch_decode(const uint8_t *buf, size_t len, uint8_t hash[RT_CLOUD_DEPLOY_HASH],
-			   uint32_t *offset, uint32_t *length)
-{
-	rt_cbor_dec_t d;
-	rt_cbor_dec_init(&d, buf, len);
-	rt_cbor_item_t it;
-	int prev = -1;
-	uint64_t off, n;
-	if (rt_cbor_next(&d, &it) != RT_CBOR_OK || it.type != RT_CBOR_MAP || it.u != 3 ||
-	    !read_key(&d, &prev, 0) || !read_hash(&d, hash) || !read_key(&d, &prev, 1) ||
-	    rt_cbor_read_uint(&d, &off) != RT_CBOR_OK || off >= RT_CLOUD_DEPLOY_MAX_PACKAGE ||
-	    !read_key(&d, &prev, 2) || rt_cbor_read_uint(&d, &n) != RT_CBOR_OK || n == 0 ||
-	    n > RT_CLOUD_DEPLOY_MAX_CHUNK) {
-		return false;
-	}
-	*offset = (uint32_t)off;
-	*length = (uint32_t)n;
-	return rt_cbor_at_end(&d);
-}
-
-bool rt_cloud_chunk_encode(rt_cbor_enc_t *e, uint32_t offset, const uint8_t *data, size_t len)
-{
-	rt_cbor_enc_map(e, data != NULL ? 2 : 1);
-	rt_cbor_enc_uint(e, 0);
-	rt_cbor_enc_uint(e, offset);
-	if (data != NULL) {
-		rt_cbor_enc_uint(e, 1);
-		rt_cbor_enc_bytes(e, data, len);
-	}
-	return rt_cbor_enc_ok(e);
-}
 
 /* ------------------------------------------------------------------ the download */
 
@@ -258,12 +30,21 @@ static void hex8(char out[17], const uint8_t *hash)
 	out[16] = '\0';
 }
 
-/* What became of a package, for the next sync start, and in the trace. */
-static void set_report(rt_cloud_deploy_t *d, const uint8_t *hash, rt_cloud_outcome_t outcome,
-		       const char *reason)
+static uint32_t now_ms(const rt_cloud_deploy_t *d)
 {
-	memcpy(d->report.hash, hash, RT_CLOUD_DEPLOY_HASH);
-	d->report.outcome = (uint8_t)outcome;
+	return d->target->now_ms != NULL ? d->target->now_ms(d->target->ctx) : (uint32_t)hal_clock_ms();
+}
+
+static void release(rt_cloud_deploy_t *d)
+{
+	rt_app_store_stage_release(d->target->store, RT_APP_STORE_OWNER_CLOUD);
+}
+
+static void fill_report(rt_cloud_report_t *r, const uint8_t *hash, rt_cloud_outcome_t outcome,
+			const char *reason)
+{
+	memcpy(r->hash, hash, RT_CLOUD_DEPLOY_HASH);
+	r->outcome = (uint8_t)outcome;
 	/* Cut to the protocol's 100 characters, never inside a UTF-8 sequence. */
 	size_t n = strlen(reason);
 	if (n > RT_CLOUD_DEPLOY_REASON_MAX) {
@@ -272,9 +53,77 @@ static void set_report(rt_cloud_deploy_t *d, const uint8_t *hash, rt_cloud_outco
 			n--;
 		}
 	}
-	memcpy(d->report.reason, reason, n);
-	d->report.reason[n] = '\0';
+	memcpy(r->reason, reason, n);
+	r->reason[n] = '\0';
+}
+
+/* The report as a record of the app store: of the installed app, or (next) of the one the next
+ * switch installs. A report the store cannot keep (its records used up, a flash error) stays in
+ * RAM, as before there were records. */
+static void persist(rt_cloud_deploy_t *d, const rt_cloud_report_t *r, bool next)
+{
+	rt_app_store_report_t rec;
+	memcpy(rec.hash, r->hash, RT_CLOUD_DEPLOY_HASH);
+	rec.outcome = r->outcome;
+	memcpy(rec.reason, r->reason, sizeof(rec.reason));
+	rec.sent = false;
+	rt_app_store_err_t err = rt_app_store_report_put(d->target->store, &rec, next);
+	if (err != RT_APP_STORE_OK) {
+		hal_log(HAL_LOG_WARN, "deployment: the report is kept in RAM only: %s", rt_app_store_strerror(err));
+	}
+}
+
+void rt_cloud_deploy_load(rt_cloud_deploy_t *d)
+{
+	rt_app_store_report_t rec;
+	if (d->loaded || !has_store(d)) {
+		return;
+	}
+	d->loaded = true;
+	rt_app_store_t *store = d->target->store;
+	if (rt_app_store_report_get(store, &rec)) {
+		if (!rec.sent) {
+			memcpy(d->report.hash, rec.hash, RT_CLOUD_DEPLOY_HASH);
+			d->report.outcome = rec.outcome;
+			memcpy(d->report.reason, rec.reason, sizeof(d->report.reason));
+			d->report_sent = false;
+		}
+		if (rec.outcome != RT_CLOUD_OUTCOME_INSTALLED) {
+			memcpy(d->refused, rec.hash, RT_CLOUD_DEPLOY_HASH);
+			d->has_refused = true;
+		}
+	}
+	/* A download open before the reset goes on from the bytes in the staging slot (unless an
+	 * upload holds the slot: its begin ends the download's record). */
+	rt_app_store_download_t dl;
+	if (d->active || rt_app_store_stage_claim(store, RT_APP_STORE_OWNER_CLOUD, now_ms(d),
+						  RT_CLOUD_DEPLOY_CLAIM_IDLE_MS) != RT_APP_STORE_OK) {
+		return;
+	}
+	if (!rt_app_store_download_resume(store, &dl)) {
+		release(d);
+		return;
+	}
+	memcpy(d->fetching.hash, dl.hash, RT_CLOUD_DEPLOY_HASH);
+	d->fetching.size = dl.size;
+	d->fetching.api = dl.api;
+	d->fetching.signed_ = dl.signed_;
+	d->staged = store->stage_off;
+	d->active = true;
+	d->complete = false;
+}
+
+/* What became of a package, for the next sync start (kept by the store when persist), and in the
+ * trace. */
+static void set_report(rt_cloud_deploy_t *d, const uint8_t *hash, rt_cloud_outcome_t outcome,
+		       const char *reason, bool persist_it)
+{
+	fill_report(&d->report, hash, outcome, reason);
 	d->report_sent = false;
+	d->loaded = true; /* this report replaces any the store kept */
+	if (persist_it) {
+		persist(d, &d->report, false);
+	}
 	if (outcome != RT_CLOUD_OUTCOME_INSTALLED) {
 		memcpy(d->refused, hash, RT_CLOUD_DEPLOY_HASH);
 		d->has_refused = true;
@@ -341,15 +190,20 @@ bool rt_cloud_deploy_offer(rt_cloud_deploy_t *d, const rt_cloud_offer_t *o)
 	if (!has_store(d)) {
 		return false;
 	}
+	rt_cloud_deploy_load(d);
 	if (d->has_refused && memcmp(d->refused, o->hash, RT_CLOUD_DEPLOY_HASH) == 0) {
 		return false; /* refused already: the report tells the cloud, which stops offering it */
 	}
 	rt_app_store_t *store = d->target->store;
-	/* Going on: the same package, and the staging slot still holds what was fetched (an SMP
-	 * upload in between would have begun it again). */
-	if (d->active && memcmp(d->fetching.hash, o->hash, RT_CLOUD_DEPLOY_HASH) == 0 &&
+	d->deferred = NULL;
+	/* Going on: the same package, and the staging slot still holds what was fetched (the claim
+	 * still the download's: an SMP upload that took it would have begun the slot again). */
+	bool ours = rt_app_store_stage_owner(store) == RT_APP_STORE_OWNER_CLOUD;
+	if (d->active && ours && memcmp(d->fetching.hash, o->hash, RT_CLOUD_DEPLOY_HASH) == 0 &&
 	    d->fetching.size == o->size && store->staging && store->stage_total == o->size &&
-	    store->stage_off == d->staged) {
+	    store->stage_off == d->staged &&
+	    rt_app_store_stage_claim(store, RT_APP_STORE_OWNER_CLOUD, now_ms(d), RT_CLOUD_DEPLOY_CLAIM_IDLE_MS) ==
+		    RT_APP_STORE_OK) {
 		return true;
 	}
 	d->active = false;
@@ -357,11 +211,23 @@ bool rt_cloud_deploy_offer(rt_cloud_deploy_t *d, const rt_cloud_offer_t *o)
 	char why[RT_CLOUD_DEPLOY_REASON_MAX + 1];
 	const char *no = cannot_take(d, o, why, sizeof(why));
 	if (no != NULL) {
-		set_report(d, o->hash, RT_CLOUD_OUTCOME_REFUSED, no);
+		if (ours) {
+			release(d);
+		}
+		set_report(d, o->hash, RT_CLOUD_OUTCOME_REFUSED, no, true);
+		return false;
+	}
+	if (rt_app_store_stage_claim(store, RT_APP_STORE_OWNER_CLOUD, now_ms(d), RT_CLOUD_DEPLOY_CLAIM_IDLE_MS) !=
+	    RT_APP_STORE_OK) {
+		/* An SMP upload is under way: its bytes stay; the next offer tries again. */
+		d->deferred = "the staging slot is busy with an SMP upload";
+		hal_console_record("cloud-deploy", "\"deferred\":\"the staging slot is busy with an SMP upload\"");
+		hal_log(HAL_LOG_INFO, "deployment: %s, fetched at a later sync", d->deferred);
 		return false;
 	}
 	rt_app_store_err_t err = rt_app_store_stage_begin(store, o->size);
 	if (err != RT_APP_STORE_OK) {
+		release(d);
 		/* The flash failed: tried again at the next offer, nothing reported. */
 		hal_log(HAL_LOG_WARN, "deployment: cannot open the staging slot: %s",
 			rt_app_store_strerror(err));
@@ -370,6 +236,10 @@ bool rt_cloud_deploy_offer(rt_cloud_deploy_t *d, const rt_cloud_offer_t *o)
 	d->fetching = *o;
 	d->staged = 0;
 	d->active = true;
+	/* So that a reset does not start it again from 0 (kept in RAM only when it cannot be). */
+	rt_app_store_download_t dl = {.size = o->size, .api = o->api, .signed_ = o->signed_};
+	memcpy(dl.hash, o->hash, RT_CLOUD_DEPLOY_HASH);
+	(void)rt_app_store_download_put(store, &dl);
 	return true;
 }
 
@@ -400,8 +270,10 @@ bool rt_cloud_deploy_chunk(rt_cloud_deploy_t *d, const uint8_t *buf, size_t len,
 	}
 	if (data == NULL) {
 		/* Withdrawn: a newer deployment replaced it. The staging slot is begun again by the
-		 * next download. */
+		 * next download, or an upload. */
 		d->active = false;
+		rt_app_store_download_end(d->target->store);
+		release(d);
 		return true;
 	}
 	if (off != d->staged) {
@@ -416,8 +288,20 @@ bool rt_cloud_deploy_chunk(rt_cloud_deploy_t *d, const uint8_t *buf, size_t len,
 		*why = "a package chunk longer than asked for";
 		return false;
 	}
-	rt_app_store_err_t err = rt_app_store_stage_write(d->target->store, off, data, n);
+	rt_app_store_t *store = d->target->store;
+	if (rt_app_store_stage_claim(store, RT_APP_STORE_OWNER_CLOUD, now_ms(d), RT_CLOUD_DEPLOY_CLAIM_IDLE_MS) !=
+	    RT_APP_STORE_OK) {
+		/* An SMP upload took the slot the download had left unused: begun again next time. */
+		d->active = false;
+		*why = "the staging slot was taken by an SMP upload";
+		return false;
+	}
+	rt_app_store_err_t err = rt_app_store_stage_write(store, off, data, n);
 	if (err != RT_APP_STORE_OK) {
+		/* Begun again at the next offer (a block cut half-way cannot be written over). */
+		d->active = false;
+		rt_app_store_download_end(store);
+		release(d);
 		*why = "the staging slot could not be written";
 		return false;
 	}
@@ -428,6 +312,8 @@ bool rt_cloud_deploy_chunk(rt_cloud_deploy_t *d, const uint8_t *buf, size_t len,
 	return true;
 }
 
+static rt_cloud_outcome_t finish_download(rt_cloud_deploy_t *d);
+
 rt_cloud_outcome_t rt_cloud_deploy_finish(rt_cloud_deploy_t *d)
 {
 	if (!d->active || !d->complete || !has_store(d)) {
@@ -435,6 +321,13 @@ rt_cloud_outcome_t rt_cloud_deploy_finish(rt_cloud_deploy_t *d)
 	}
 	d->active = false;
 	d->complete = false;
+	rt_cloud_outcome_t outcome = finish_download(d);
+	release(d);
+	return outcome;
+}
+
+static rt_cloud_outcome_t finish_download(rt_cloud_deploy_t *d)
+{
 	const uint8_t *flash, *tail;
 	size_t flash_len, tail_len;
 	uint8_t hash[RT_CLOUD_DEPLOY_HASH];
@@ -442,24 +335,28 @@ rt_cloud_outcome_t rt_cloud_deploy_finish(rt_cloud_deploy_t *d)
 	    flash_len + tail_len != d->fetching.size ||
 	    !sha256_of(flash, flash_len, tail, tail_len, hash)) {
 		set_report(d, d->fetching.hash, RT_CLOUD_OUTCOME_REFUSED,
-			   "the staged package could not be read back");
+			   "the staged package could not be read back", true);
 		return RT_CLOUD_OUTCOME_REFUSED;
 	}
 	if (memcmp(hash, d->fetching.hash, RT_CLOUD_DEPLOY_HASH) != 0) {
 		set_report(d, d->fetching.hash, RT_CLOUD_OUTCOME_REFUSED,
-			   "package refused: its SHA-256 is not the one offered");
+			   "package refused: its SHA-256 is not the one offered", true);
 		return RT_CLOUD_OUTCOME_REFUSED;
 	}
+	/* The report goes into the new app's slot before its commit: installed, it is there. */
+	rt_cloud_report_t installed;
+	fill_report(&installed, d->fetching.hash, RT_CLOUD_OUTCOME_INSTALLED, "");
+	persist(d, &installed, true);
 	char msg[160];
 	msg[0] = '\0';
 	if (d->target->install(d->target->ctx, d->fetching.size, msg, sizeof(msg)) != 0) {
 		/* Room for all of it: set_report cuts it to the protocol's 100 characters. */
 		char reason[sizeof(msg) + 24];
 		snprintf(reason, sizeof(reason), "package refused: %s", msg[0] ? msg : "install failed");
-		set_report(d, d->fetching.hash, RT_CLOUD_OUTCOME_REFUSED, reason);
+		set_report(d, d->fetching.hash, RT_CLOUD_OUTCOME_REFUSED, reason, true);
 		return RT_CLOUD_OUTCOME_REFUSED;
 	}
-	set_report(d, d->fetching.hash, RT_CLOUD_OUTCOME_INSTALLED, "");
+	set_report(d, d->fetching.hash, RT_CLOUD_OUTCOME_INSTALLED, "", false);
 	return RT_CLOUD_OUTCOME_INSTALLED;
 }
 
@@ -470,13 +367,23 @@ void rt_cloud_deploy_rolled_back(rt_cloud_deploy_t *d, const uint8_t *package, s
 	if (sha256_of(package, len, NULL, 0, hash)) {
 		d->active = false;
 		d->complete = false;
-		set_report(d, hash, RT_CLOUD_OUTCOME_ROLLED_BACK, why);
+		if (has_store(d)) {
+			release(d);
+		}
+		set_report(d, hash, RT_CLOUD_OUTCOME_ROLLED_BACK, why, has_store(d));
 	}
 }
 
 void rt_cloud_deploy_reported(rt_cloud_deploy_t *d)
 {
 	if (d->report_sent) {
+		rt_app_store_report_t rec;
+		/* The store's record, when it is this report, is marked sent: not read back after a
+		 * reset. */
+		if (has_store(d) && rt_app_store_report_get(d->target->store, &rec) && !rec.sent &&
+		    rec.outcome == d->report.outcome && memcmp(rec.hash, d->report.hash, RT_CLOUD_DEPLOY_HASH) == 0) {
+			(void)rt_app_store_report_sent(d->target->store);
+		}
 		d->report.outcome = RT_CLOUD_OUTCOME_NONE;
 		d->report_sent = false;
 	}

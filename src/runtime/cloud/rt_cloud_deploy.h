@@ -11,8 +11,21 @@
  * The frames (sync start with its deployment keys, the offer, fetch and chunk) are here too, in
  * the strict style of rt_cloud_proto.h: a frame is checked whole before anything of it is used.
  *
- * State in RAM (rt_device_t's cloud_deploy): the staged bytes stay in the staging slot between
- * syncs, so a cut sync costs only the chunk in flight; a reset starts the download again from 0.
+ * The staging slot is shared with SMP uploads: the download claims it (rt_app_store_stage_claim,
+ * as RT_APP_STORE_OWNER_CLOUD) when it begins and with every chunk, and gives it up once the
+ * package was installed or refused, withdrawn, or could not be written. An offer that finds an SMP
+ * upload holding the slot is not fetched in that sync (d->deferred says why; the next offer tries
+ * again) and erases nothing. A download left unused for RT_CLOUD_DEPLOY_CLAIM_IDLE_MS (a cloud
+ * that stopped offering it) may be taken by an upload; it starts again from 0 at its next offer.
+ *
+ * The report outlives a reset: it is a record of the app store (rt_app_store_report_*), written
+ * before the install's commit into the new app's slot (so the two count together), after a
+ * refusal or a roll back into the installed app's, and marked sent when the sync that carried it
+ * succeeded; rt_cloud_deploy_load reads it back after a reset. The download's state is in RAM
+ * (rt_device_t's cloud_deploy), and what it fetches in a record of the store
+ * (rt_app_store_download_put) that the next begin of the staging slot or install ends: the staged
+ * bytes stay in the staging slot between syncs, so a cut sync costs only the chunk in flight, and
+ * after a reset rt_cloud_deploy_load goes on from where the staged bytes end (less a write block).
  * The installed app is never touched until the switch, so a power cut at any point leaves the old
  * app or the new one.
  */
@@ -34,6 +47,8 @@
 #define RT_CLOUD_DEPLOY_CHUNK 4096u
 #define RT_CLOUD_DEPLOY_REASON_MAX 100u
 /* A sync start with both deployment keys, at most. */
+/* A download unused this long (device time) may lose the staging slot to an SMP upload. */
+#define RT_CLOUD_DEPLOY_CLAIM_IDLE_MS (10u * 60u * 1000u)
 #define RT_CLOUD_DEPLOY_START_MAX (16u + 36u + 40u + 4u + RT_CLOUD_DEPLOY_REASON_MAX * 4u + 6u)
 
 /* What a port gives the sync so that it takes deployments. */
@@ -46,6 +61,9 @@ typedef struct rt_cloud_deploy_target {
 	/* The package the device runs (its SHA-256 goes in every sync start). */
 	bool (*running)(void *ctx, const uint8_t **package, size_t *len);
 	void *ctx;
+	/* Optional: the clock the staging slot's claim is kept by, the one the port's SMP server
+	 * gives it (milliseconds since boot); NULL: hal_clock_ms(). */
+	uint32_t (*now_ms)(void *ctx);
 } rt_cloud_deploy_target_t;
 
 typedef enum {
@@ -78,6 +96,8 @@ typedef struct rt_cloud_deploy {
 	bool report_sent;                       /* this report went out in the current sync */
 	uint8_t refused[RT_CLOUD_DEPLOY_HASH];  /* the last package refused: not fetched again */
 	bool has_refused;
+	bool loaded;                            /* the store's report was read (or replaced) */
+	const char *deferred;                   /* why the last offer was not fetched, or NULL */
 	/* Figures (for the trace and the bench). */
 	uint32_t chunks;
 	uint32_t bytes_in;
@@ -119,9 +139,14 @@ bool rt_cloud_chunk_encode(rt_cbor_enc_t *e, uint32_t offset, const uint8_t *dat
 
 /* SHA-256 of the running package into out; false when there is none or no SHA-256. */
 bool rt_cloud_deploy_app_hash(const rt_cloud_deploy_t *d, uint8_t out[RT_CLOUD_DEPLOY_HASH]);
+/* Read the report the app store kept over a reset, and the download it left open (once; what
+ * this module did since counts). The sync calls it before its sync start. */
+void rt_cloud_deploy_load(rt_cloud_deploy_t *d);
+
 /* An offer arrived: true when the device fetches it (a download begins or goes on). A package it
  * cannot take (too large, an unknown API version, unsigned while keys are trusted) is refused
- * here without a byte fetched, and reported. */
+ * here without a byte fetched, and reported. Not fetched either while an SMP upload holds the
+ * staging slot (d->deferred says so; nothing reported). */
 bool rt_cloud_deploy_offer(rt_cloud_deploy_t *d, const rt_cloud_offer_t *offer);
 /* Whether a fetch is due, and its frame. */
 bool rt_cloud_deploy_wants(const rt_cloud_deploy_t *d);

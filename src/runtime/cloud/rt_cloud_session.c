@@ -252,6 +252,7 @@ int rt_cloud_session_run(rt_cloud_session_t *s)
 	rt_cbor_enc_t e;
 	rt_cbor_enc_init(&e, small, sizeof(small));
 	if (deploys) {
+		rt_cloud_deploy_load(s->deploy); /* a report kept over a reset */
 		rt_cloud_sync_start_encode(&e, s->queue->last_msg_id, app, &s->deploy->report,
 					   s->app_errors);
 		s->deploy->report_sent = s->deploy->report.outcome != RT_CLOUD_OUTCOME_NONE;

@@ -3,6 +3,7 @@
  * the slot layout and the switch protocol; docs/upload.md says why it is safe to cut anywhere.
  */
 #include "rt_app_store.h"
+#include "rt_app_store_internal.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -29,11 +30,13 @@ static bool all_erased(const uint8_t *p, size_t n)
 	return true;
 }
 
-static rt_app_store_err_t flash_failed(rt_app_store_t *s, int rc)
+rt_app_store_err_t rt_app_store_flash_failed(rt_app_store_t *s, int rc)
 {
 	s->flash_error = rc;
 	return RT_APP_STORE_EFLASH;
 }
+
+#define flash_failed rt_app_store_flash_failed
 
 static rt_app_store_err_t read_head(rt_app_store_t *s, int slot, slot_head_t *h)
 {
@@ -69,9 +72,30 @@ static const uint8_t *slot_package(const rt_app_store_t *s, int slot)
 }
 
 /* The slot an upload goes to: never the installed app's. */
-static int staging_slot(const rt_app_store_t *s)
+int rt_app_store_staging_slot(const rt_app_store_t *s)
 {
 	return s->active >= 0 ? 1 - s->active : 0;
+}
+#define staging_slot rt_app_store_staging_slot
+
+uint32_t rt_app_store_erased_end(const rt_app_store_t *s, int slot, uint32_t len)
+{
+	const hal_flash_t *f = s->slot[slot].flash;
+	uint32_t pages = (RT_APP_STORE_HEADER_SIZE + len + RT_APP_STORE_REPORT_ROOM + f->page_size - 1u) / f->page_size;
+	return (pages < f->page_count ? pages : f->page_count) * f->page_size;
+}
+
+uint32_t rt_app_store_next_len(const rt_app_store_t *s)
+{
+	if (s->staging) {
+		return s->stage_off == s->stage_total ? s->stage_total : 0;
+	}
+	slot_head_t h;
+	if (s->active < 0 || read_head((rt_app_store_t *)s, 1 - s->active, &h) != RT_APP_STORE_OK || !h.committed ||
+	    h.rolled_back) {
+		return 0;
+	}
+	return h.len;
 }
 
 rt_app_store_err_t rt_app_store_mount(rt_app_store_t *s, const rt_app_store_config_t *config,
@@ -203,7 +227,7 @@ rt_app_store_source_t rt_app_store_boot_package(const rt_app_store_t *s, const u
  * is left alone, so a write that failed half-way may be given again; a block that holds other
  * bytes is not erased and fails (the flash's rule: one program per erase).
  */
-static rt_app_store_err_t program(rt_app_store_t *s, int slot, uint32_t off, const uint8_t *src, size_t n)
+rt_app_store_err_t rt_app_store_program(rt_app_store_t *s, int slot, uint32_t off, const uint8_t *src, size_t n)
 {
 	const hal_flash_t *f = s->slot[slot].flash;
 	const uint8_t *now = s->slot[slot].mapped + off;
@@ -227,6 +251,8 @@ static rt_app_store_err_t program(rt_app_store_t *s, int slot, uint32_t off, con
 	return RT_APP_STORE_OK;
 }
 
+#define program rt_app_store_program
+
 rt_app_store_err_t rt_app_store_stage_begin(rt_app_store_t *s, uint32_t total)
 {
 	if (!s->mounted) {
@@ -240,7 +266,10 @@ rt_app_store_err_t rt_app_store_stage_begin(rt_app_store_t *s, uint32_t total)
 	}
 	int slot = staging_slot(s);
 	const hal_flash_t *f = s->slot[slot].flash;
-	uint32_t pages = (RT_APP_STORE_HEADER_SIZE + total + f->page_size - 1u) / f->page_size;
+	/* A download open there is over before its bytes go. */
+	rt_app_store_download_end(s);
+	/* The package's pages and the report records' after it (as many as the slot has). */
+	uint32_t pages = rt_app_store_erased_end(s, slot, total) / f->page_size;
 	s->staging = false;
 	/* Page 0 first: an older header in this slot is gone before anything else changes, so a
 	 * slot cut while being erased or written never claims a package. */
@@ -368,6 +397,7 @@ rt_app_store_err_t rt_app_store_install(rt_app_store_t *s, uint32_t len, rt_pack
 	}
 	/* Whatever happens below, this staged copy has had its turn. */
 	s->staging = false;
+	rt_app_store_download_end(s);
 	int slot = staging_slot(s);
 	rt_package_t checked;
 	if (!package_ok(slot_package(s, slot), len, &checked, msg, msg_cap)) {
@@ -449,7 +479,12 @@ rt_app_store_err_t rt_app_store_roll_back(rt_app_store_t *s, char *msg, size_t m
 		return flash_failed(s, rc);
 	}
 	rt_app_store_config_t config = {{s->slot[0], s->slot[1]}};
+	uint8_t claim = s->claim;
+	uint32_t claim_ms = s->claim_ms, claim_idle_ms = s->claim_idle_ms;
 	err = rt_app_store_mount(s, &config, msg, msg_cap);
+	s->claim = claim;
+	s->claim_ms = claim_ms;
+	s->claim_idle_ms = claim_idle_ms;
 	if (err == RT_APP_STORE_OK && s->active == other) {
 		snprintf(msg, msg_cap, "rolled back to the app installed before (CRC %08lx)", (unsigned long)pkg.crc);
 	}
@@ -485,28 +520,6 @@ rt_app_store_err_t rt_app_store_install_buffer(rt_app_store_t *s, const uint8_t 
 	return rt_app_store_install(s, (uint32_t)len, pkg, msg, msg_cap);
 }
 
-/* --- the staging slot as the SMP server's staging area --- */
-
-static int smp_begin(void *ctx, uint32_t total)
-{
-	return rt_app_store_stage_begin(ctx, total) == RT_APP_STORE_OK ? 0 : -1;
-}
-
-static int smp_write(void *ctx, uint32_t off, const uint8_t *data, size_t len)
-{
-	return rt_app_store_stage_write(ctx, off, data, len) == RT_APP_STORE_OK ? 0 : -1;
-}
-
-static int smp_read(void *ctx, uint32_t off, uint8_t *data, size_t len)
-{
-	return rt_app_store_stage_read(ctx, off, data, len) == RT_APP_STORE_OK ? 0 : -1;
-}
-
-void rt_app_store_smp_staging(rt_app_store_t *s, rt_smp_staging_t *out)
-{
-	*out = (rt_smp_staging_t){smp_begin, smp_write, smp_read, s->capacity, s};
-}
-
 const char *rt_app_store_strerror(rt_app_store_err_t err)
 {
 	switch (err) {
@@ -526,6 +539,10 @@ const char *rt_app_store_strerror(rt_app_store_err_t err)
 		return "invalid argument or geometry";
 	case RT_APP_STORE_ENOTMOUNTED:
 		return "not mounted";
+	case RT_APP_STORE_EBUSY:
+		return "staging slot claimed by another writer";
+	case RT_APP_STORE_ENOSPACE:
+		return "no room for a report record";
 	}
 	return "unknown error";
 }

@@ -38,8 +38,44 @@
  * No allocation, no globals: all state is in rt_app_store_t, which the caller owns. The same C
  * runs on the device (two flash_map partitions, src/port/zephyr), on the emulated board
  * (src/port/qemu/qemu_flash.c) and in the host's servers (one simulated flash cut into windows,
- * rt_flash_window.h). Not thread safe: one caller (the SMP work or the JavaScript thread, which
- * take turns) at a time.
+ * rt_flash_window.h). Not thread safe, except the claim of the staging slot: each writer (an SMP
+ * upload on the SMP server's thread, a cloud download on the JavaScript thread) claims the slot
+ * before it begins or writes there, and only the holder of the claim touches the staging slot
+ * (rt_app_store_stage_claim below).
+ *
+ * Deployment reports (rt_app_store_report_*): after the package in a slot, in the pages the upload
+ * erased, up to RT_APP_STORE_REPORT_SLOTS records of RT_APP_STORE_REPORT_SIZE bytes say what
+ * became of the package the cloud deployed last, until the cloud has it:
+ *
+ *   off size
+ *     0    4 magic "DRPT"
+ *     4    1 outcome (1 installed, 2 refused, 3 rolled back)
+ *     5    1 reason length, 0..100
+ *     6    2 zero
+ *     8   32 the package's SHA-256
+ *    40  104 the reason (UTF-8), zero-padded
+ *   144    4 CRC-32 of bytes 0..143
+ *   148    4 zero
+ *   152    8 "SENT" and 4 erased bytes once the cloud acknowledged it (erased until then)
+ *
+ * A download record says what the staging slot holds while a cloud download is open there:
+ *
+ *     0    4 magic "DDLD"
+ *     4    4 the package's size
+ *     8   32 its SHA-256
+ *    40    4 its API version
+ *    44    1 1: signed, 0: not
+ *    45   99 zero
+ *   144    4 CRC-32 of bytes 0..143
+ *   148    4 zero
+ *   152    8 "DONE" and 4 erased bytes once the staging slot was begun again or installed
+ *
+ * They begin at the first 8-byte boundary after the package and end where the pages the upload
+ * erased for package and records end (RT_APP_STORE_REPORT_ROOM more than the package needs, fewer
+ * for a package that nearly fills the slot). Bytes 0..151 are programmed in one write; a record
+ * cut in that write fails its CRC and is skipped, so the one before it stands. The installed
+ * app's latest intact report record is the report; its latest download record, not done and
+ * with no report after it, is the download open in the staging slot.
  */
 #ifndef RT_APP_STORE_H
 #define RT_APP_STORE_H
@@ -61,6 +97,14 @@
 #define RT_APP_STORE_HEADER_BODY 24u
 #define RT_APP_STORE_BACK "BACK"
 #define RT_APP_STORE_BACK_OFFSET 28u
+#define RT_APP_STORE_REPORT_MAGIC "DRPT"
+#define RT_APP_STORE_DOWNLOAD_MAGIC "DDLD"
+#define RT_APP_STORE_REPORT_SIZE 160u
+#define RT_APP_STORE_REPORT_SENT_OFFSET 152u
+#define RT_APP_STORE_REPORT_SLOTS 8u
+#define RT_APP_STORE_REPORT_ROOM (RT_APP_STORE_REPORT_SIZE * RT_APP_STORE_REPORT_SLOTS)
+#define RT_APP_STORE_REPORT_HASH 32u
+#define RT_APP_STORE_REPORT_REASON 100u
 
 typedef enum rt_app_store_err {
 	RT_APP_STORE_OK = 0,
@@ -71,7 +115,16 @@ typedef enum rt_app_store_err {
 	RT_APP_STORE_EFLASH,       /* the flash failed (or lost power); nothing installed */
 	RT_APP_STORE_EINVAL,       /* bad geometry or argument, a write out of order */
 	RT_APP_STORE_ENOTMOUNTED,
+	RT_APP_STORE_EBUSY,        /* the staging slot is claimed by the other writer */
+	RT_APP_STORE_ENOSPACE,     /* no room left for a report record in that slot */
 } rt_app_store_err_t;
+
+/* Who writes the staging slot (rt_app_store_stage_claim). */
+typedef enum rt_app_store_owner {
+	RT_APP_STORE_OWNER_NONE = 0,
+	RT_APP_STORE_OWNER_UPLOAD = 1, /* an SMP upload (the SMP server's thread) */
+	RT_APP_STORE_OWNER_CLOUD = 2,  /* a cloud download (the JavaScript thread, in a sync) */
+} rt_app_store_owner_t;
 
 /* One slot: its flash area and the same bytes as the CPU reads them (flash base + offset on the
  * device; the simulated flash's memory on a host). */
@@ -101,6 +154,11 @@ typedef struct rt_app_store {
 	uint8_t tail[8];        /* bytes short of a whole write block, programmed with the next ones */
 	uint8_t tail_len;
 	int flash_error;        /* the flash driver's last error (HAL_FLASH_E*) */
+	/* The staging slot's claim (under hal_lock): its holder, when the holder last used it (its
+	 * own millisecond clock) and how long unused before the other writer may take it. */
+	uint8_t claim;
+	uint32_t claim_ms;
+	uint32_t claim_idle_ms;
 } rt_app_store_t;
 
 /*
@@ -142,6 +200,21 @@ rt_app_store_source_t rt_app_store_boot_package(const rt_app_store_t *store, con
  * (never the installed app's); write takes chunks in order (off is the bytes given so far; a
  * chunk whose write failed may be given again at the same offset); read returns staged bytes.
  */
+/*
+ * The staging slot's owner. A writer claims the slot before it begins an upload there and before
+ * each write (which keeps the claim fresh), and releases it when its package was installed or
+ * refused, or it gave up. RT_APP_STORE_EBUSY while the other writer holds it, unless that one left
+ * it unused for its idle_ms (by the clock of now_ms: both writers must give the same clock; a
+ * time before the holder's last use never counts as idle): then the claim passes to the caller,
+ * whose begin erases what the other staged. The claim is in RAM: a reset ends it. Thread safe
+ * (hal_lock); the begin and writes that follow are the holder's alone.
+ */
+rt_app_store_err_t rt_app_store_stage_claim(rt_app_store_t *store, rt_app_store_owner_t owner,
+					    uint32_t now_ms, uint32_t idle_ms);
+/* Give the claim up, when owner holds it (otherwise nothing happens). */
+void rt_app_store_stage_release(rt_app_store_t *store, rt_app_store_owner_t owner);
+rt_app_store_owner_t rt_app_store_stage_owner(const rt_app_store_t *store);
+
 rt_app_store_err_t rt_app_store_stage_begin(rt_app_store_t *store, uint32_t total);
 rt_app_store_err_t rt_app_store_stage_write(rt_app_store_t *store, uint32_t off, const void *data,
 					    size_t len);
@@ -181,9 +254,50 @@ rt_app_store_err_t rt_app_store_install_buffer(rt_app_store_t *store, const uint
 					       size_t len, rt_package_t *pkg, char *msg,
 					       size_t msg_cap);
 
+/* The report records (see the layout above). sent: the cloud acknowledged it. */
+typedef struct rt_app_store_report {
+	uint8_t hash[RT_APP_STORE_REPORT_HASH];
+	uint8_t outcome;
+	char reason[RT_APP_STORE_REPORT_REASON + 1];
+	bool sent;
+} rt_app_store_report_t;
+
+/* The installed app's latest intact record; false when it has none (a torn or corrupt record is
+ * skipped, never an error). */
+bool rt_app_store_report_get(const rt_app_store_t *store, rt_app_store_report_t *out);
+/* Append a record (r->sent is ignored) to the installed app's slot, or with next to the slot the
+ * next switch makes the installed one: the complete staged package's (written before its install,
+ * so the record and the commit count together) or the app a roll back returns to.
+ * RT_APP_STORE_ENOSPACE when the slot's records are used up; EFLASH when the write failed. */
+rt_app_store_err_t rt_app_store_report_put(rt_app_store_t *store, const rt_app_store_report_t *r,
+					   bool next);
+/* Mark the installed app's latest intact record sent (one word; a cut leaves it pending, or sent
+ * when any of it was programmed). */
+rt_app_store_err_t rt_app_store_report_sent(rt_app_store_t *store);
+
+/* A cloud download open in the staging slot (its record above). */
+typedef struct rt_app_store_download {
+	uint8_t hash[RT_APP_STORE_REPORT_HASH];
+	uint32_t size;
+	uint32_t api;
+	bool signed_;
+} rt_app_store_download_t;
+
+/* Record the download just begun in the staging slot (size: the begin's total), in the installed
+ * app's slot. Any later begin of the staging slot and any install mark it done first. */
+rt_app_store_err_t rt_app_store_download_put(rt_app_store_t *store, const rt_app_store_download_t *dl);
+/* Mark the open download's record done (nothing when there is none). */
+void rt_app_store_download_end(rt_app_store_t *store);
+/* After a reset: the download still open in the staging slot, which is staged again up to where
+ * its bytes end (rt_app_store_staged, stage_write from there). Take the staging slot's claim
+ * first. False, changing nothing, when there is none or the slot was begun since the mount. */
+bool rt_app_store_download_resume(rt_app_store_t *store, rt_app_store_download_t *out);
+
 /* The staging slot as the SMP server's staging area (rt_smp.h): begin, write and read go to the
- * functions above; capacity is the store's. The server's install callback then calls
- * rt_app_store_install. */
+ * functions above, claim and release to the claim as RT_APP_STORE_OWNER_UPLOAD; capacity is the
+ * store's. The server's install callback then calls rt_app_store_install. */
+/* What an SMP client is told (with rc 10) while a cloud download holds the staging slot. */
+#define RT_APP_STORE_BUSY_MSG "the staging slot is busy with a cloud download: upload again when it is over"
 void rt_app_store_smp_staging(rt_app_store_t *store, rt_smp_staging_t *out);
 
 const char *rt_app_store_strerror(rt_app_store_err_t err);

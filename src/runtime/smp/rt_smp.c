@@ -52,6 +52,10 @@ void rt_smp_reset_upload(rt_smp_server_t *s)
 	s->total = 0;
 	s->off = 0;
 	s->sha_len = 0;
+	const rt_smp_staging_t *st = s->cfg.staging;
+	if (st != NULL && st->release != NULL) {
+		st->release(st->ctx);
+	}
 }
 
 /* ----------------------------------------------------------------------------------------- */

@@ -47,6 +47,10 @@
  * it, or refuses it and leaves the running app alone; the answer carries its message. Either way
  * the staging area is free again afterwards.
  *
+ * A staging area shared with another writer (rt_smp_staging_t's claim): while that writer holds
+ * it, a first chunk, a later chunk and an install are answered rc 10 (busy) with the area's
+ * message; an upload whose area was taken from it (it stayed silent for idle_ms) is forgotten.
+ *
  * All state lives in rt_smp_server_t, which the caller owns; no heap, no OS call.
  */
 #ifndef RT_SMP_H
@@ -139,6 +143,14 @@ typedef struct {
 	int (*read)(void *ctx, uint32_t off, uint8_t *data, size_t len);
 	uint32_t capacity; /* largest package the area holds */
 	void *ctx;
+	/* Optional, for an area another writer shares (the app store's staging slot, which a cloud
+	 * download fills too): claim() is called before begin(), each write() and the install, with
+	 * the request's time and the server's idle_ms; non-zero when the other writer holds the area,
+	 * and the request is answered rc 10 (busy) with busy_msg. release() when the upload ends
+	 * (installed, refused, given up, restarted). */
+	int (*claim)(void *ctx, uint32_t now_ms, uint32_t idle_ms);
+	void (*release)(void *ctx);
+	const char *busy_msg;
 } rt_smp_staging_t;
 
 /* What `status` reports about the running app. */

@@ -86,6 +86,28 @@ static void expire_upload(rt_smp_ctx_t *c)
 	}
 }
 
+/* The staging area is claimed for this upload (its claim kept fresh); false, with the answer rc
+ * 10 and the area's message, while its other writer (a cloud download) holds it. */
+static bool area_claimed(rt_smp_ctx_t *c)
+{
+	const rt_smp_staging_t *st = c->s->cfg.staging;
+	if (st->claim == NULL || st->claim(st->ctx, c->now, c->s->cfg.idle_ms) == 0) {
+		return true;
+	}
+	rt_cbor_enc_t *e = &c->e;
+	e->len = 0;
+	e->overflow = false;
+	rt_cbor_enc_map(e, st->busy_msg ? 2 : 1);
+	rt_cbor_enc_str(e, "rc");
+	rt_cbor_enc_uint(e, RT_SMP_ERR_BUSY);
+	if (st->busy_msg) {
+		rt_cbor_enc_str(e, "msg");
+		rt_cbor_enc_str(e, st->busy_msg);
+	}
+	c->s->errors++;
+	return false;
+}
+
 static bool same_package(const rt_smp_server_t *s, const rt_smp_fields_t *f)
 {
 	return f->has_sha && f->sha_len > 0 && f->sha_len == s->sha_len && f->len == s->total &&
@@ -123,6 +145,10 @@ static void fs_upload(rt_smp_ctx_t *c, const rt_smp_fields_t *f)
 			/* The same package again (a resumed link, or the same package from another
 			 * client): keep what is staged; below, the answer says where to go on (or,
 			 * when nothing was written yet, this chunk is written). */
+			if (!area_claimed(c)) {
+				rt_smp_reset_upload(s); /* taken by the other writer: gone */
+				return;
+			}
 			s->owner = c->client;
 		} else {
 			if (s->state != RT_SMP_UPLOAD_IDLE && s->owner != c->client) {
@@ -130,7 +156,11 @@ static void fs_upload(rt_smp_ctx_t *c, const rt_smp_fields_t *f)
 				return;
 			}
 			rt_smp_reset_upload(s);
+			if (!area_claimed(c)) {
+				return;
+			}
 			if (st->begin(st->ctx, (uint32_t)f->len) != 0) {
+				rt_smp_reset_upload(s);
 				answer_fs_err(c, RT_SMP_FS_ERR_WRITE_FAILED);
 				return;
 			}
@@ -149,6 +179,10 @@ static void fs_upload(rt_smp_ctx_t *c, const rt_smp_fields_t *f)
 		}
 		if (s->owner != c->client) {
 			rt_smp_answer_rc(c, RT_SMP_ERR_BUSY);
+			return;
+		}
+		if (!area_claimed(c)) {
+			rt_smp_reset_upload(s);
 			return;
 		}
 	}
@@ -338,6 +372,10 @@ static void beacon_install(rt_smp_ctx_t *c)
 		snprintf(msg, sizeof(msg), "the upload is incomplete: %lu of %lu bytes",
 			 (unsigned long)s->off, (unsigned long)s->total);
 		beacon_refuse(c, RT_SMP_BEACON_ERR_INCOMPLETE, msg);
+		return;
+	}
+	if (!area_claimed(c)) {
+		rt_smp_reset_upload(s);
 		return;
 	}
 	msg[0] = '\0';
