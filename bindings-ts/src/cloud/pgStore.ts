@@ -131,9 +131,9 @@ function toDevice(r: { id: string; created: number; last_seen: number | null; re
  * unlogged: a crash empties it): a webhook claim, which takes FOR UPDATE on those rows, then
  * never reads a device's outbox while an ingest of it is in progress, so it cannot send a later
  * batch of the device whose earlier one another worker is still committing (PgWebhooks.claim).
- * Two ingests share the lock. A lock on a logged table's row writes WAL: taken on \`devices\`,
- * it cost the write path about 7 % (bench/webhooks.js); on the unlogged table, nothing this
- * machine can measure.
+ * Two ingests share the lock. Taken on \`devices\`, it cost the write path about 7 %
+ * (bench/webhooks.js); on a table of its own, unlogged, nothing this machine can tell from its
+ * noise.
  */
 const STORE_GROUP = `
 WITH hooked AS MATERIALIZED (
