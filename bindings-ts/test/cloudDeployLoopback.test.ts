@@ -61,11 +61,12 @@ function scenario(name: string, app: string): string {
   return file;
 }
 
-function run(world: string, engine: string, tag: string): { stdout: string; stderr: string; trace: string; records: Record<string, unknown>[] } {
+function run(world: string, engine: string, tag: string, target = 'sim'): { stdout: string; stderr: string; trace: string; records: Record<string, unknown>[] } {
   const traceFile = path.join(dir, `${engine}-${tag}.trace`);
-  const r = spawnSync(process.execPath, [cli, 'run', world, '--engine', engine, '--cloud', 'loopback', '--utc', FIXED_UTC, '--trace', traceFile], {
+  const r = spawnSync(process.execPath, [cli, 'run', world, '--engine', engine, '--cloud', 'loopback', '--utc', FIXED_UTC, '--trace', traceFile, '--target', target], {
     encoding: 'utf8',
-    timeout: 180_000,
+    // A firmware image may be built first.
+    timeout: target === 'sim' ? 180_000 : 900_000,
   });
   assert.equal(r.status, 0, r.stderr);
   const trace = fs.readFileSync(traceFile, 'utf8');
@@ -167,6 +168,23 @@ for (const engine of engines) {
     assert.equal(kinds(first.records, 'cloud-deploy-offer').length, 1);
   });
 }
+
+test('the firmware on nrf52_bsim takes the scenario\'s deployment into the board\'s app store: the simulator\'s output and trace, byte for byte', { skip: workspaceMissing('zephyr', 'jerryscript', 'bsim') }, () => {
+  const world = scenario('deploy-bsim.json', 'b.ts');
+  const sim = run(world, 'jerryscript', 'on-sim');
+  const board = run(world, 'jerryscript', 'on-bsim', 'bsim');
+  assert.ok(sim.stdout.includes(`app B starts, ${digits.slice(0, 8)}`), sim.stdout);
+  assert.equal(board.stdout, sim.stdout);
+  assert.equal(board.trace, sim.trace);
+  assert.match(board.stderr, /installed: API 0\.2\.6, .* \(deployed from the cloud\)/);
+});
+
+test('a scenario\'s deployment on an emulated image without SHA-256 is refused before the run, naming the targets that have it', () => {
+  const world = scenario('deploy-qemu.json', 'b.ts');
+  const r = spawnSync(process.execPath, [cli, 'run', world, '--target', 'qemu', '--cloud', 'loopback'], { encoding: 'utf8', timeout: 60_000 });
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /cloudDeploy: deployments in a scenario run on the simulator and on the firmware on BabbleSim \(--target sim or bsim\); the firmware on qemu has no SHA-256/);
+});
 
 test('cloudDeploy is lowered to cloud-deploy lines numbering the apps; a missing app names its key', () => {
   const file = path.join(dir, 'lower.json');

@@ -485,6 +485,9 @@ export async function runCommand(args: ParsedArgs, io: CliIo): Promise<number> {
         return r.status;
       };
       if (severalDevices || airRadio) {
+        if ((sim.deploy?.length ?? 0) > 0) {
+          throw new UsageError(`${worldFile}: cloudDeploy: on bsim a scenario deploys to one device, on the model's air (several firmwares on one air sync with a real cloud: deploy with \`beacon cloud deploy\`)`, false);
+        }
         // Without a scenario, one default device per app, as the simulator makes them.
         const names = deviceNames ?? apps.map((_, i) => `d${i}`);
         const worldScript = script ?? `beacon-world 1\n${names.map((n, i) => `device ${i} ${n} ble-beacon\n`).join('')}`;

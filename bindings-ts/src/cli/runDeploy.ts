@@ -9,10 +9,15 @@ import { CliIo } from './io';
 
 type Compiler = typeof import('../compiler/light');
 
-/** Where a scenario's deployments can run: the simulator's loopback cloud only. */
+/**
+ * Where a scenario's deployments can run: through the loopback cloud, of the simulator or of the
+ * firmware on nrf52_bsim (one device: world_main_zephyr.c's --deploy, installed in the board's
+ * app store). The emulated images have no SHA-256 to name a package with (no PSA Crypto on
+ * mps2/an521, none in the bare-metal image).
+ */
 export function checkDeployTarget(worldFile: string, target: string, cloud: string | undefined, embedded: boolean): void {
-  if (target !== 'sim') {
-    throw new UsageError(`${worldFile}: cloudDeploy: deployments in a scenario run on the simulator (--target sim), not on ${target} yet`, false);
+  if (target !== 'sim' && target !== 'bsim') {
+    throw new UsageError(`${worldFile}: cloudDeploy: deployments in a scenario run on the simulator and on the firmware on BabbleSim (--target sim or bsim); the firmware on ${target} has no SHA-256 to name a package with`, false);
   }
   if (embedded || (cloud !== undefined && cloud !== 'loopback')) {
     throw new UsageError(`${worldFile}: cloudDeploy: the scenario deploys through the loopback cloud (--cloud loopback); with a real cloud deploy with \`beacon cloud deploy\``, false);
@@ -30,8 +35,9 @@ export async function deployPackages(
     if (!fs.existsSync(app)) {
       throw new UsageError(`${o.worldFile}: ${at}: ${path.relative(process.cwd(), app)}: no such file`, false);
     }
+    // Absolute: a firmware on a test board reads it from its own working directory.
     if (!isSource(app)) {
-      out.push(app);
+      out.push(path.resolve(app));
       continue;
     }
     const pkg = path.join(o.workDir, `deploy-${k}-${path.basename(app).replace(/\.[^.]+$/, '')}.bapp`);

@@ -22,6 +22,9 @@ long host_link_open(const char *path, bool write);
 long host_link_read(long file, void *buf, size_t len);
 long host_link_write(long file, const void *buf, size_t len);
 void host_link_close(long file);
+/* A whole host file from the heap, NUL-terminated (its length without the NUL in *len); NULL
+ * when it cannot be read. Over the calls above, whichever board (host_link_file.c). */
+unsigned char *host_link_read_file(const char *path, size_t *len);
 /* The host's standard output and error (for the run's own messages). */
 long host_link_stdout(void);
 long host_link_stderr(void);

@@ -13,7 +13,7 @@
  *   [--for MS] [--utc MS | --no-utc] [--world SCRIPT] [--trace FILE] [--stdout FILE]
  *   [--stderr FILE] [--verbose] [--heap BYTES] [--cloud loopback|none|mqtt[s]://HOST:PORT]
  *   [--cloud-secret S] [--cloud-ca PEM] [--power-cut-after N] [--storage model|board] [--listen] [--air model|radio] [--play N]
- *   [--tag NAME] [app.bapp]
+ *   [--tag NAME] [--deploy PKG.bapp]... [app.bapp]
  *
  * A package given is installed through the device's app store (checked, written to the staging
  * slot, switched: rt_app_store.h), as an upload is, and runs from flash; without one the device
@@ -73,12 +73,14 @@
 	"[--stdout FILE] [--stderr FILE] [--verbose] [--heap BYTES] "                               \
 	"[--cloud loopback|none|mqtt[s]://HOST:PORT] [--cloud-secret S] [--cloud-ca PEM] "          \
 	"[--power-cut-after N] [--storage model|board] [--listen] [--air model|radio] [--play N] "     \
-	"[--tag NAME] [app.bapp]"
+	"[--tag NAME] [--deploy PKG.bapp]... [app.bapp]"
 
 /* Without --utc the world starts at this UTC, 2026-01-01T00:00:00Z (the host's tools always
  * pass the host's clock). */
 #define DEFAULT_UTC_MS 1767225600000LL
-#define MAX_ARGS 32
+#define MAX_ARGS 64
+/* --deploy: the packages the scenario's cloud-deploy lines name, numbered from 0 (as beacon-sim). */
+#define MAX_DEPLOYS 16
 
 typedef struct {
 	uint64_t for_ms;
@@ -94,6 +96,8 @@ typedef struct {
 	bool listen;
 	bool radio;
 	int64_t play; /* the scenario's device this firmware is, -1: the scenario's only one */
+	const char *deploys[MAX_DEPLOYS];
+	int deploy_count;
 } options_t;
 
 typedef struct {
@@ -231,6 +235,11 @@ static int parse_options(int argc, char **argv, options_t *o)
 			o->play = (int64_t)v;
 		} else if (strcmp(a, "--tag") == 0 && has_value) {
 			o->tag = argv[++i];
+		} else if (strcmp(a, "--deploy") == 0 && has_value) {
+			if (o->deploy_count == MAX_DEPLOYS) {
+				return usage("at most 16 --deploy packages");
+			}
+			o->deploys[o->deploy_count++] = argv[++i];
 		} else if (strcmp(a, "--power-cut-after") == 0 && has_value) {
 			if (!world_script_parse_u64(argv[++i], &o->cut_after) || o->cut_after == 0) {
 				return usage("--power-cut-after takes a count from 1");
@@ -244,45 +253,6 @@ static int parse_options(int argc, char **argv, options_t *o)
 		}
 	}
 	return 0;
-}
-
-/* A whole host file, NUL-terminated, from the heap; NULL when it cannot be read. */
-static uint8_t *read_host_file(const char *path, size_t *len)
-{
-	long f = host_link_open(path, false);
-
-	if (f < 0) {
-		return NULL;
-	}
-	size_t cap = 4096, n = 0;
-	uint8_t *buf = malloc(cap + 1);
-
-	while (buf != NULL) {
-		long got = host_link_read(f, buf + n, cap - n);
-
-		if (got <= 0) {
-			break;
-		}
-		n += (size_t)got;
-		if (n < cap) {
-			continue;
-		}
-		uint8_t *bigger = realloc(buf, cap * 2 + 1);
-
-		if (bigger == NULL) {
-			free(buf);
-			buf = NULL;
-			break;
-		}
-		buf = bigger;
-		cap *= 2;
-	}
-	host_link_close(f);
-	if (buf != NULL) {
-		buf[n] = '\0';
-		*len = n;
-	}
-	return buf;
 }
 
 static void print_line(void *ctx, const char *device, bool several, const char *text, size_t len)
@@ -381,7 +351,7 @@ static int run(void)
 	size_t script_len = 0;
 
 	if (o.world_path != NULL) {
-		script = (char *)read_host_file(o.world_path, &script_len);
+		script = (char *)host_link_read_file(o.world_path, &script_len);
 		if (script == NULL) {
 			err_printf("beacon firmware: cannot read %s\n", o.world_path);
 			return 2;
@@ -413,7 +383,7 @@ static int run(void)
 	world_zephyr_cut_after(o.cut_after, rio.err);
 	boot_at.kernel = world_zephyr_busy_instructions();
 	if (o.package != NULL) {
-		uint8_t *bytes = read_host_file(o.package, &package_len);
+		uint8_t *bytes = host_link_read_file(o.package, &package_len);
 
 		if (bytes == NULL) {
 			err_printf("beacon firmware: cannot read %s\n", o.package);
@@ -463,6 +433,14 @@ static int run(void)
 		}
 	}
 #endif
+	if (o.deploy_count > 0) {
+		char why[200];
+
+		if (world_zephyr_load_deploys(&world, o.deploys, o.deploy_count, why, sizeof(why)) != 0) {
+			err_printf("beacon firmware: --deploy: %s\n", why);
+			return 2;
+		}
+	}
 	if (script != NULL) {
 		char err[256];
 

@@ -24,6 +24,7 @@
 #include "host_link.h"
 #include "rt_package.h"
 #include "world.h"
+#include "world_cloud_deploy.h"
 #include "world_deploy.h"
 
 /* The port's log module (on a device, hal_console_zephyr.c registers it). */
@@ -392,6 +393,29 @@ int world_zephyr_take_deployments(world_t *world, char *msg, size_t msg_cap)
 		return -1;
 	}
 	return 0;
+}
+
+int world_zephyr_load_deploys(world_t *world, const char *const *paths, int count, char *msg,
+			      size_t msg_cap)
+{
+	char why[160];
+
+	for (int i = 0; i < count; i++) {
+		size_t len;
+		unsigned char *bytes = host_link_read_file(paths[i], &len);
+		int k = bytes != NULL ? world_cloud_deploy_package(world, bytes, len, why, sizeof(why))
+				      : -1;
+
+		if (bytes == NULL) {
+			snprintf(why, sizeof(why), "cannot read it");
+		}
+		free(bytes);
+		if (k < 0) {
+			snprintf(msg, msg_cap, "%s: %s", paths[i], why);
+			return -1;
+		}
+	}
+	return world_zephyr_take_deployments(world, msg, msg_cap);
 }
 
 int world_zephyr_boot_package(const uint8_t **package, size_t *len, char *msg, size_t msg_cap)

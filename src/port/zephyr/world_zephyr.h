@@ -61,6 +61,11 @@ int world_zephyr_install(const uint8_t *package, size_t len, const uint8_t **ins
 /* The world's device 0 takes apps deployed from the cloud (world_deploy_use_store) into the
  * board's app store: the same install and app switch as an upload's. 0, or -1 with why. */
 int world_zephyr_take_deployments(world_t *world, char *msg, size_t msg_cap);
+/* The packages a scenario deploys through the loopback cloud (--deploy, numbered from 0 in the
+ * order given, as beacon-sim's), read from the host, with the deployments taken into the board's
+ * app store. 0, or -1 with why ("PATH: reason"). */
+int world_zephyr_load_deploys(world_t *world, const char *const *paths, int count, char *msg,
+			      size_t msg_cap);
 /* The app the store holds, as at a boot with no upload; -1 with why in msg when there is none. */
 int world_zephyr_boot_package(const uint8_t **package, size_t *len, char *msg, size_t msg_cap);
 

@@ -28,7 +28,7 @@ file(GLOB BEACON_PORT_SOURCES CONFIGURE_DEPENDS "${BEACON_ZEPHYR_PORT_DIR}/*.c")
 # What a device runs, and what a test board runs instead (CONFIG_BEACON_SIMULATED_WORLD): the
 # world's models of the hardware (src/world) behind the HAL, with the board's host link.
 set(BEACON_WORLD_PORT_FILES world_main_zephyr.c world_zephyr.c world_cloud_zephyr.c world_tag_zephyr.c host_link_bsim.c host_link_semihost.c
-                            host_sockets_bsim.c world_gnss_zephyr.c)
+                            host_link_file.c host_sockets_bsim.c world_gnss_zephyr.c)
 # The OS side the world keeps from the device's port: lock, CRC, cryptography, flash, the app
 # store, the upload service and the BLE radio (under the world's device with --air radio).
 set(BEACON_WORLD_KEEPS hal_lock_zephyr.c rt_crc32_zephyr.c hal_crypto_zephyr.c hal_flash_zephyr.c
