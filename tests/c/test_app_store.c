@@ -27,6 +27,7 @@
 #include "rt_records.h"
 #include "rt_signature.h"
 #include "sim_flash.h"
+#include "test_app_package.h"
 #include "test_signer.h"
 
 #define PAGE 4096u
@@ -91,27 +92,11 @@ static void fix_crc(uint8_t *pkg, size_t len)
 
 /* A package for this firmware's engine around code_len bytes that differ per seed (the store
  * never runs them; the engine's own tests do). */
-typedef struct {
-	uint8_t *bytes;
-	size_t len;
-} pkg_t;
+typedef test_pkg_t pkg_t;
 
 static pkg_t make_pkg(uint32_t seed, size_t code_len)
 {
-	uint8_t *code = malloc(code_len);
-	assert_non_null(code);
-	uint32_t x = seed * 0x9e3779b9u + 0x6d2b79f5u;
-	for (size_t i = 0; i < code_len; i++) {
-		x ^= x << 13;
-		x ^= x >> 17;
-		x ^= x << 5;
-		code[i] = (uint8_t)x;
-	}
-	pkg_t p;
-	p.bytes = rt_package_build(0x000206u, code, code_len, code_len * 3, &p.len);
-	free(code);
-	assert_non_null(p.bytes);
-	return p;
+	return test_pkg_make(seed, code_len, code_len * 3);
 }
 
 static test_signer_t new_keys(void)
@@ -151,17 +136,6 @@ static pkg_t make_ed25519_signed(uint32_t seed, size_t code_len)
 	sig[7] = 0;
 	fix_crc(p.bytes, p.len);
 	return p;
-}
-
-/* The same package as built by the other engine's firmware (its CRC made right again). */
-static pkg_t other_engine(const pkg_t *p)
-{
-	pkg_t o = {malloc(p->len), p->len};
-	assert_non_null(o.bytes);
-	memcpy(o.bytes, p->bytes, p->len);
-	put32(o.bytes + 12, eng_id() == ENG_ID_DUKTAPE ? ENG_ID_JERRYSCRIPT : ENG_ID_DUKTAPE);
-	fix_crc(o.bytes, o.len);
-	return o;
 }
 
 /* What the simulator says of these bytes: `beacon run` checks a package file with exactly
@@ -661,7 +635,7 @@ static void test_wrong_engine_is_refused_at_install_and_at_boot(void **state)
 	(void)state;
 	rig_t *r = rig_new();
 	pkg_t a = make_pkg(1, TYPICAL_CODE), b = make_pkg(2, 2000);
-	pkg_t other = other_engine(&b);
+	pkg_t other = test_pkg_other_engine(&b);
 	char want[200];
 	rt_package_t pkg;
 	simulator_says(other.bytes, other.len, want, sizeof(want));

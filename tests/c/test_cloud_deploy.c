@@ -35,6 +35,7 @@
 #include "rt_signature.h"
 #include "rt_smp.h"
 #include "sim_flash.h"
+#include "test_app_package.h"
 #include "test_signer.h"
 
 static const uint8_t DOC_HASH[32] = {0x9f, 0x86, 0xd0, 0x81, 0x88, 0x4c, 0x7d, 0x65, 0x9a, 0x2f, 0xea,
@@ -118,10 +119,7 @@ static void frames_match_document(void **state)
 #define SLOT_PAGES 16u /* 64 KB slots, the device's */
 #define QUEUE_PAGES 8u
 
-typedef struct {
-	uint8_t *bytes;
-	size_t len;
-} pkg_t;
+typedef test_pkg_t pkg_t;
 
 typedef struct rig {
 	sim_flash_t apps;
@@ -160,22 +158,10 @@ typedef struct rig {
 	int nout;
 } rig_t;
 
+/* The packages of these tests: bytes that differ per seed, never run. */
 static pkg_t make_pkg(uint32_t seed, size_t code_len)
 {
-	uint8_t *code = malloc(code_len);
-	assert_non_null(code);
-	uint32_t x = seed * 0x9e3779b9u + 0x6d2b79f5u;
-	for (size_t i = 0; i < code_len; i++) {
-		x ^= x << 13;
-		x ^= x >> 17;
-		x ^= x << 5;
-		code[i] = (uint8_t)x;
-	}
-	pkg_t p;
-	p.bytes = rt_package_build(0x000206u, code, code_len, code_len, &p.len);
-	free(code);
-	assert_non_null(p.bytes);
-	return p;
+	return test_pkg_make(seed, code_len, code_len);
 }
 
 static void sha256(const uint8_t *p, size_t n, uint8_t out[32])
@@ -432,56 +418,98 @@ static int sync_once(rig_t *r, rt_cloud_outcome_t *outcome)
 	return rc;
 }
 
+/* A sync that succeeds; returns its outcome. */
+static rt_cloud_outcome_t sync_ok(rig_t *r)
+{
+	rt_cloud_outcome_t outcome;
+	assert_int_equal(sync_once(r, &outcome), 0);
+	return outcome;
+}
+
+/* A sync whose link drops after the cloud served chunks chunks; returns its outcome. The next
+ * sync goes uncut. */
+static rt_cloud_outcome_t sync_cut(rig_t *r, int chunks)
+{
+	rt_cloud_outcome_t outcome;
+	r->cut_after = chunks;
+	assert_int_equal(sync_once(r, &outcome), HAL_CLOUD_ECONN);
+	r->cut_after = 0;
+	return outcome;
+}
+
+/* A sync with the power cut at the n-th flash operation (word programmed or page erased), then
+ * the power back. Returns whether the cut came (false: the sync ran whole, n was past its end). */
+static bool sync_power_cut(rig_t *r, uint64_t n)
+{
+	rt_cloud_outcome_t outcome;
+	sim_flash_cut_after(&r->apps, n, (uint32_t)n * 2654435761u);
+	sync_once(r, &outcome);
+	bool cut = sim_flash_is_cut(&r->apps);
+	sim_flash_power_on(&r->apps);
+	return cut;
+}
+
+/* A rig whose app is app and whose cloud offers offer. */
+static rig_t *rig_serving(const pkg_t *app, const pkg_t *offer)
+{
+	rig_t *r = rig_new(app);
+	serve(r, offer);
+	return r;
+}
+
+/* The end of a test: the packages listed (up to a NULL) and the rig (NULL when the packages
+ * outlived the rigs). */
+static void rig_free(rig_t *r, pkg_t *p, ...)
+{
+	va_list ap;
+	va_start(ap, p);
+	for (; p != NULL; p = va_arg(ap, pkg_t *)) {
+		free(p->bytes);
+	}
+	va_end(ap);
+	free(r);
+}
+
 static void download_resumes_and_installs(void **state)
 {
 	(void)state;
 	pkg_t a = make_pkg(1, 3000), b = make_pkg(2, 20000);
-	rig_t *r = rig_new(&a);
-	rt_cloud_outcome_t outcome;
-	serve(r, &b);
+	rig_t *r = rig_serving(&a, &b);
 
 	/* The link drops after two chunks: 8 kB staged, the old app untouched. */
-	r->cut_after = 2;
-	assert_int_equal(sync_once(r, &outcome), HAL_CLOUD_ECONN);
-	assert_int_equal(outcome, RT_CLOUD_OUTCOME_NONE);
+	assert_int_equal(sync_cut(r, 2), RT_CLOUD_OUTCOME_NONE);
 	assert_int_equal(r->deploy.staged, 2 * RT_CLOUD_DEPLOY_CHUNK);
 	assert_true(installed_is(r, &a));
 	int fetches = r->fetches;
 
 	/* The next sync goes on from there: only the rest is fetched; then installed. */
-	r->cut_after = 0;
-	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_int_equal(sync_ok(r), RT_CLOUD_OUTCOME_INSTALLED);
 	assert_int_equal(r->first_fetch_offset, 2 * RT_CLOUD_DEPLOY_CHUNK);
 	assert_int_equal(r->fetches - fetches, (int)((b.len - 2 * RT_CLOUD_DEPLOY_CHUNK + RT_CLOUD_DEPLOY_CHUNK - 1) / RT_CLOUD_DEPLOY_CHUNK));
 	assert_int_equal(r->deploy.bytes_in, b.len);
-	assert_int_equal(outcome, RT_CLOUD_OUTCOME_INSTALLED);
 	assert_int_equal(r->installs, 1);
 	assert_true(installed_is(r, &b));
 
 	/* The next sync says so; the cloud, seeing the device run it, stops offering. */
 	r->offering = false;
 	fetches = r->fetches;
-	assert_int_equal(sync_once(r, &outcome), 0);
+	sync_ok(r);
 	assert_int_equal(r->last_report, RT_CLOUD_OUTCOME_INSTALLED);
 	assert_int_equal(r->fetches, fetches);
 	/* Reported in a sync that succeeded: not said again. */
-	assert_int_equal(sync_once(r, &outcome), 0);
+	sync_ok(r);
 	assert_int_equal(r->last_report, 0);
-	free(a.bytes);
-	free(b.bytes);
-	free(r);
+	rig_free(r, &a, &b, NULL);
 }
 
 /* A whole download that the install refuses: reason reported, the old app stays, not fetched again. */
 static void refused(rig_t *r, const pkg_t *old, const char *why)
 {
-	rt_cloud_outcome_t outcome;
-	assert_int_equal(sync_once(r, &outcome), 0);
-	assert_int_equal(outcome, RT_CLOUD_OUTCOME_REFUSED);
+	assert_int_equal(sync_ok(r), RT_CLOUD_OUTCOME_REFUSED);
 	assert_int_equal(r->installs, 0);
 	assert_true(installed_is(r, old));
 	int fetches = r->fetches;
-	assert_int_equal(sync_once(r, &outcome), 0);
+	sync_ok(r);
 	assert_int_equal(r->last_report, RT_CLOUD_OUTCOME_REFUSED);
 	if (strstr(r->last_reason, why) == NULL) {
 		fail_msg("reason '%s' does not say '%s'", r->last_reason, why);
@@ -495,20 +523,15 @@ static void bad_packages_are_refused(void **state)
 	pkg_t a = make_pkg(1, 3000), b = make_pkg(3, 9000);
 
 	/* The bytes served are not the ones the offer names. */
-	rig_t *r = rig_new(&a);
-	serve(r, &b);
+	rig_t *r = rig_serving(&a, &b);
 	b.bytes[100] ^= 1;
 	refused(r, &a, "SHA-256");
 	b.bytes[100] ^= 1;
 	free(r);
 
 	/* Built for the other engine (its hash right): the install's own check refuses it. */
-	r = rig_new(&a);
-	pkg_t other = {malloc(b.len), b.len};
-	memcpy(other.bytes, b.bytes, b.len);
-	test_signer_put32(other.bytes + 12, eng_id() == ENG_ID_DUKTAPE ? ENG_ID_JERRYSCRIPT : ENG_ID_DUKTAPE);
-	test_signer_fix_crc(other.bytes, other.len);
-	serve(r, &other);
+	pkg_t other = test_pkg_other_engine(&b);
+	r = rig_serving(&a, &other);
 	refused(r, &a, "package was built for");
 	free(r);
 
@@ -523,18 +546,15 @@ static void bad_packages_are_refused(void **state)
 	size_t bad_len;
 	pkg_t sb = {test_signer_sign(&stranger, b.bytes, b.len, &bad_len), 0};
 	sb.len = bad_len;
-	r = rig_new(&sa);
-	serve(r, &sb);
+	r = rig_serving(&sa, &sb);
 	refused(r, &sa, "key");
 
 	/* Unsigned, to a device that trusts keys: refused before a byte is fetched. */
 	free(r);
-	r = rig_new(&sa);
-	serve(r, &b);
-	rt_cloud_outcome_t outcome;
-	assert_int_equal(sync_once(r, &outcome), 0);
+	r = rig_serving(&sa, &b);
+	sync_ok(r);
 	assert_int_equal(r->fetches, 0);
-	assert_int_equal(sync_once(r, &outcome), 0);
+	sync_ok(r);
 	assert_int_equal(r->last_report, RT_CLOUD_OUTCOME_REFUSED);
 	assert_non_null(strstr(r->last_reason, "unsigned"));
 	assert_int_equal(r->fetches, 0);
@@ -545,10 +565,9 @@ static void bad_packages_are_refused(void **state)
 	free(r);
 
 	/* Larger than the app slot: refused without a fetch. */
-	r = rig_new(&a);
-	serve(r, &b);
+	r = rig_serving(&a, &b);
 	r->offer_size = rt_app_store_capacity(&r->store) + 1;
-	assert_int_equal(sync_once(r, &outcome), 0);
+	sync_ok(r);
 	assert_int_equal(r->fetches, 0);
 	assert_int_equal(r->deploy.report.outcome, RT_CLOUD_OUTCOME_REFUSED);
 	assert_non_null(strstr(r->deploy.report.reason, "larger than the app slot"));
@@ -556,8 +575,8 @@ static void bad_packages_are_refused(void **state)
 
 	/* Chunks that run past the offered size: the one that would is refused, the sync fails,
 	 * what came before stays staged. */
-	r = rig_new(&a);
-	serve(r, &b);
+	rt_cloud_outcome_t outcome;
+	r = rig_serving(&a, &b);
 	r->offer_size = (uint32_t)b.len - 10;
 	r->extra = 10;
 	assert_int_equal(sync_once(r, &outcome), HAL_CLOUD_EPROTO);
@@ -566,22 +585,14 @@ static void bad_packages_are_refused(void **state)
 	free(r);
 
 	/* A chunk at the wrong offset fails the sync; nothing of it is staged. */
-	r = rig_new(&a);
-	serve(r, &b);
+	r = rig_serving(&a, &b);
 	r->shift_offset = 1;
 	assert_int_equal(sync_once(r, &outcome), HAL_CLOUD_EPROTO);
 	assert_int_equal(r->deploy.staged, 0);
 	r->shift_offset = 0;
-	assert_int_equal(sync_once(r, &outcome), 0);
-	assert_int_equal(outcome, RT_CLOUD_OUTCOME_INSTALLED);
+	assert_int_equal(sync_ok(r), RT_CLOUD_OUTCOME_INSTALLED);
 	assert_true(installed_is(r, &b));
-	free(r);
-
-	free(a.bytes);
-	free(b.bytes);
-	free(other.bytes);
-	free(sa.bytes);
-	free(sb.bytes);
+	rig_free(r, &a, &b, &other, &sa, &sb, NULL);
 }
 
 /* The power fails at each flash operation of a download and its install in turn (the n-th word
@@ -595,13 +606,8 @@ static void power_cut_at_every_write(void **state)
 	pkg_t a = make_pkg(1, 3000), b = make_pkg(2, 9000);
 	int olds = 0, news = 0, resumed = 0;
 	for (uint64_t n = 1;; n++) {
-		rig_t *r = rig_new(&a);
-		serve(r, &b);
-		sim_flash_cut_after(&r->apps, n, (uint32_t)n * 2654435761u);
-		rt_cloud_outcome_t outcome;
-		sync_once(r, &outcome);
-		bool cut = sim_flash_is_cut(&r->apps);
-		sim_flash_power_on(&r->apps);
+		rig_t *r = rig_serving(&a, &b);
+		bool cut = sync_power_cut(r, n);
 		char msg[200];
 		assert_int_equal(rt_app_store_mount(&r->store, &r->config, msg, sizeof(msg)), RT_APP_STORE_OK);
 		bool old = installed_is(r, &a), new_ = installed_is(r, &b);
@@ -647,8 +653,7 @@ static void power_cut_at_every_write(void **state)
 	 * the download go on from the staged bytes. */
 	assert_true(olds > 0 && news > 0);
 	assert_true(resumed > 0);
-	free(a.bytes);
-	free(b.bytes);
+	rig_free(NULL, &a, &b, NULL);
 }
 
 /* ------------------------------------------------------------------ an SMP upload beside it */
@@ -777,13 +782,10 @@ static void upload_during_download_waits(void **state)
 {
 	(void)state;
 	pkg_t a = make_pkg(1, 3000), b = make_pkg(2, 20000), c = make_pkg(4, 5000);
-	rig_t *r = rig_new(&a);
+	rig_t *r = rig_serving(&a, &b);
 	smp_t m;
 	smp_new(&m, r);
-	rt_cloud_outcome_t outcome;
-	serve(r, &b);
-	r->cut_after = 2;
-	assert_int_equal(sync_once(r, &outcome), HAL_CLOUD_ECONN);
+	sync_cut(r, 2);
 	assert_int_equal(r->deploy.staged, 2 * RT_CLOUD_DEPLOY_CHUNK);
 	assert_int_equal(rt_app_store_stage_owner(&r->store), RT_APP_STORE_OWNER_CLOUD);
 
@@ -794,10 +796,8 @@ static void upload_during_download_waits(void **state)
 	assert_non_null(strstr(ans.msg, "cloud download"));
 	assert_int_equal(r->store.stage_off, 2 * RT_CLOUD_DEPLOY_CHUNK);
 
-	r->cut_after = 0;
-	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_int_equal(sync_ok(r), RT_CLOUD_OUTCOME_INSTALLED);
 	assert_int_equal(r->first_fetch_offset, 2 * RT_CLOUD_DEPLOY_CHUNK);
-	assert_int_equal(outcome, RT_CLOUD_OUTCOME_INSTALLED);
 	assert_true(installed_is(r, &b));
 	assert_int_equal(rt_app_store_stage_owner(&r->store), RT_APP_STORE_OWNER_NONE);
 
@@ -807,10 +807,7 @@ static void upload_during_download_waits(void **state)
 	assert_int_equal(m.installs, 1);
 	assert_true(installed_is(r, &c));
 	assert_int_equal(rt_app_store_stage_owner(&r->store), RT_APP_STORE_OWNER_NONE);
-	free(a.bytes);
-	free(b.bytes);
-	free(c.bytes);
-	free(r);
+	rig_free(r, &a, &b, &c, NULL);
 }
 
 /* A download offered while an upload is open is not fetched (why recorded, nothing reported);
@@ -822,15 +819,13 @@ static void download_during_upload_waits(void **state)
 	rig_t *r = rig_new(&a);
 	smp_t m;
 	smp_new(&m, r);
-	rt_cloud_outcome_t outcome;
 	smp_upload(&m, &c, 0, 4 * UPLOAD_CHUNK);
 	assert_int_equal(rt_app_store_stage_owner(&r->store), RT_APP_STORE_OWNER_UPLOAD);
 
 	r->now_ms += 10000;
 	serve(r, &b);
-	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_int_equal(sync_ok(r), RT_CLOUD_OUTCOME_NONE);
 	assert_int_equal(r->fetches, 0);
-	assert_int_equal(outcome, RT_CLOUD_OUTCOME_NONE);
 	assert_non_null(r->deploy.deferred);
 	assert_string_equal(r->deploy.deferred, "the staging slot is busy with an SMP upload");
 	assert_int_equal(r->deploy.report.outcome, RT_CLOUD_OUTCOME_NONE);
@@ -839,15 +834,11 @@ static void download_during_upload_waits(void **state)
 	assert_int_equal(smp_install_request(&m).rc, 0);
 	assert_true(installed_is(r, &c));
 
-	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_int_equal(sync_ok(r), RT_CLOUD_OUTCOME_INSTALLED);
 	assert_null(r->deploy.deferred);
 	assert_int_equal(r->first_fetch_offset, 0);
-	assert_int_equal(outcome, RT_CLOUD_OUTCOME_INSTALLED);
 	assert_true(installed_is(r, &b));
-	free(a.bytes);
-	free(b.bytes);
-	free(c.bytes);
-	free(r);
+	rig_free(r, &a, &b, &c, NULL);
 }
 
 /* A claim left unused past its holder's idle time passes to the other writer: an upload whose
@@ -859,16 +850,14 @@ static void stale_claims_pass(void **state)
 	rig_t *r = rig_new(&a);
 	smp_t m;
 	smp_new(&m, r);
-	rt_cloud_outcome_t outcome;
 	r->now_ms = 1000;
 	smp_upload(&m, &c, 0, 2 * UPLOAD_CHUNK);
 	serve(r, &b);
 	r->now_ms += 29999;
-	assert_int_equal(sync_once(r, &outcome), 0);
+	sync_ok(r);
 	assert_int_equal(r->fetches, 0);
 	r->now_ms += 1;
-	assert_int_equal(sync_once(r, &outcome), 0);
-	assert_int_equal(outcome, RT_CLOUD_OUTCOME_INSTALLED);
+	assert_int_equal(sync_ok(r), RT_CLOUD_OUTCOME_INSTALLED);
 	assert_true(installed_is(r, &b));
 	/* The silent client comes back: its upload is gone, it starts over at 0. */
 	answer_t ans = smp_chunk(&m, &c, 2 * UPLOAD_CHUNK);
@@ -877,26 +866,19 @@ static void stale_claims_pass(void **state)
 	/* A download cut short, then left: an upload waits 10 minutes for it, then takes the slot;
 	 * the download begins again at its next offer. */
 	free(r);
-	r = rig_new(&a);
+	r = rig_serving(&a, &b);
 	smp_new(&m, r);
-	serve(r, &b);
-	r->cut_after = 1;
-	assert_int_equal(sync_once(r, &outcome), HAL_CLOUD_ECONN);
+	sync_cut(r, 1);
 	r->now_ms += RT_CLOUD_DEPLOY_CLAIM_IDLE_MS - 1;
 	assert_int_equal(smp_chunk(&m, &c, 0).rc, RT_SMP_ERR_BUSY);
 	r->now_ms += 1;
 	smp_upload(&m, &c, 0, (uint32_t)c.len);
 	assert_int_equal(smp_install_request(&m).rc, 0);
 	assert_true(installed_is(r, &c));
-	r->cut_after = 0;
-	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_int_equal(sync_ok(r), RT_CLOUD_OUTCOME_INSTALLED);
 	assert_int_equal(r->first_fetch_offset, 0);
-	assert_int_equal(outcome, RT_CLOUD_OUTCOME_INSTALLED);
 	assert_true(installed_is(r, &b));
-	free(a.bytes);
-	free(b.bytes);
-	free(c.bytes);
-	free(r);
+	rig_free(r, &a, &b, &c, NULL);
 }
 
 /* ------------------------------------------------------------------ the report over a reset */
@@ -914,53 +896,44 @@ static void report_survives_reset(void **state)
 {
 	(void)state;
 	pkg_t a = make_pkg(1, 3000), b = make_pkg(2, 9000);
-	rig_t *r = rig_new(&a);
-	rt_cloud_outcome_t outcome;
-	serve(r, &b);
-	assert_int_equal(sync_once(r, &outcome), 0);
-	assert_int_equal(outcome, RT_CLOUD_OUTCOME_INSTALLED);
+	rig_t *r = rig_serving(&a, &b);
+	assert_int_equal(sync_ok(r), RT_CLOUD_OUTCOME_INSTALLED);
 
 	/* Reset before the next sync: the report still goes out, once. */
 	reset(r);
 	assert_true(installed_is(r, &b));
 	r->offering = false;
-	assert_int_equal(sync_once(r, &outcome), 0);
+	sync_ok(r);
 	assert_int_equal(r->last_report, RT_CLOUD_OUTCOME_INSTALLED);
 	reset(r);
-	assert_int_equal(sync_once(r, &outcome), 0);
+	sync_ok(r);
 	assert_int_equal(r->last_report, 0);
 
 	/* A sync that fails does not count: the report waits for one that succeeds, resets too. */
-	pkg_t other = {malloc(b.len), b.len};
-	memcpy(other.bytes, b.bytes, b.len);
-	test_signer_put32(other.bytes + 12, eng_id() == ENG_ID_DUKTAPE ? ENG_ID_JERRYSCRIPT : ENG_ID_DUKTAPE);
-	test_signer_fix_crc(other.bytes, other.len);
+	pkg_t other = test_pkg_other_engine(&b);
 	serve(r, &other);
-	assert_int_equal(sync_once(r, &outcome), 0);
-	assert_int_equal(outcome, RT_CLOUD_OUTCOME_REFUSED);
+	assert_int_equal(sync_ok(r), RT_CLOUD_OUTCOME_REFUSED);
 	int fetches = r->fetches;
 	reset(r);
 	assert_int_equal(r->deploy.report.outcome, RT_CLOUD_OUTCOME_NONE);
 	/* The link drops once the start (with the report) went out: the sync failed. */
+	rt_cloud_outcome_t outcome;
 	r->drop_after_start = true;
 	assert_int_equal(sync_once(r, &outcome), HAL_CLOUD_ECONN);
 	assert_int_equal(r->last_report, RT_CLOUD_OUTCOME_REFUSED);
 	reset(r);
 	r->drop_after_start = false;
-	assert_int_equal(sync_once(r, &outcome), 0);
+	sync_ok(r);
 	assert_int_equal(r->last_report, RT_CLOUD_OUTCOME_REFUSED);
 	assert_non_null(strstr(r->last_reason, "package was built for"));
 	/* Refused before the reset: still not fetched again. */
 	assert_int_equal(r->fetches, fetches);
 	reset(r);
-	assert_int_equal(sync_once(r, &outcome), 0);
+	sync_ok(r);
 	assert_int_equal(r->last_report, 0);
 	assert_int_equal(r->fetches, fetches);
 	assert_true(installed_is(r, &b));
-	free(a.bytes);
-	free(b.bytes);
-	free(other.bytes);
-	free(r);
+	rig_free(r, &a, &b, &other, NULL);
 }
 
 /* A download cut short, then a reset: the next sync goes on from where the staged bytes end (less
@@ -969,19 +942,14 @@ static void download_resumes_after_reset(void **state)
 {
 	(void)state;
 	pkg_t a = make_pkg(1, 3000), b = make_pkg(2, 20000);
-	rig_t *r = rig_new(&a);
-	rt_cloud_outcome_t outcome;
-	serve(r, &b);
-	r->cut_after = 2;
-	assert_int_equal(sync_once(r, &outcome), HAL_CLOUD_ECONN);
+	rig_t *r = rig_serving(&a, &b);
+	sync_cut(r, 2);
 	reset(r);
-	r->cut_after = 0;
 	uint32_t in_before = r->deploy.bytes_in;
-	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_int_equal(sync_ok(r), RT_CLOUD_OUTCOME_INSTALLED);
 	assert_true(r->first_fetch_offset <= 2 * RT_CLOUD_DEPLOY_CHUNK &&
 		    r->first_fetch_offset >= 2 * RT_CLOUD_DEPLOY_CHUNK - 8);
 	assert_int_equal(r->deploy.bytes_in - in_before, b.len - r->first_fetch_offset);
-	assert_int_equal(outcome, RT_CLOUD_OUTCOME_INSTALLED);
 	assert_true(installed_is(r, &b));
 
 	/* An upload that begins the staging slot after the reset ends that download: after the next
@@ -989,22 +957,15 @@ static void download_resumes_after_reset(void **state)
 	pkg_t c = make_pkg(4, 5000), d = make_pkg(5, 12000);
 	smp_t m;
 	serve(r, &d);
-	r->cut_after = 1;
-	assert_int_equal(sync_once(r, &outcome), HAL_CLOUD_ECONN);
+	sync_cut(r, 1);
 	reset(r);
 	smp_new(&m, r);
 	smp_upload(&m, &c, 0, 3 * UPLOAD_CHUNK);
 	reset(r); /* and another reset, the upload left half-way */
-	r->cut_after = 0;
-	assert_int_equal(sync_once(r, &outcome), 0);
+	assert_int_equal(sync_ok(r), RT_CLOUD_OUTCOME_INSTALLED);
 	assert_int_equal(r->first_fetch_offset, 0);
-	assert_int_equal(outcome, RT_CLOUD_OUTCOME_INSTALLED);
 	assert_true(installed_is(r, &d));
-	free(a.bytes);
-	free(b.bytes);
-	free(c.bytes);
-	free(d.bytes);
-	free(r);
+	rig_free(r, &a, &b, &c, &d, NULL);
 }
 
 /* A record whose bytes changed in flash is ignored: no report, the app runs, the next record is
@@ -1013,11 +974,8 @@ static void corrupt_report_is_ignored(void **state)
 {
 	(void)state;
 	pkg_t a = make_pkg(1, 3000), b = make_pkg(2, 9000), c = make_pkg(3, 4000);
-	rig_t *r = rig_new(&a);
-	rt_cloud_outcome_t outcome;
-	serve(r, &b);
-	assert_int_equal(sync_once(r, &outcome), 0);
-	assert_int_equal(outcome, RT_CLOUD_OUTCOME_INSTALLED);
+	rig_t *r = rig_serving(&a, &b);
+	assert_int_equal(sync_ok(r), RT_CLOUD_OUTCOME_INSTALLED);
 	uint32_t at = (uint32_t)r->store.active * SLOT_PAGES * PAGE + ((RT_APP_STORE_HEADER_SIZE + (uint32_t)b.len + 7u) & ~7u);
 	assert_memory_equal(r->apps_mem + at, RT_APP_STORE_REPORT_MAGIC, 4);
 	sim_flash_flip_bit(&r->apps, at + 20, 5); /* inside the hash */
@@ -1026,22 +984,19 @@ static void corrupt_report_is_ignored(void **state)
 	rt_app_store_report_t rec;
 	assert_false(rt_app_store_report_get(&r->store, &rec));
 	r->offering = false;
-	assert_int_equal(sync_once(r, &outcome), 0);
+	sync_ok(r);
 	assert_int_equal(r->last_report, 0);
 
 	/* Unsigned to a device that trusts keys... here simply too large: refused and recorded. */
 	serve(r, &c);
 	r->offer_size = rt_app_store_capacity(&r->store) + 1;
-	assert_int_equal(sync_once(r, &outcome), 0);
+	sync_ok(r);
 	reset(r);
 	assert_true(rt_app_store_report_get(&r->store, &rec));
 	assert_int_equal(rec.outcome, RT_CLOUD_OUTCOME_REFUSED);
 	assert_false(rec.sent);
 	assert_non_null(strstr(rec.reason, "larger than the app slot"));
-	free(a.bytes);
-	free(b.bytes);
-	free(c.bytes);
-	free(r);
+	rig_free(r, &a, &b, &c, NULL);
 }
 
 /* The power fails at each flash operation of the sync that carries the report (its "SENT"
@@ -1055,16 +1010,10 @@ static void power_cut_while_reporting(void **state)
 	sha256(b.bytes, b.len, hb);
 	int pending = 0, sent = 0;
 	for (uint64_t n = 1;; n++) {
-		rig_t *r = rig_new(&a);
-		rt_cloud_outcome_t outcome;
-		serve(r, &b);
-		assert_int_equal(sync_once(r, &outcome), 0);
-		assert_int_equal(outcome, RT_CLOUD_OUTCOME_INSTALLED);
+		rig_t *r = rig_serving(&a, &b);
+		assert_int_equal(sync_ok(r), RT_CLOUD_OUTCOME_INSTALLED);
 		r->offering = false;
-		sim_flash_cut_after(&r->apps, n, (uint32_t)n * 2654435761u);
-		sync_once(r, &outcome);
-		bool cut = sim_flash_is_cut(&r->apps);
-		sim_flash_power_on(&r->apps);
+		bool cut = sync_power_cut(r, n);
 		reset(r);
 		assert_true(installed_is(r, &b));
 		rt_app_store_report_t rec;
@@ -1073,10 +1022,10 @@ static void power_cut_while_reporting(void **state)
 		assert_memory_equal(rec.hash, hb, 32);
 		pending += !rec.sent;
 		sent += rec.sent;
-		assert_int_equal(sync_once(r, &outcome), 0);
+		sync_ok(r);
 		assert_int_equal(r->last_report, rec.sent ? 0 : RT_CLOUD_OUTCOME_INSTALLED);
 		reset(r);
-		assert_int_equal(sync_once(r, &outcome), 0);
+		sync_ok(r);
 		assert_int_equal(r->last_report, 0);
 		free(r);
 		if (!cut) {
@@ -1090,14 +1039,9 @@ static void power_cut_while_reporting(void **state)
 	 * the next one written after it. */
 	int olds = 0, news = 0;
 	for (uint64_t n = 1;; n++) {
-		rig_t *r = rig_new(&a);
-		rt_cloud_outcome_t outcome;
-		serve(r, &b);
+		rig_t *r = rig_serving(&a, &b);
 		r->offer_size = rt_app_store_capacity(&r->store) + 1;
-		sim_flash_cut_after(&r->apps, n, (uint32_t)n * 2654435761u);
-		sync_once(r, &outcome);
-		bool cut = sim_flash_is_cut(&r->apps);
-		sim_flash_power_on(&r->apps);
+		bool cut = sync_power_cut(r, n);
 		reset(r);
 		assert_true(installed_is(r, &a));
 		rt_app_store_report_t rec;
@@ -1111,7 +1055,7 @@ static void power_cut_while_reporting(void **state)
 		news += has;
 		/* Offered again after the reset (the cut one was never refused for good): recorded. */
 		r->offer_size = rt_app_store_capacity(&r->store) + 2;
-		assert_int_equal(sync_once(r, &outcome), 0);
+		sync_ok(r);
 		reset(r);
 		assert_true(rt_app_store_report_get(&r->store, &rec));
 		assert_int_equal(rec.outcome, RT_CLOUD_OUTCOME_REFUSED);
@@ -1121,8 +1065,7 @@ static void power_cut_while_reporting(void **state)
 		}
 	}
 	assert_true(olds > 0 && news > 0);
-	free(a.bytes);
-	free(b.bytes);
+	rig_free(NULL, &a, &b, NULL);
 }
 
 int main(void)
