@@ -13,6 +13,7 @@
 //       with a cloud process running beside it, without a webhook and with one whose receiver
 //       never answers; WH_ROUNDS interleaved rounds, the median of each
 //   cloud_webhook_ingest_ratio   silent / none
+//   cloud_webhook_ingest_ratio_paired   the median of each round's own silent / none
 //   cloud_webhook_ingest_wal_bytes_per_event_<variant>   WAL the server wrote per event stored
 //       during those runs (median): the write path's cost without the machine's noise
 //   cloud_webhook_ingest_events_per_s_<answering|silent>, cloud_webhook_ingest_ratio_silent_answering
@@ -240,6 +241,10 @@ async function compareIngest(pg, base, other, prefix, what) {
   // path costs, free of this machine's run-to-run noise.
   for (const v of [base, other]) process.stdout.write(`${prefix}_ingest_wal_bytes_per_event_${v}: ${Math.round(median(wals[v]))} bytes\n`);
   process.stdout.write(`${prefix}_ingest_ratio${base === 'none' ? '' : `_${other}_${base}`}: ${(median(rates[other]) / median(rates[base])).toFixed(3)} (${what})\n`);
+  // Each round runs both back to back: the ratio within a round is freer of the machine's drift
+  // (other work starting or stopping) than the ratio of the two medians.
+  const paired = rates[other].map((r, i) => r / rates[base][i]);
+  process.stdout.write(`${prefix}_ingest_ratio_paired${base === 'none' ? '' : `_${other}_${base}`}: ${median(paired).toFixed(3)} (median of the ${ROUNDS} rounds' own ratios: ${paired.map((x) => x.toFixed(3)).join(', ')})\n`);
 }
 
 const ingest = (pg) => compareIngest(pg, 'none', 'silent', 'cloud_webhook', 'silent receiver / no webhook');
