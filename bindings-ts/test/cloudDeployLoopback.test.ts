@@ -169,21 +169,26 @@ for (const engine of engines) {
   });
 }
 
-test('the firmware on nrf52_bsim takes the scenario\'s deployment into the board\'s app store: the simulator\'s output and trace, byte for byte', { skip: workspaceMissing('zephyr', 'jerryscript', 'bsim') }, () => {
-  const world = scenario('deploy-bsim.json', 'b.ts');
-  const sim = run(world, 'jerryscript', 'on-sim');
-  const board = run(world, 'jerryscript', 'on-bsim', 'bsim');
-  assert.ok(sim.stdout.includes(`app B starts, ${digits.slice(0, 8)}`), sim.stdout);
-  assert.equal(board.stdout, sim.stdout);
-  assert.equal(board.trace, sim.trace);
-  assert.match(board.stderr, /installed: API 0\.2\.6, .* \(deployed from the cloud\)/);
-});
+for (const [target, board, parts] of [
+  ['bsim', 'nrf52_bsim', ['zephyr', 'jerryscript', 'bsim']],
+  ['zephyr-qemu', 'mps2/an521 (QEMU)', ['zephyr', 'jerryscript']],
+] as const) {
+  test(`the firmware on ${board} takes the scenario's deployment into the board's app store: the simulator's output and trace, byte for byte`, { skip: workspaceMissing(...parts) }, () => {
+    const world = scenario(`deploy-${target}.json`, 'b.ts');
+    const sim = run(world, 'jerryscript', `on-sim-${target}`);
+    const onBoard = run(world, 'jerryscript', `on-${target}`, target);
+    assert.ok(sim.stdout.includes(`app B starts, ${digits.slice(0, 8)}`), sim.stdout);
+    assert.equal(onBoard.stdout, sim.stdout);
+    assert.equal(onBoard.trace, sim.trace);
+    assert.match(onBoard.stderr, /installed: API 0\.2\.6, .* \(deployed from the cloud\)/);
+  });
+}
 
-test('a scenario\'s deployment on an emulated image without SHA-256 is refused before the run, naming the targets that have it', () => {
+test('a scenario\'s deployment on the bare-metal image, which has no SHA-256, is refused before the run, naming the targets that deploy', () => {
   const world = scenario('deploy-qemu.json', 'b.ts');
   const r = spawnSync(process.execPath, [cli, 'run', world, '--target', 'qemu', '--cloud', 'loopback'], { encoding: 'utf8', timeout: 60_000 });
   assert.equal(r.status, 2, r.stderr);
-  assert.match(r.stderr, /cloudDeploy: deployments in a scenario run on the simulator and on the firmware on BabbleSim \(--target sim or bsim\); the firmware on qemu has no SHA-256/);
+  assert.match(r.stderr, /cloudDeploy: deployments in a scenario run on the simulator and on the Zephyr firmwares \(--target sim, bsim or zephyr-qemu\); the bare-metal image on qemu has no SHA-256/);
 });
 
 test('cloudDeploy is lowered to cloud-deploy lines numbering the apps; a missing app names its key', () => {

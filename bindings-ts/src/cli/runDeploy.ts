@@ -10,14 +10,14 @@ import { CliIo } from './io';
 type Compiler = typeof import('../compiler/light');
 
 /**
- * Where a scenario's deployments can run: through the loopback cloud, of the simulator or of the
- * firmware on nrf52_bsim (one device: world_main_zephyr.c's --deploy, installed in the board's
- * app store). The emulated images have no SHA-256 to name a package with (no PSA Crypto on
- * mps2/an521, none in the bare-metal image).
+ * Where a scenario's deployments can run: through the loopback cloud, of the simulator or of a
+ * Zephyr firmware on its test board (nrf52_bsim, mps2/an521; one device: world_main_zephyr.c's
+ * --deploy, installed in the board's app store). The bare-metal image has no SHA-256 to name a
+ * package with.
  */
 export function checkDeployTarget(worldFile: string, target: string, cloud: string | undefined, embedded: boolean): void {
-  if (target !== 'sim' && target !== 'bsim') {
-    throw new UsageError(`${worldFile}: cloudDeploy: deployments in a scenario run on the simulator and on the firmware on BabbleSim (--target sim or bsim); the firmware on ${target} has no SHA-256 to name a package with`, false);
+  if (target === 'qemu') {
+    throw new UsageError(`${worldFile}: cloudDeploy: deployments in a scenario run on the simulator and on the Zephyr firmwares (--target sim, bsim or zephyr-qemu); the bare-metal image on qemu has no SHA-256 to name a package with`, false);
   }
   if (embedded || (cloud !== undefined && cloud !== 'loopback')) {
     throw new UsageError(`${worldFile}: cloudDeploy: the scenario deploys through the loopback cloud (--cloud loopback); with a real cloud deploy with \`beacon cloud deploy\``, false);

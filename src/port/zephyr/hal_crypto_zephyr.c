@@ -16,7 +16,8 @@
  *
  * Without them this file compiles to functions that report HAL_CRYPTO_UNSUPPORTED: the runtime
  * then refuses signed-only installs with a message saying so ("built without ECDSA P-256"), and
- * runs packages normally when no key is trusted.
+ * runs packages normally when no key is trusted. SHA-256 alone can still come from Mbed TLS
+ * (CONFIG_MBEDTLS_SHA256 without PSA, boards/mps2_an521_cpu0.conf).
  */
 #include "hal_crypto.h"
 
@@ -30,6 +31,30 @@
 
 #else
 
+#if defined(CONFIG_MBEDTLS_SHA256) && !defined(CONFIG_PSA_CRYPTO_CLIENT)
+/* A board without a secure random source (PSA's initialisation needs one: mps2/an521 under QEMU)
+ * still hashes with Mbed TLS's own SHA-256, which draws no random numbers: the hash that names a
+ * package the cloud deploys, and checks the bytes fetched. */
+#include <mbedtls/sha256.h>
+
+hal_crypto_result_t hal_crypto_sha256(const hal_crypto_chunk_t *chunks, size_t count,
+				      uint8_t digest[32])
+{
+	mbedtls_sha256_context ctx;
+	int rc;
+
+	mbedtls_sha256_init(&ctx);
+	rc = mbedtls_sha256_starts(&ctx, 0);
+	for (size_t i = 0; rc == 0 && i < count; i++) {
+		rc = mbedtls_sha256_update(&ctx, chunks[i].data, chunks[i].len);
+	}
+	if (rc == 0) {
+		rc = mbedtls_sha256_finish(&ctx, digest);
+	}
+	mbedtls_sha256_free(&ctx);
+	return rc == 0 ? HAL_CRYPTO_OK : HAL_CRYPTO_FAILED;
+}
+#else
 hal_crypto_result_t hal_crypto_sha256(const hal_crypto_chunk_t *chunks, size_t count,
 				      uint8_t digest[32])
 {
@@ -38,6 +63,7 @@ hal_crypto_result_t hal_crypto_sha256(const hal_crypto_chunk_t *chunks, size_t c
 	ARG_UNUSED(digest);
 	return HAL_CRYPTO_UNSUPPORTED;
 }
+#endif
 
 hal_crypto_result_t hal_crypto_ecdsa_p256_verify(const uint8_t public_key[65],
 						 const uint8_t hash[32],
