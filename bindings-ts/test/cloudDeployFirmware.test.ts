@@ -19,7 +19,7 @@ import { FaultProxy, startFaultProxy } from '../src/cloud/faultProxy';
 import { freePort, tmpDir } from '../src/cloud/testkit';
 import { workspaceMissing } from '../src/firmware/workspace';
 import { runChild } from './childProcess';
-import { APP_A, appBSource } from './deployApps';
+import { APP_A, appBSource, deploymentState, deployToDevice } from './deployApps';
 
 const cli = path.join(toolsRoot(), 'bin', 'beacon.js');
 const dir = tmpDir('beacon-cloud-deploy-fw-');
@@ -75,20 +75,8 @@ describe('apps deployed from the cloud: the firmware on nrf52_bsim', { skip: mis
     return r;
   }
 
-  async function deployTo(pkg: string): Promise<number> {
-    const r = await beacon(['cloud', 'deploy', pkg, '--devices', ID, '--db', db, '--json']);
-    assert.equal(r.status, 0, r.stderr);
-    return (JSON.parse(r.stdout) as { id: number }).id;
-  }
-
-  async function deviceState(id: number): Promise<{ state: string; reason?: string; fetched: number }> {
-    const res = await fetch(`${cloud.httpUrl}/api/deployments/${id}`, { headers: { authorization: `Bearer ${cloud.token}` } });
-    assert.equal(res.status, 200);
-    const d = (await res.json()) as { devices: { deviceId: string; state: string; reason?: string; fetched: number }[] };
-    const mine = d.devices.find((x) => x.deviceId === ID);
-    assert.ok(mine, 'the device is in the deployment');
-    return mine;
-  }
+  const deployTo = (pkg: string): Promise<number> => deployToDevice(db, ID, pkg);
+  const deviceState = (id: number) => deploymentState(cloud, id, ID);
 
   test('a package for the other engine is fetched, refused with the reason, and A runs on', async () => {
     const dep = await deployTo(appBDuktape);
