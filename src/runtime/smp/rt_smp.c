@@ -70,11 +70,20 @@ static void begin_answer(rt_smp_ctx_t *c, uint8_t *rsp, size_t rsp_cap)
 
 void rt_smp_answer_rc(rt_smp_ctx_t *c, uint32_t rc)
 {
+	rt_smp_answer_rc_msg(c, rc, NULL);
+}
+
+void rt_smp_answer_rc_msg(rt_smp_ctx_t *c, uint32_t rc, const char *msg)
+{
 	c->e.len = 0;
 	c->e.overflow = false;
-	rt_cbor_enc_map(&c->e, 1);
+	rt_cbor_enc_map(&c->e, msg != NULL ? 2 : 1);
 	rt_cbor_enc_str(&c->e, "rc");
 	rt_cbor_enc_uint(&c->e, rc);
+	if (msg != NULL) {
+		rt_cbor_enc_str(&c->e, "msg");
+		rt_cbor_enc_str(&c->e, msg);
+	}
 	c->s->errors++;
 }
 

@@ -36,6 +36,8 @@ typedef struct {
 
 /* Answer {"rc": rc}, replacing whatever the answer held. */
 void rt_smp_answer_rc(rt_smp_ctx_t *c, uint32_t rc);
+/* The same with a "msg" for the client (none when msg is NULL). */
+void rt_smp_answer_rc_msg(rt_smp_ctx_t *c, uint32_t rc, const char *msg);
 /* The groups' commands (rt_smp_upload.c); the header says which were served. */
 void rt_smp_fs_group(rt_smp_ctx_t *c, const rt_smp_fields_t *f);
 void rt_smp_beacon_group(rt_smp_ctx_t *c);

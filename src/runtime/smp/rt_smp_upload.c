@@ -94,17 +94,7 @@ static bool area_claimed(rt_smp_ctx_t *c)
 	if (st->claim == NULL || st->claim(st->ctx, c->now, c->s->cfg.idle_ms) == 0) {
 		return true;
 	}
-	rt_cbor_enc_t *e = &c->e;
-	e->len = 0;
-	e->overflow = false;
-	rt_cbor_enc_map(e, st->busy_msg ? 2 : 1);
-	rt_cbor_enc_str(e, "rc");
-	rt_cbor_enc_uint(e, RT_SMP_ERR_BUSY);
-	if (st->busy_msg) {
-		rt_cbor_enc_str(e, "msg");
-		rt_cbor_enc_str(e, st->busy_msg);
-	}
-	c->s->errors++;
+	rt_smp_answer_rc_msg(c, RT_SMP_ERR_BUSY, st->busy_msg);
 	return false;
 }
 
